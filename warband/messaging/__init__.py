@@ -1,1 +1,72 @@
-"""messaging"""
+"""Messaging: how actors exist and talk.
+
+The message catalog and codec, the ZeroMQ broker and connections, the Actor base (mailbox,
+timers, request/reply), the clock, the process supervisor, and tracing.
+"""
+
+from .actor import Actor, ActorStats, Mode, check_actor_id, handles
+from .broker import BROKER_ID, Broker
+from .catalog import (
+    AGENT_MESSAGES,
+    Act,
+    ActResult,
+    CompletionReport,
+    CooperationReply,
+    CooperationResult,
+    EndTalk,
+    Fact,
+    GoalBias,
+    Heartbeat,
+    Message,
+    Order,
+    Percept,
+    RequestCooperation,
+    RequestTalk,
+    StatusReport,
+    TalkReply,
+    ThreatReport,
+    Tick,
+    TickDone,
+    Value,
+    WireCondition,
+)
+from .clock import Clock, RunResult
+from .codec import Codec
+from .supervisor import Supervisor, incarnation
+
+__all__ = [
+    "AGENT_MESSAGES",
+    "BROKER_ID",
+    "Act",
+    "ActResult",
+    "Actor",
+    "ActorStats",
+    "Broker",
+    "Clock",
+    "Codec",
+    "CompletionReport",
+    "CooperationReply",
+    "CooperationResult",
+    "EndTalk",
+    "Fact",
+    "GoalBias",
+    "Heartbeat",
+    "Message",
+    "Mode",
+    "Order",
+    "Percept",
+    "RequestCooperation",
+    "RequestTalk",
+    "RunResult",
+    "StatusReport",
+    "Supervisor",
+    "TalkReply",
+    "ThreatReport",
+    "Tick",
+    "TickDone",
+    "Value",
+    "WireCondition",
+    "check_actor_id",
+    "handles",
+    "incarnation",
+]

@@ -1,0 +1,185 @@
+"""Ping pong: a commander orders bots around; bots report back and chat with each other.
+
+The smallest run that exercises the whole messaging layer: orders go down (``Order``, awaited
+with ``request``), completion, threat and status reports come up, and bots hold a short peer
+conversation (RequestTalk, TalkReply, EndTalk) after each order. The run ends when the
+commander has a CompletionReport for every order, and succeeds only then.
+
+    warband run scenarios/ping_pong.py
+    warband run scenarios/ping_pong.py --processes --log runs/pp --param bots=4
+    python scenarios/ping_pong.py --json
+
+Parameters: ``bots`` (how many), ``rounds`` (orders per bot), ``crash`` (``bot-1@5`` makes
+bot-1's process die at tick 5 the first time it runs, to watch the supervisor restart it;
+ignored in a single-process run).
+"""
+
+from __future__ import annotations
+
+import os
+
+from warband import (
+    Actor,
+    CompletionReport,
+    DeliveryError,
+    EndTalk,
+    Order,
+    Outcome,
+    Params,
+    RequestTalk,
+    RequestTimeout,
+    RunResult,
+    Scenario,
+    StatusReport,
+    TalkReply,
+    ThreatReport,
+    handles,
+    incarnation,
+)
+
+scenario = Scenario(
+    "ping_pong",
+    ticks=60,
+    params={"bots": 2, "rounds": 3, "crash": ""},
+    description="A commander orders bots; bots report back and talk to each other.",
+)
+
+ORDER_TIMEOUT_TICKS = 12
+
+
+class Commander(Actor):
+    """Gives every bot ``rounds`` patrol orders, one after another, and waits for each report."""
+
+    def __init__(self, actor_id: str, *, bots: list[str], rounds: int, seed: int) -> None:
+        super().__init__(actor_id, seed=seed)
+        self.bots = bots
+        self.rounds = rounds
+        self.completed = 0
+        self.retries = 0
+        self.threats: list[str] = []
+
+    def on_tick(self, tick: int) -> None:
+        if tick == 1:
+            for bot in self.bots:
+                self.start_task(self._command(bot))
+
+    async def _command(self, bot: str) -> None:
+        for round_number in range(1, self.rounds + 1):
+            order = Order(recipient=bot, task="patrol", args=[f"wp-{round_number}"])
+            while True:
+                try:
+                    report = await self.request(order, timeout=ORDER_TIMEOUT_TICKS)
+                except (RequestTimeout, DeliveryError) as error:
+                    self.retries += 1
+                    self.log.warning("order.retry", bot=bot, reason=str(error))
+                    continue
+                break
+            if isinstance(report, CompletionReport) and report.success:
+                self.completed += 1
+        if self.completed == len(self.bots) * self.rounds:
+            self.finish_run("every order completed")
+
+    @handles(ThreatReport)
+    def on_threat(self, report: ThreatReport) -> None:
+        self.threats.append(report.threat)
+
+    @handles(StatusReport)
+    def on_status(self, report: StatusReport) -> None:
+        self.log.debug("bot.status", bot=report.sender, status=report.status)
+
+    def final_state(self) -> dict[str, object]:  # type: ignore[override]
+        return {
+            "completed": self.completed,
+            "expected": len(self.bots) * self.rounds,
+            "retries": self.retries,
+            "threats": len(self.threats),
+        }
+
+
+class Bot(Actor):
+    """Patrols for a few (seeded random) ticks per order, then reports and greets a peer."""
+
+    def __init__(
+        self, actor_id: str, *, commander: str, peer: str, crash_at: int | None, seed: int
+    ) -> None:
+        super().__init__(actor_id, seed=seed)
+        self.commander = commander
+        self.peer = peer
+        self.crash_at = crash_at
+        self.patrols = 0
+        self.talks = 0
+
+    async def on_start(self) -> None:
+        self.every(5, self._report_status)
+
+    def on_tick(self, tick: int) -> None:
+        # Only a supervised process crashes, and only on its first run: the restart must live.
+        if tick == self.crash_at and "WARBAND_INCARNATION" in os.environ and incarnation() == 0:
+            self.log.warning("bot.crashing_on_purpose", tick=tick)
+            os._exit(3)
+
+    def _report_status(self) -> None:
+        self.send(StatusReport(recipient=self.commander, status="patrolling"))
+
+    @handles(Order)
+    async def on_order(self, order: Order) -> None:
+        await self.sleep(self.random.randint(1, 3))
+        if self.random.random() < 0.3:
+            self.send(ThreatReport(recipient=self.commander, threat=f"enemy-{self.tick}"))
+        self.patrols += 1
+        self.reply(order, CompletionReport(task=order.task, success=True))
+        await self._chat()
+
+    async def _chat(self) -> None:
+        try:
+            answer = await self.request(RequestTalk(recipient=self.peer, topic="patrol"), timeout=6)
+        except (RequestTimeout, DeliveryError):
+            return
+        if isinstance(answer, TalkReply) and answer.accepted:
+            self.talks += 1
+            self.send(EndTalk(recipient=self.peer, conversation=answer.conversation, reason="done"))
+
+    @handles(RequestTalk)
+    def on_talk(self, request: RequestTalk) -> None:
+        self.reply(request, TalkReply(accepted=True))
+
+    def final_state(self) -> dict[str, object]:  # type: ignore[override]
+        return {"patrols": self.patrols, "talks": self.talks}
+
+
+@scenario.actors
+def build(params: Params, seed: int) -> list[Actor]:
+    count = int(params["bots"])
+    if count < 1:
+        raise ValueError("ping_pong needs at least one bot (--param bots=N)")
+    bots = [f"bot-{i}" for i in range(1, count + 1)]
+    crash_agent, _, crash_tick = str(params["crash"]).partition("@")
+    actors: list[Actor] = [
+        Commander("commander", bots=bots, rounds=int(params["rounds"]), seed=seed)
+    ]
+    for index, bot in enumerate(bots):
+        actors.append(
+            Bot(
+                bot,
+                commander="commander",
+                peer=bots[(index + 1) % len(bots)],
+                crash_at=int(crash_tick) if crash_agent == bot and crash_tick else None,
+                seed=seed,
+            )
+        )
+    return actors
+
+
+@scenario.outcome
+def judge(result: RunResult, params: Params) -> Outcome:
+    state = result.final_states.get("commander", {})
+    completed, expected = state.get("completed"), state.get("expected")
+    return Outcome(
+        success=completed == expected and expected is not None,
+        summary=f"{completed}/{expected} orders completed, {state.get('retries')} retried",
+        details=dict(state),
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(scenario.main())

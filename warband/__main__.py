@@ -1,0 +1,5 @@
+"""``python -m warband`` is the ``warband`` command."""
+
+from .cli import main
+
+raise SystemExit(main())

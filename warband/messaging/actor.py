@@ -1,0 +1,670 @@
+"""The Actor base: typed handlers, send / reply / request, timers, ticks, lifecycle hooks.
+
+An actor is an asyncio task with one connection to the broker. Subclasses declare handlers with
+:func:`handles` and override the hooks (:meth:`Actor.on_start`, :meth:`Actor.on_tick`,
+:meth:`Actor.on_stop`, :meth:`Actor.on_failure`). Other actors know it only by its id.
+
+Lockstep (the default) makes runs reproducible. Every message carries its sender's tick. On
+``Tick(N)`` an actor first handles every buffered message stamped before N, sorted by
+(tick, sender, seq), then fires the timers due at N, expires requests whose deadline is N, calls
+``on_tick(N)``, and reports ``TickDone(N)``. After each of those steps it waits until every
+handler it started has finished or is parked in :meth:`Actor.request` / :meth:`Actor.sleep`,
+so what a handler sends, and in which order, never depends on the event loop's scheduling.
+In lockstep, handlers may await only the actor's own awaitables (``request``, ``sleep``).
+
+Realtime mode handles each message as it arrives and counts timeouts in seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import random
+import re
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, TypeVar
+
+import msgspec
+import zmq
+
+from ..exceptions import ConfigurationError, DeliveryError, ProtocolError, RequestTimeout
+from .broker import BROKER_ID, GROUP_PREFIX
+from .catalog import (
+    EndTalk,
+    Heartbeat,
+    Message,
+    Tick,
+    TickDone,
+    Value,
+    _FinishRun,
+    _Ready,
+    _Register,
+    _Registered,
+    _RollCall,
+    _Shutdown,
+    _Stats,
+    _Undeliverable,
+)
+from .codec import Codec
+from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
+
+M = TypeVar("M", bound=Message)
+Mode = Literal["lockstep", "realtime"]
+Handler = Callable[[Any, Any], Awaitable[None] | None]
+
+DEFAULT_CLOCK_ID = "clock"
+TICK_GROUP = "ticks"
+"""Every actor that takes ticks joins this group; the clock broadcasts Tick to it."""
+_VALID_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,63}$")
+
+
+def handles(*message_types: type[Message]) -> Callable[[Handler], Handler]:
+    """Mark a method as the handler of ``message_types`` (one handler per type per class)."""
+
+    def mark(function: Handler) -> Handler:
+        function.__warband_handles__ = message_types  # type: ignore[attr-defined]
+        return function
+
+    return mark
+
+
+def check_actor_id(actor_id: str) -> str:
+    """Return ``actor_id`` if it is usable as an agent id, else raise ConfigurationError."""
+    if actor_id == BROKER_ID or not _VALID_ID.match(actor_id):
+        raise ConfigurationError(
+            f"invalid agent id {actor_id!r}: use 1-64 letters, digits, '-', '_', '.', ':' "
+            f"starting with a letter or digit, and not {BROKER_ID!r}"
+        )
+    return actor_id
+
+
+@dataclass
+class ActorStats:
+    """Counters an actor keeps; reported at the end of a run."""
+
+    sent: int = 0
+    received: int = 0
+    rejected: int = 0
+    undeliverable: int = 0
+    handler_failures: int = 0
+
+
+@dataclass
+class _Pending:
+    future: asyncio.Future[Message]
+    message: Message
+    tracked: bool
+    deadline_tick: int | None = None
+    timer: asyncio.TimerHandle | None = None
+
+
+@dataclass(order=True)
+class _Timer:
+    due: float
+    order: int
+    callback: Callable[[], Any] = field(compare=False)
+    interval: float | None = field(default=None, compare=False)
+    cancelled: bool = field(default=False, compare=False)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class Actor:
+    """Base class of every warband actor: bots, squads, commanders, the world, the clock.
+
+    Failure semantics: an exception raised by a handler or ``on_tick`` is passed to
+    :meth:`on_failure` and the actor keeps running; a frame that cannot be decoded is logged as
+    ``msg.rejected`` and skipped. Only :meth:`stop`, a ``_Shutdown`` from the clock, or an
+    exception in :meth:`on_start` ends the actor.
+    """
+
+    lockstep_participant: ClassVar[bool] = True
+    """False for actors that do not report TickDone (the clock itself)."""
+    _immediate_types: ClassVar[tuple[type[Message], ...]] = (
+        Tick,
+        _Registered,
+        _RollCall,
+        _Shutdown,
+    )
+    _handlers: ClassVar[dict[type[Message], str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        handlers: dict[type[Message], str] = {}
+        for klass in reversed(cls.__mro__):
+            for name, member in vars(klass).items():
+                for message_type in getattr(member, "__warband_handles__", ()):
+                    handlers[message_type] = name
+        cls._handlers = handlers
+
+    def __init__(self, actor_id: str, *, groups: Iterable[str] = (), seed: int = 0) -> None:
+        self.id = check_actor_id(actor_id)
+        self.groups = tuple(groups)
+        self.seed = seed
+        self.random = random.Random(f"{seed}/{actor_id}")
+        """This actor's own seeded random source: use it, never the global one."""
+        self.tick = 0
+        self.mode: Mode = "lockstep"
+        self.clock_id = DEFAULT_CLOCK_ID
+        self.stats = ActorStats()
+        self.log = get_logger(agent=actor_id)
+        self._codec = Codec()
+        self._connection: Any = None
+        self._seq = 0
+        self._control_seq = 0
+        self._clock_seen = False
+        self._buffer: list[Message] = []
+        self._pending: dict[str, _Pending] = {}
+        self._closed_conversations: set[str] = set()
+        self._timers: list[_Timer] = []
+        self._timer_order = itertools.count()
+        self._tracked: set[asyncio.Task[Any]] = set()
+        self._runnable = 0
+        self._idle = asyncio.Event()
+        self._wakeup = asyncio.Event()
+        self._registered = asyncio.Event()
+        self._stopping = False
+        self._stop_reason = ""
+        self._heartbeat_interval: float | None = None
+
+    # --- hooks ----------------------------------------------------------------------------------
+
+    async def on_start(self) -> None:
+        """Called once connected and registered, before the first tick. May send messages."""
+
+    def on_tick(self, tick: int) -> Awaitable[None] | None:
+        """Called every tick after the messages of the previous tick were handled."""
+        return None
+
+    async def on_stop(self) -> None:
+        """Called once when the actor stops, before its connection closes."""
+
+    def on_failure(self, error: BaseException, message: Message | None) -> None:
+        """Called when a handler (``message`` set) or ``on_tick`` (``message`` None) raised.
+
+        The default logs ``actor.failure`` with the traceback; the actor keeps running.
+        """
+        self.log.error(
+            "actor.failure",
+            error=repr(error),
+            msg_type=type(message).__name__ if message else None,
+            msg_id=message.id if message else None,
+            exc_info=error,
+        )
+
+    def on_undeliverable(self, notice: _Undeliverable) -> None:
+        """Called when the broker could not deliver one of our messages (already logged)."""
+
+    def final_state(self) -> dict[str, Value | list[Value]]:
+        """What this actor exposes to the scenario's outcome function at the end of a run."""
+        return {}
+
+    # --- sending --------------------------------------------------------------------------------
+
+    def send(self, message: M) -> M:
+        """Stamp ``message`` with our id, a sequence number and the tick, and send it."""
+        if not message.recipient:
+            raise DeliveryError(f"{self.id}: {type(message).__name__} has no recipient")
+        if type(message).__name__.startswith("_"):
+            self._control_seq += 1
+            message_id, seq = f"{self.id}:c{self._control_seq}", 0
+        else:
+            self._seq += 1
+            message_id, seq = f"{self.id}:{self._seq}", self._seq
+        stamped = msgspec.structs.replace(
+            message, sender=self.id, id=message_id, seq=seq, tick=self.tick
+        )
+        connection = self._connection
+        if connection is None:
+            raise DeliveryError(f"{self.id} is not running; cannot send {type(message).__name__}")
+        connection.send(self._codec.encode(stamped))
+        self.stats.sent += 1
+        if tracing_enabled():
+            trace_send(
+                stamped.id,
+                type(stamped).__name__,
+                stamped.sender,
+                stamped.recipient,
+                stamped.conversation,
+                stamped.tick,
+            )
+        return stamped
+
+    def broadcast(self, group: str, message: M) -> M:
+        """Send ``message`` to every member of ``group`` (except ourselves)."""
+        return self.send(msgspec.structs.replace(message, recipient=GROUP_PREFIX + group))
+
+    def reply(self, to: Message, message: M) -> M:
+        """Send ``message`` back to the sender of ``to``, in the same conversation."""
+        if to.conversation is not None and to.conversation in self._closed_conversations:
+            raise DeliveryError(
+                f"{self.id} cannot reply to {to.id}: conversation {to.conversation} is closed"
+            )
+        return self.send(
+            msgspec.structs.replace(
+                message, recipient=to.sender, reply_to=to.id, conversation=to.conversation
+            )
+        )
+
+    async def request(self, message: Message, *, timeout: float = 10) -> Message:
+        """Send ``message`` and wait for the message whose ``reply_to`` is its id.
+
+        ``timeout`` counts ticks in lockstep (a round trip takes at least two) and seconds in
+        realtime. On timeout the conversation is closed on both sides (we send EndTalk) and
+        :class:`RequestTimeout` is raised. If the broker cannot deliver the request,
+        :class:`DeliveryError` is raised.
+        """
+        if message.conversation is None:
+            message = msgspec.structs.replace(message, conversation=f"{self.id}:{self._seq + 1}")
+        sent = self.send(message)
+        tracked = asyncio.current_task() in self._tracked
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        pending = _Pending(future, sent, tracked)
+        if self.mode == "lockstep":
+            pending.deadline_tick = self.tick + max(1, int(timeout))
+        else:
+            pending.timer = asyncio.get_running_loop().call_later(
+                timeout, self._expire, sent.id, f"no reply within {timeout} s"
+            )
+        self._pending[sent.id] = pending
+        return await self._park(future, tracked)
+
+    async def sleep(self, duration: float) -> None:
+        """Wait ``duration`` ticks (lockstep) or seconds (realtime)."""
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        tracked = asyncio.current_task() in self._tracked
+
+        def wake() -> None:
+            if not future.done():
+                future.set_result(Tick())
+                self._mark_runnable(tracked)
+
+        self.call_later(duration, wake)
+        await self._park(future, tracked)
+
+    async def _park(self, future: asyncio.Future[Message], tracked: bool) -> Message:
+        if tracked:
+            self._runnable -= 1
+            if self._runnable == 0:
+                self._idle.set()
+        return await future
+
+    def _mark_runnable(self, tracked: bool) -> None:
+        if tracked:
+            self._runnable += 1
+            self._idle.clear()
+
+    def start_task(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+        """Run ``coroutine`` as one of this actor's handler tasks.
+
+        In lockstep the tick waits for it like for a handler, so what it sends stays
+        deterministic; failures go to :meth:`on_failure`.
+        """
+        self._spawn(lambda: coroutine, None)
+
+    # --- timers ---------------------------------------------------------------------------------
+
+    def call_later(self, delay: float, callback: Callable[[], Any]) -> _Timer:
+        """Run ``callback`` after ``delay`` ticks (lockstep) or seconds (realtime)."""
+        return self._add_timer(delay, callback, None)
+
+    def every(self, interval: float, callback: Callable[[], Any]) -> _Timer:
+        """Run ``callback`` every ``interval`` ticks (lockstep) or seconds (realtime)."""
+        if interval <= 0:
+            raise ConfigurationError(f"timer interval must be positive, got {interval}")
+        return self._add_timer(interval, callback, interval)
+
+    def _add_timer(
+        self, delay: float, callback: Callable[[], Any], interval: float | None
+    ) -> _Timer:
+        if self.mode == "lockstep":
+            timer = _Timer(self.tick + delay, next(self._timer_order), callback, interval)
+            heapq.heappush(self._timers, timer)
+        else:
+            loop = asyncio.get_running_loop()
+            timer = _Timer(loop.time() + delay, next(self._timer_order), callback, interval)
+            loop.call_later(delay, self._fire_realtime_timer, timer)
+        return timer
+
+    def _fire_due_timers(self, tick: int) -> None:
+        """Lockstep: run every timer due at or before ``tick``, earliest (then oldest) first."""
+        while self._timers and self._timers[0].due <= tick:
+            timer = heapq.heappop(self._timers)
+            if timer.cancelled:
+                continue
+            if timer.interval is not None:
+                timer.due += timer.interval
+                timer.order = next(self._timer_order)
+                heapq.heappush(self._timers, timer)
+            self._spawn(timer.callback, None)
+
+    def _fire_realtime_timer(self, timer: _Timer) -> None:
+        if timer.cancelled or self._stopping:
+            return
+        if timer.interval is not None:
+            asyncio.get_running_loop().call_later(timer.interval, self._fire_realtime_timer, timer)
+        self._spawn(timer.callback, None)
+
+    # --- control --------------------------------------------------------------------------------
+
+    def stop(self, reason: str = "stopped") -> None:
+        """Ask the actor to stop after the message it is handling."""
+        self._stopping = True
+        self._stop_reason = reason
+        self._wakeup.set()
+
+    def finish_run(self, reason: str) -> None:
+        """Ask the clock to end the whole run after the current tick."""
+        self.send(_FinishRun(recipient=self.clock_id, reason=reason))
+
+    def is_closed(self, conversation: str) -> bool:
+        """True when ``conversation`` was ended by EndTalk or a timeout."""
+        return conversation in self._closed_conversations
+
+    # --- running --------------------------------------------------------------------------------
+
+    async def run(
+        self,
+        endpoint: str,
+        *,
+        context: zmq.Context[zmq.Socket[bytes]] | None = None,
+        mode: Mode = "lockstep",
+        clock_id: str = DEFAULT_CLOCK_ID,
+        heartbeat_interval: float | None = None,
+        register_timeout: float = 30.0,
+    ) -> None:
+        """Connect to the broker at ``endpoint`` and handle messages until stopped."""
+        from .connection import Connection
+
+        self.mode = mode
+        self.clock_id = clock_id
+        self._heartbeat_interval = heartbeat_interval
+        self._connection = Connection(
+            self.id,
+            endpoint,
+            context=context or zmq.Context.instance(),
+            on_frames=self._wakeup.set,
+        )
+        self._connection.open()
+        self.log.info("actor.start", endpoint=endpoint, mode=mode)
+        try:
+            await self._register(register_timeout)
+            await self.on_start()
+            # If the clock is not registered yet, its roll call will reach us instead.
+            if self.lockstep_participant and self._clock_seen:
+                self.send(_Ready(recipient=self.clock_id))
+            if mode == "realtime" and heartbeat_interval:
+                self.every(heartbeat_interval, self._beat)
+            await self._dispatch_forever()
+        finally:
+            try:
+                await self.on_stop()
+            finally:
+                self._cancel_tracked()
+                self._connection.close()
+                self.log.info("actor.stop", reason=self._stop_reason, **vars(self.stats))
+
+    async def _register(self, timeout: float) -> None:
+        groups = list(self.groups)
+        lockstep = self.lockstep_participant and self.mode == "lockstep"
+        if self.lockstep_participant:
+            groups.append(TICK_GROUP)
+        self.send(_Register(recipient=BROKER_ID, groups=groups, lockstep=lockstep))
+        dispatcher = asyncio.create_task(self._dispatch_until_registered())
+        try:
+            await asyncio.wait_for(dispatcher, timeout)
+        except TimeoutError:
+            raise DeliveryError(
+                f"{self.id}: no broker answered at {self._connection.endpoint!r} within "
+                f"{timeout} s; start one with `warband broker --bind ENDPOINT`"
+            ) from None
+
+    async def _dispatch_until_registered(self) -> None:
+        while not self._registered.is_set():
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            await self._drain_inbox()
+
+    def _beat(self) -> None:
+        self.send(Heartbeat(recipient=self.clock_id, interval=self._heartbeat_interval or 1.0))
+
+    async def _dispatch_forever(self) -> None:
+        while not self._stopping:
+            await self._drain_inbox()
+            if self._stopping:
+                break
+            await self._wakeup.wait()
+            self._wakeup.clear()
+
+    async def _drain_inbox(self) -> None:
+        inbox = self._connection.inbox
+        while inbox and not self._stopping:
+            frame = inbox.popleft()
+            message = self._decode(frame)
+            if message is not None:
+                await self._accept(message)
+        self._connection.resume()
+
+    def _decode(self, frame: bytes) -> Message | None:
+        try:
+            message = self._codec.decode(frame)
+        except ProtocolError as error:
+            self.stats.rejected += 1
+            self.log.error("msg.rejected", peer=self._peer_of(frame), reason=str(error))
+            return None
+        self.stats.received += 1
+        if tracing_enabled():
+            trace_recv(
+                message.id,
+                type(message).__name__,
+                message.sender,
+                self.id,
+                message.conversation,
+                message.tick,
+            )
+        return message
+
+    def _peer_of(self, frame: bytes) -> str:
+        try:
+            return self._codec.decode_envelope(frame).sender or "unknown"
+        except ProtocolError:
+            return "unknown"
+
+    async def _accept(self, message: Message) -> None:
+        if isinstance(message, self._immediate_types):
+            await self._handle_immediate(message)
+        elif self.mode == "lockstep":
+            self._buffer.append(message)
+        else:
+            self._deliver(message)
+
+    async def _handle_immediate(self, message: Message) -> None:
+        if isinstance(message, _Registered):
+            self._clock_seen = self.clock_id in message.peers
+            self._registered.set()
+        elif isinstance(message, _RollCall):
+            if self.lockstep_participant:
+                self.send(_Ready(recipient=self.clock_id))
+        elif isinstance(message, _Shutdown):
+            self.send(_Stats(recipient=message.sender, **self._stats_fields()))
+            self.stop(message.reason or "shutdown")
+        elif isinstance(message, Tick):
+            await self._run_tick(message.tick)
+
+    def _stats_fields(self) -> dict[str, Any]:
+        return {
+            "messages_sent": self.stats.sent + 1,  # the _Stats message itself
+            "messages_received": self.stats.received,
+            "messages_rejected": self.stats.rejected,
+            "final_state": self.final_state(),
+        }
+
+    async def _run_tick(self, tick: int) -> None:
+        self.tick = tick
+        if self.mode == "lockstep":
+            await self.flush_buffer(before_tick=tick)
+            self._fire_due_timers(tick)
+            await self._quiesce()
+            self._expire_deadlines(tick)
+            await self._quiesce()
+        self._spawn(lambda: self.on_tick(tick), None)
+        if self.lockstep_participant and self.mode == "lockstep":
+            await self._quiesce()
+            self.send(TickDone(recipient=self.clock_id))
+
+    async def flush_buffer(self, *, before_tick: int) -> None:
+        """Handle buffered messages stamped before ``before_tick``, in (tick, sender, seq) order."""
+        due = [m for m in self._buffer if m.tick < before_tick]
+        if not due:
+            return
+        self._buffer = [m for m in self._buffer if m.tick >= before_tick]
+        due.sort(key=lambda m: (m.tick, m.sender, m.seq))
+        for message in due:
+            self._deliver(message)
+            await self._quiesce()
+
+    # --- delivery -------------------------------------------------------------------------------
+
+    def _deliver(self, message: Message) -> None:
+        pending = self._pending.pop(message.reply_to, None) if message.reply_to else None
+        if pending is not None:
+            self._resolve(pending, message)
+            return
+        if isinstance(message, _Undeliverable):
+            self._undeliverable(message)
+            return
+        if isinstance(message, EndTalk) and message.conversation is not None:
+            self._close_conversation(message.conversation, f"ended by {message.sender}")
+        handler_name = self._handlers.get(type(message))
+        if handler_name is None:
+            if not isinstance(message, EndTalk | Heartbeat):
+                self.log.warning(
+                    "msg.unhandled", msg_type=type(message).__name__, sender=message.sender
+                )
+            return
+        handler = getattr(self, handler_name)
+        self._spawn(lambda: handler(message), message)
+
+    def _resolve(self, pending: _Pending, message: Message) -> None:
+        if pending.timer is not None:
+            pending.timer.cancel()
+        if not pending.future.done():
+            pending.future.set_result(message)
+            self._mark_runnable(pending.tracked)
+
+    def _fail(self, pending: _Pending, error: BaseException) -> None:
+        if pending.timer is not None:
+            pending.timer.cancel()
+        if not pending.future.done():
+            pending.future.set_exception(error)
+            self._mark_runnable(pending.tracked)
+
+    def _undeliverable(self, notice: _Undeliverable) -> None:
+        self.stats.undeliverable += 1
+        self.log.error(
+            "msg.undeliverable",
+            msg_id=notice.message_id,
+            msg_type=notice.message_type,
+            recipient=notice.target,
+            reason=notice.reason,
+        )
+        pending = self._pending.pop(notice.message_id, None)
+        if pending is not None:
+            self._fail(
+                pending,
+                DeliveryError(f"{notice.message_type} to {notice.target!r}: {notice.reason}"),
+            )
+        self.on_undeliverable(notice)
+
+    def _close_conversation(self, conversation: str, reason: str) -> None:
+        self._closed_conversations.add(conversation)
+        for message_id, pending in list(self._pending.items()):
+            if pending.message.conversation == conversation:
+                del self._pending[message_id]
+                self._fail(pending, DeliveryError(f"conversation {conversation} {reason}"))
+
+    def _expire_deadlines(self, tick: int) -> None:
+        for message_id, pending in list(self._pending.items()):
+            if pending.deadline_tick is not None and pending.deadline_tick <= tick:
+                self._expire(
+                    message_id,
+                    f"no reply within {pending.deadline_tick - pending.message.tick} ticks",
+                )
+
+    def _expire(self, message_id: str, why: str) -> None:
+        pending = self._pending.pop(message_id, None)
+        if pending is None:
+            return
+        request = pending.message
+        self.log.warning(
+            "request.timeout",
+            msg_id=request.id,
+            msg_type=type(request).__name__,
+            recipient=request.recipient,
+            conversation=request.conversation,
+        )
+        if request.conversation is not None:
+            self._closed_conversations.add(request.conversation)
+            self.send(
+                EndTalk(
+                    recipient=request.recipient, conversation=request.conversation, reason="timeout"
+                )
+            )
+        self._fail(
+            pending,
+            RequestTimeout(
+                f"{type(request).__name__} {request.id} to {request.recipient!r}: {why}"
+            ),
+        )
+
+    # --- handler tasks --------------------------------------------------------------------------
+
+    def _spawn(self, call: Callable[[], Any], message: Message | None) -> None:
+        try:
+            result = call()
+        except Exception as error:
+            self.stats.handler_failures += 1
+            self.on_failure(error, message)
+            return
+        if not asyncio.iscoroutine(result):
+            return
+        task = asyncio.get_running_loop().create_task(self._guard(result, message))
+        self._tracked.add(task)
+        self._runnable += 1
+        self._idle.clear()
+        task.add_done_callback(self._task_done)
+
+    async def _guard(self, coroutine: Awaitable[Any], message: Message | None) -> None:
+        try:
+            await coroutine
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            self.stats.handler_failures += 1
+            self.on_failure(error, message)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tracked.discard(task)
+        self._runnable -= 1
+        if self._runnable <= 0:
+            self._runnable = 0
+            self._idle.set()
+
+    async def _quiesce(self) -> None:
+        """Wait until every handler task has finished or is parked on one of our futures."""
+        while self._runnable > 0:
+            self._idle.clear()
+            await self._idle.wait()
+
+    def _cancel_tracked(self) -> None:
+        for task in list(self._tracked):
+            task.cancel()
+        for pending in self._pending.values():
+            if pending.timer is not None:
+                pending.timer.cancel()
+            if not pending.future.done():
+                pending.future.cancel()
+        self._pending.clear()

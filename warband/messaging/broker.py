@@ -1,0 +1,274 @@
+"""The broker: a ZeroMQ ROUTER that routes frames between actors by recipient id.
+
+Every actor holds one DEALER connection to the broker with its agent id as ZeroMQ routing id,
+so the broker always knows who really sent a frame; a frame whose ``sender`` field names anyone
+else is rejected. Recipients are agent ids or ``#group`` names (``#all`` reaches everyone).
+
+The broker reads only the envelope (type, sender, recipient, id, tick) and forwards the bytes
+untouched; full validation happens in the receiving actor. Nothing is dropped silently: a frame
+that cannot be routed is logged and answered with an ``_Undeliverable`` notice to its sender.
+
+The routing loop is blocking pyzmq in a thread (in-process runs) or in its own process
+(``warband broker``); it never shares the actors' event loop, so a busy agent cannot stall it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import msgspec
+import zmq
+
+from ..exceptions import ConfigurationError, ProtocolError
+from .catalog import Message, _Register, _Registered, _Undeliverable
+from .codec import Codec, Envelope
+from .tracing import get_logger
+
+BROKER_ID = "broker"
+"""The broker's own agent id: ``_Register`` is addressed to it."""
+
+GROUP_PREFIX = "#"
+ALL_GROUP = "all"
+
+_POLL_MS = 200
+
+
+@dataclass
+class BrokerStats:
+    """Counters a broker keeps while it runs."""
+
+    routed: int = 0
+    rejected: int = 0
+    undeliverable: int = 0
+    peers: set[str] = field(default_factory=set)
+
+
+class Broker:
+    """Routes frames between the actors connected to ``endpoint``.
+
+    Call :meth:`start` to run the routing loop in a background thread, or :meth:`serve` to run it
+    in the calling thread until :meth:`stop` is called (from another thread or a signal handler).
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        context: zmq.Context[zmq.Socket[bytes]] | None = None,
+        codec: Codec | None = None,
+    ) -> None:
+        self.endpoint = endpoint
+        self.stats = BrokerStats()
+        self._context = context or zmq.Context.instance()
+        self._codec = codec or Codec()
+        self._groups: defaultdict[str, set[str]] = defaultdict(set)
+        self._seq = 0
+        self._log = get_logger(agent=BROKER_ID)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._bound = threading.Event()
+        self._bind_error: BaseException | None = None
+        self.bound_endpoint = endpoint
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Bind and route in a daemon thread; returns once the socket is bound."""
+        self._thread = threading.Thread(target=self.serve, name="warband-broker", daemon=True)
+        self._thread.start()
+        self._bound.wait()
+        if self._bind_error is not None:
+            raise self._bind_error
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop routing and close the socket; waits up to ``timeout`` s for the thread."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def is_running(self) -> bool:
+        """True while the routing thread started by :meth:`start` is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait up to ``timeout`` s for the routing thread to end."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def serve(self) -> None:
+        """Bind and route frames until :meth:`stop` is called."""
+        router = self._context.socket(zmq.ROUTER)
+        router.setsockopt(zmq.LINGER, 1000)
+        # Without MANDATORY a ROUTER silently drops frames for unknown ids; we want the error.
+        router.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        # A restarted agent reconnects with the same id and must take over its old route.
+        router.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        router.setsockopt(zmq.SNDHWM, 100_000)
+        router.setsockopt(zmq.RCVHWM, 100_000)
+        try:
+            router.bind(self.endpoint)
+            self.bound_endpoint = router.getsockopt_string(zmq.LAST_ENDPOINT)
+        except zmq.ZMQError as error:
+            router.close(linger=0)
+            self._bind_error = ConfigurationError(
+                f"broker cannot bind {self.endpoint!r}: {error}; "
+                "pick a free endpoint such as tcp://127.0.0.1:5555 or ipc:///tmp/warband.sock"
+            )
+            self._bound.set()
+            raise self._bind_error from None
+        self._log.info("broker.start", endpoint=self.bound_endpoint)
+        self._bound.set()
+        try:
+            self._route_until_stopped(router)
+        finally:
+            router.close(linger=1000)
+            self._log.info(
+                "broker.stop",
+                routed=self.stats.routed,
+                rejected=self.stats.rejected,
+                undeliverable=self.stats.undeliverable,
+            )
+
+    def _route_until_stopped(self, router: zmq.Socket[bytes]) -> None:
+        poller = zmq.Poller()
+        poller.register(router, zmq.POLLIN)
+        while not self._stop.is_set():
+            if not poller.poll(_POLL_MS):
+                continue
+            # Drain everything queued before polling again: one poll per frame is far slower.
+            while True:
+                try:
+                    frames = router.recv_multipart(zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                self._handle(router, frames)
+
+    # --- routing --------------------------------------------------------------------------------
+
+    def _handle(self, router: zmq.Socket[bytes], frames: list[bytes]) -> None:
+        peer = frames[0].decode("utf-8", "replace")
+        if len(frames) != 2:
+            self._reject(
+                router, frames[0], peer, f"expected 1 payload frame, got {len(frames) - 1}"
+            )
+            return
+        payload = frames[1]
+        try:
+            envelope = self._codec.decode_envelope(payload)
+        except ProtocolError as error:
+            self._reject(router, frames[0], peer, str(error))
+            return
+        if envelope.sender != peer:
+            self._reject(
+                router,
+                frames[0],
+                peer,
+                f"sender field {envelope.sender!r} does not match the connection's id {peer!r}",
+                envelope,
+            )
+            return
+        self.stats.peers.add(peer)
+        if envelope.recipient == BROKER_ID:
+            self._handle_control(router, peer, payload, envelope)
+        elif envelope.recipient.startswith(GROUP_PREFIX):
+            self._broadcast(router, peer, payload, envelope)
+        else:
+            self._forward(router, envelope.recipient, payload, envelope)
+
+    def _handle_control(
+        self, router: zmq.Socket[bytes], peer: str, payload: bytes, envelope: Envelope
+    ) -> None:
+        if envelope.type != "_Register":
+            self._reject(router, peer.encode(), peer, f"the broker does not handle {envelope.type}")
+            return
+        try:
+            message = self._codec.decode(payload)
+        except ProtocolError as error:
+            self._reject(router, peer.encode(), peer, str(error), envelope)
+            return
+        assert isinstance(message, _Register)
+        for members in self._groups.values():
+            members.discard(peer)
+        for group in [ALL_GROUP, *message.groups]:
+            self._groups[group].add(peer)
+        self._log.info("broker.register", peer=peer, groups=sorted(message.groups))
+        self.stats.peers.add(peer)
+        peers = sorted(self._groups[ALL_GROUP])
+        self._send_own(router, peer, _Registered(recipient=peer, reply_to=message.id, peers=peers))
+
+    def _broadcast(
+        self, router: zmq.Socket[bytes], peer: str, payload: bytes, envelope: Envelope
+    ) -> None:
+        group = envelope.recipient[len(GROUP_PREFIX) :]
+        # An empty group is not an error: a team whose members all died still has a channel.
+        for member in sorted(self._groups.get(group, ())):
+            if member != peer:
+                self._forward(router, member, payload, envelope)
+
+    def _forward(
+        self, router: zmq.Socket[bytes], target: str, payload: bytes, envelope: Envelope
+    ) -> None:
+        try:
+            router.send_multipart([target.encode(), payload], zmq.NOBLOCK)
+        except zmq.Again:
+            self._undeliverable(router, envelope, f"{target!r} is not keeping up (queue full)")
+        except zmq.ZMQError as error:
+            if error.errno != zmq.EHOSTUNREACH:
+                raise
+            self._undeliverable(router, envelope, f"no agent {target!r} is connected")
+        else:
+            self.stats.routed += 1
+
+    # --- failures -------------------------------------------------------------------------------
+
+    def _undeliverable(self, router: zmq.Socket[bytes], envelope: Envelope, reason: str) -> None:
+        self.stats.undeliverable += 1
+        self._log.error(
+            "broker.undeliverable",
+            peer=envelope.sender,
+            msg_id=envelope.id,
+            msg_type=envelope.type,
+            recipient=envelope.recipient,
+            reason=reason,
+        )
+        if envelope.type == "_Undeliverable":
+            return  # never bounce a bounce
+        notice = _Undeliverable(
+            recipient=envelope.sender,
+            message_id=envelope.id,
+            message_type=envelope.type,
+            target=envelope.recipient,
+            reason=reason,
+            tick=envelope.tick,
+        )
+        self._send_own(router, envelope.sender, notice)
+
+    def _reject(
+        self,
+        router: zmq.Socket[bytes],
+        routing_id: bytes,
+        peer: str,
+        reason: str,
+        envelope: Envelope | None = None,
+    ) -> None:
+        self.stats.rejected += 1
+        self._log.error("broker.rejected", peer=peer, reason=reason)
+        notice = _Undeliverable(
+            recipient=peer,
+            message_id=envelope.id if envelope else "",
+            message_type=envelope.type if envelope else "",
+            target=envelope.recipient if envelope else "",
+            reason=f"rejected by broker: {reason}",
+            tick=envelope.tick if envelope else 0,
+        )
+        self._send_own(router, routing_id.decode("utf-8", "replace"), notice)
+
+    def _send_own(self, router: zmq.Socket[bytes], target: str, message: Message) -> None:
+        self._seq += 1
+        stamped = msgspec.structs.replace(message, sender=BROKER_ID, id=f"{BROKER_ID}:c{self._seq}")
+        try:
+            router.send_multipart([target.encode(), self._codec.encode(stamped)], zmq.NOBLOCK)
+        except zmq.ZMQError as error:
+            self._log.error("broker.notice_lost", peer=target, reason=str(error))

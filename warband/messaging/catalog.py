@@ -1,0 +1,323 @@
+"""The message catalog: every message warband actors exchange, as typed msgspec structs.
+
+On the wire each message is one MessagePack map. The key ``type`` holds the struct's name (the
+tag); the other keys are the struct's fields. PROTOCOL.md documents every field for clients
+written in other languages. Adding a message type is one struct here plus its handler.
+
+Names starting with an underscore are control messages of the runtime itself (registration,
+undeliverable notices, run shutdown); agents never handle them.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+import msgspec
+
+Value: TypeAlias = str | int | float | bool | None
+"""A scalar carried in message arguments and facts: MessagePack nil, bool, int, float or str."""
+
+Fact: TypeAlias = list[Value]
+"""A fact on the wire: ``[name, arg1, arg2, ...]`` (a tuple in memory, an array on the wire)."""
+
+
+class Message(msgspec.Struct, tag=True, frozen=True, kw_only=True):
+    """The envelope every message carries.
+
+    The runtime fills ``id``, ``sender``, ``seq`` and ``tick`` when the message is sent; code that
+    builds a message sets ``recipient`` and, where it applies, ``conversation`` and ``reply_to``.
+    Control messages (underscored) are numbered apart (``"<sender>:c<n>"``, ``seq`` 0), so how
+    often a start-up handshake repeats never shifts the ids of the agents' own messages.
+    """
+
+    recipient: str = ""
+    """Agent id, or ``#group`` for a broadcast to every member of a group (``#all`` is everyone)."""
+    sender: str = ""
+    """Agent id of the sender; the broker rejects a frame whose sender is not its connection's."""
+    id: str = ""
+    """Unique message id, ``"<sender>:<seq>"`` (control messages: ``"<sender>:c<n>"``)."""
+    seq: int = 0
+    """Per-sender sequence number, 1, 2, 3...; orders a sender's messages within a tick."""
+    conversation: str | None = None
+    """Ties an exchange together: RequestTalk ... EndTalk, or an Order and its CompletionReport."""
+    reply_to: str | None = None
+    """The ``id`` of the message this one answers; ``request(...)`` waits for it."""
+    tick: int = 0
+    """The sender's tick when it sent the message (0 before the first tick)."""
+
+
+# --- hierarchy: orders go down, reports come up ------------------------------------------------
+
+
+class Order(Message):
+    """A superior tells a subordinate to carry out a task (Killzone: squad orders a bot)."""
+
+    task: str
+    """Task name, e.g. ``"defend"``, ``"move_to"``, ``"attack"``."""
+    args: list[Value] = []
+    """Task arguments, e.g. ``["area-4"]``."""
+    priority: int = 0
+    """Higher preempts lower when the subordinate holds several orders."""
+
+
+class CompletionReport(Message):
+    """A subordinate reports that an order finished (``reply_to`` is the Order's id)."""
+
+    task: str
+    """The task of the order being reported on."""
+    success: bool
+    """True when the task was achieved, False when it failed or was abandoned."""
+    reason: str = ""
+    """Why it failed, or a short note on how it succeeded."""
+
+
+class ThreatReport(Message):
+    """A subordinate reports a threat it perceived, for its superior's picture of the world."""
+
+    threat: str
+    """Entity id of the threat."""
+    position: str | None = None
+    """Waypoint or area where the threat was seen, if known."""
+    level: float = 1.0
+    """How dangerous the reporter judges it, 0..1 and up."""
+
+
+class StatusReport(Message):
+    """A subordinate reports its state: position, health, current task, and so on."""
+
+    status: str
+    """Short state name, e.g. ``"idle"``, ``"busy"``, ``"dead"``."""
+    details: dict[str, Value] = {}
+    """Free-form key/values: ``{"health": 80, "at": "w12"}``."""
+
+
+class GoalBias(Message):
+    """A superior recommends (positive bias) or discourages (negative) one of a subordinate's goals.
+
+    As in the Pittman thesis: the subordinate adds ``bias`` to that goal's relevancy.
+    """
+
+    goal: str
+    """Goal name as known by the subordinate's goal set."""
+    bias: float
+    """Added to the goal's relevancy; positive recommends, negative discourages."""
+
+
+# --- peer conversations (Boeda) ----------------------------------------------------------------
+
+
+class WireCondition(msgspec.Struct, frozen=True, kw_only=True):
+    """One world-state condition: ``key(subject) == value``."""
+
+    key: str
+    """Property name, e.g. ``"door_open"``."""
+    subject: str | None = None
+    """What the property is about, e.g. ``"cell-2"``; None for a global property."""
+    value: Value = True
+    """The value the condition asks for."""
+
+
+class RequestTalk(Message):
+    """Opens a conversation: may we talk? The reply is a TalkReply."""
+
+    topic: str = "cooperation"
+    """What the requester wants to talk about."""
+
+
+class TalkReply(Message):
+    """Accepts or refuses a RequestTalk."""
+
+    accepted: bool
+    """True when the responder is willing to talk."""
+    reason: str = ""
+    """Why it refused (busy, dislikes the requester, ...), or empty."""
+
+
+class RequestCooperation(Message):
+    """Asks the peer to make these conditions true (Boeda's cooperation request)."""
+
+    conditions: list[WireCondition]
+    """The conditions the requester needs another agent to achieve."""
+
+
+class CooperationReply(Message):
+    """Answers a RequestCooperation: can the responder achieve the conditions?"""
+
+    accepted: bool
+    """True when the responder found a plan and will carry it out."""
+    reason: str = ""
+    """Why it cannot, or empty."""
+    cost: float | None = None
+    """The responder's plan cost, when it has one."""
+
+
+class EndTalk(Message):
+    """Closes a conversation; either side may send it."""
+
+    reason: str = ""
+    """Why the conversation ends (done, timed out, cancelled...)."""
+
+
+class CooperationResult(Message):
+    """The responder tells the requester whether it achieved the requested conditions."""
+
+    success: bool
+    """True when the conditions now hold."""
+    conditions: list[WireCondition] = []
+    """The conditions this result is about."""
+    reason: str = ""
+    """Why it failed, or empty."""
+
+
+# --- liveness ----------------------------------------------------------------------------------
+
+
+class Heartbeat(Message):
+    """Sent by an actor's event loop at a fixed interval so a monitor can see it is alive."""
+
+    interval: float = 1.0
+    """Seconds (realtime) or ticks (lockstep) until the next heartbeat."""
+
+
+# --- the world: virtual controller, senses, time -----------------------------------------------
+
+
+class Act(Message):
+    """An agent asks the world to do something with its body (the virtual controller)."""
+
+    verb: str
+    """``move``, ``fire``, ``use``, ``reload``, ``select_weapon``, ``crouch``, ``stand``, ..."""
+    args: dict[str, Value] = {}
+    """Verb arguments, e.g. ``{"waypoint": "w7"}`` or ``{"target": "bot-4"}``."""
+
+
+class ActResult(Message):
+    """The world's answer to an Act (``reply_to`` is the Act's id)."""
+
+    accepted: bool
+    """True when the world took the action."""
+    reason: str = ""
+    """Why it was rejected, or empty."""
+
+
+class Percept(Message):
+    """What an agent's sensors tell it this tick, and the game events it should know."""
+
+    facts: list[Fact] = []
+    """Facts such as ``["at", "bot-1", "w3"]`` or ``["sees", "bot-7", "w9", 12.5]``."""
+    events: list[Fact] = []
+    """Game events such as ``["death", "bot-7"]`` or ``["captured", "cp-a", "red"]``."""
+
+
+class Tick(Message):
+    """The clock starts tick ``tick``: handle what arrived during the previous tick, then act."""
+
+
+class TickDone(Message):
+    """An actor has finished its work for tick ``tick``."""
+
+
+# --- runtime control (underscored: never handled by agent code) --------------------------------
+
+
+class _Register(Message):
+    """An actor introduces itself to the broker and joins groups; answered by _Registered."""
+
+    groups: list[str] = []
+    """Groups to join, without the leading ``#``."""
+    lockstep: bool = True
+    """True when the actor takes part in the lockstep tick."""
+
+
+class _Registered(Message):
+    """The broker confirms registration: from now on the actor is routable by id and group."""
+
+    peers: list[str] = []
+    """Ids of the actors registered at that moment (the new one included)."""
+
+
+class _RollCall(Message):
+    """The clock, once registered, asks every tick-taking actor to announce itself (_Ready)."""
+
+
+class _Undeliverable(Message):
+    """The broker could not deliver a message; sent back to its sender."""
+
+    message_id: str
+    """``id`` of the message that was not delivered."""
+    message_type: str
+    """Its type."""
+    target: str
+    """The recipient it was meant for."""
+    reason: str
+    """Why: unknown recipient, mailbox full, ..."""
+
+
+class _Ready(Message):
+    """An actor tells the clock it has started and is waiting for ticks."""
+
+
+class _FinishRun(Message):
+    """Asks the clock to end the run after the current tick."""
+
+    reason: str = ""
+    """Why the run should end."""
+
+
+class _Shutdown(Message):
+    """The run is over: report your stats and stop."""
+
+    reason: str = ""
+    """Why the run ended."""
+
+
+class _Stats(Message):
+    """An actor's final counters and state, sent in answer to _Shutdown."""
+
+    messages_sent: int = 0
+    """Messages this actor sent."""
+    messages_received: int = 0
+    """Messages this actor received and accepted."""
+    messages_rejected: int = 0
+    """Frames this actor rejected as malformed."""
+    final_state: dict[str, Value | list[Value]] = {}
+    """What the actor exposes to the scenario's outcome function."""
+
+
+AGENT_MESSAGES: tuple[type[Message], ...] = (
+    Order,
+    CompletionReport,
+    ThreatReport,
+    StatusReport,
+    GoalBias,
+    RequestTalk,
+    TalkReply,
+    RequestCooperation,
+    CooperationReply,
+    EndTalk,
+    CooperationResult,
+    Heartbeat,
+    Act,
+    ActResult,
+    Percept,
+    Tick,
+    TickDone,
+)
+"""The public message types, in catalog order."""
+
+CONTROL_MESSAGES: tuple[type[Message], ...] = (
+    _Register,
+    _Registered,
+    _RollCall,
+    _Undeliverable,
+    _Ready,
+    _FinishRun,
+    _Shutdown,
+    _Stats,
+)
+"""The runtime's own control messages."""
+
+ALL_MESSAGES: tuple[type[Message], ...] = AGENT_MESSAGES + CONTROL_MESSAGES
+
+MESSAGE_TYPES: dict[str, type[Message]] = {cls.__name__: cls for cls in ALL_MESSAGES}
+"""Type tag -> struct class."""

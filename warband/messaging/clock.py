@@ -1,0 +1,235 @@
+"""The clock: the actor that drives ticks and ends the run.
+
+Lockstep: the clock broadcasts ``Tick(N)`` to every participant and waits until each has answered
+``TickDone(N)`` (or ``tick_timeout`` seconds passed, which is logged as ``tick.timeout`` naming
+the missing agents). Then it handles the messages it received during tick N, in (sender, seq)
+order, calls :meth:`Clock.advance` (the world steps the simulation there) and starts tick N+1.
+
+Realtime: ticks follow the wall clock every ``tick_interval`` seconds; nobody is waited for.
+
+At the end (``ticks`` reached or a ``_FinishRun`` request) the clock sends ``_Shutdown`` to every
+participant, collects their ``_Stats``, and stores a :class:`RunResult`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+import msgspec
+
+from .actor import TICK_GROUP, Actor
+from .catalog import (
+    Heartbeat,
+    Message,
+    Tick,
+    TickDone,
+    Value,
+    _FinishRun,
+    _Ready,
+    _RollCall,
+    _Shutdown,
+    _Stats,
+)
+
+
+class RunResult(msgspec.Struct, kw_only=True):
+    """What a finished run reports: counts, how it ended, and each actor's final state."""
+
+    ticks: int
+    """Ticks completed."""
+    finish_reason: str
+    """Why the run ended: ``"ticks"`` when the tick limit was reached, else the request's reason."""
+    messages_sent: int = 0
+    """Messages sent by all actors, the clock included."""
+    messages_received: int = 0
+    """Messages received (and accepted) by all actors, the clock included."""
+    messages_rejected: int = 0
+    """Frames actors rejected as malformed."""
+    tick_timeouts: int = 0
+    """Ticks on which some participant did not report TickDone in time."""
+    final_states: dict[str, dict[str, Value | list[Value]]] = {}
+    """Each actor's ``final_state()``."""
+    missing: list[str] = []
+    """Participants that sent no stats before the shutdown timeout."""
+
+
+class Clock(Actor):
+    """Drives the ticks of a run for ``participants`` and collects their results at the end."""
+
+    lockstep_participant: ClassVar[bool] = False
+    _immediate_types: ClassVar[tuple[type[Message], ...]] = (
+        *Actor._immediate_types,
+        TickDone,
+        _Ready,
+        _FinishRun,
+        _Stats,
+        Heartbeat,
+    )
+
+    def __init__(
+        self,
+        actor_id: str = "clock",
+        *,
+        participants: Iterable[str],
+        ticks: int,
+        seed: int = 0,
+        tick_interval: float = 0.05,
+        tick_timeout: float = 10.0,
+        ready_timeout: float = 60.0,
+        shutdown_timeout: float = 10.0,
+    ) -> None:
+        super().__init__(actor_id, seed=seed)
+        self.participants = sorted(set(participants))
+        self.max_ticks = ticks
+        self.tick_interval = tick_interval
+        self.tick_timeout = tick_timeout
+        self.ready_timeout = ready_timeout
+        self.shutdown_timeout = shutdown_timeout
+        self.result: RunResult | None = None
+        self._ready: set[str] = set()
+        self._waiting: set[str] = set()
+        self._stats: dict[str, _Stats] = {}
+        self._finish_reason: str | None = None
+        self._tick_timeouts = 0
+        self._all_ready = asyncio.Event()
+        self._tick_complete = asyncio.Event()
+        self._stats_complete = asyncio.Event()
+        self._last_heartbeat: dict[str, float] = {}
+        self._driver: asyncio.Task[None] | None = None
+        self._started = False
+
+    async def advance(self, tick: int) -> None:
+        """Called after every participant finished ``tick``; subclasses step the world here."""
+
+    async def on_start(self) -> None:
+        self.broadcast(TICK_GROUP, _RollCall())
+        self._driver = asyncio.get_running_loop().create_task(self._drive())
+        self._driver.add_done_callback(self._driver_done)
+
+    def _driver_done(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            self.on_failure(task.exception() or RuntimeError("clock failed"), None)
+            self.stop("clock failed")
+
+    async def _drive(self) -> None:
+        await self._wait_for_participants()
+        self._started = True
+        self.log.info("run.start", participants=self.participants, mode=self.mode)
+        completed = 0
+        for tick in range(1, self.max_ticks + 1):
+            if self._finish_reason is not None:
+                break
+            await self._run_one_tick(tick)
+            completed = tick
+        reason = self._finish_reason or "ticks"
+        self.log.info("run.finish", ticks=completed, reason=reason)
+        await self._shut_down(reason)
+        self.result = self._build_result(completed, reason)
+        self.stop("run complete")
+
+    async def _wait_for_participants(self) -> None:
+        self._check_ready()
+        try:
+            await asyncio.wait_for(self._all_ready.wait(), self.ready_timeout)
+        except TimeoutError:
+            missing = sorted(set(self.participants) - self._ready)
+            self.log.error("run.participants_missing", missing=missing)
+            self._finish_reason = f"participants never connected: {', '.join(missing)}"
+
+    async def _run_one_tick(self, tick: int) -> None:
+        self.tick = tick
+        if self.mode == "realtime":
+            self.broadcast(TICK_GROUP, Tick())
+            self._report_silent_agents()
+            await asyncio.sleep(self.tick_interval)
+            await self.advance(tick)
+            return
+        self._waiting = set(self.participants)
+        self._tick_complete.clear()
+        self.broadcast(TICK_GROUP, Tick())
+        try:
+            await asyncio.wait_for(self._tick_complete.wait(), self.tick_timeout)
+        except TimeoutError:
+            self._tick_timeouts += 1
+            self.log.error("tick.timeout", tick=tick, missing=sorted(self._waiting))
+        await self.flush_buffer(before_tick=tick + 1)
+        await self.advance(tick)
+
+    async def _shut_down(self, reason: str) -> None:
+        for participant in self.participants:
+            self.send(_Shutdown(recipient=participant, reason=reason))
+        if not self.participants:
+            return
+        try:
+            await asyncio.wait_for(self._stats_complete.wait(), self.shutdown_timeout)
+        except TimeoutError:
+            self.log.error(
+                "run.stats_missing", missing=sorted(set(self.participants) - set(self._stats))
+            )
+
+    def _build_result(self, ticks: int, reason: str) -> RunResult:
+        stats = list(self._stats.values())
+        return RunResult(
+            ticks=ticks,
+            finish_reason=reason,
+            messages_sent=self.stats.sent + sum(s.messages_sent for s in stats),
+            messages_received=self.stats.received + sum(s.messages_received for s in stats),
+            messages_rejected=self.stats.rejected + sum(s.messages_rejected for s in stats),
+            tick_timeouts=self._tick_timeouts,
+            final_states={name: s.final_state for name, s in sorted(self._stats.items())},
+            missing=sorted(set(self.participants) - set(self._stats)),
+        )
+
+    async def _handle_immediate(self, message: Message) -> None:
+        if isinstance(message, TickDone):
+            self._tick_done(message)
+        elif isinstance(message, _Ready):
+            self._participant_ready(message.sender)
+        elif isinstance(message, _FinishRun):
+            if self._finish_reason is None:
+                self._finish_reason = message.reason or f"requested by {message.sender}"
+                self.log.info("run.finish_requested", by=message.sender, reason=message.reason)
+        elif isinstance(message, _Stats):
+            self._stats[message.sender] = message
+            if set(self.participants) <= set(self._stats):
+                self._stats_complete.set()
+        elif isinstance(message, Heartbeat):
+            self._last_heartbeat[message.sender] = asyncio.get_running_loop().time()
+        else:
+            await super()._handle_immediate(message)
+
+    def _tick_done(self, message: TickDone) -> None:
+        if message.tick != self.tick:
+            self.log.warning("tick.late", sender=message.sender, tick=message.tick, now=self.tick)
+            return
+        self._waiting.discard(message.sender)
+        if not self._waiting:
+            self._tick_complete.set()
+
+    def _participant_ready(self, agent: str) -> None:
+        if agent not in self.participants:
+            self.participants = sorted({*self.participants, agent})
+            self.log.info("agent.joined", peer=agent)
+        if self._started:
+            # A restarted agent: its previous incarnation will never finish this tick.
+            self.log.warning("agent.rejoined", peer=agent, tick=self.tick)
+            self._waiting.discard(agent)
+            if not self._waiting:
+                self._tick_complete.set()
+        self._ready.add(agent)
+        self._check_ready()
+
+    def _check_ready(self) -> None:
+        if set(self.participants) <= self._ready:
+            self._all_ready.set()
+
+    def _report_silent_agents(self) -> None:
+        now = asyncio.get_running_loop().time()
+        for agent, seen in self._last_heartbeat.items():
+            if now - seen > 3 * max(self.tick_interval, 1.0):
+                self.log.warning("agent.silent", peer=agent, seconds=round(now - seen, 2))
+
+    def final_state(self) -> dict[str, Any]:
+        return {"ticks": self.tick}

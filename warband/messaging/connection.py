@@ -1,0 +1,125 @@
+"""An actor's one connection to the broker: a ZeroMQ DEALER read from the asyncio loop.
+
+The socket is a plain (blocking-API) pyzmq socket used with NOBLOCK only. Reading is driven by
+``loop.add_reader`` on the socket's file descriptor and drains every queued frame at once:
+awaiting one frame at a time through zmq.asyncio costs a future per frame, which made round
+trips ~2.5x and throughput ~6x slower than blocking pyzmq in our measurements.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+
+import zmq
+
+from ..exceptions import DeliveryError
+
+DEFAULT_LINGER_MS = 2000
+"""How long closing waits for unsent frames; ZeroMQ's default (forever) can hang an exit."""
+
+
+class Connection:
+    """The DEALER socket of one actor, connected to the broker with the actor's id as routing id.
+
+    Received frames are appended to :attr:`inbox` and ``on_frames`` is called; when the inbox
+    holds ``inbox_limit`` frames, reading pauses (ZeroMQ then queues, and the broker reports
+    the recipient as not keeping up) until :meth:`resume` is called.
+    """
+
+    def __init__(
+        self,
+        actor_id: str,
+        endpoint: str,
+        *,
+        context: zmq.Context[zmq.Socket[bytes]],
+        on_frames: Callable[[], None],
+        inbox_limit: int = 100_000,
+        linger_ms: int = DEFAULT_LINGER_MS,
+    ) -> None:
+        self.actor_id = actor_id
+        self.endpoint = endpoint
+        self.inbox: deque[bytes] = deque()
+        self.inbox_limit = inbox_limit
+        self._context = context
+        self._on_frames = on_frames
+        self._linger_ms = linger_ms
+        self._socket: zmq.Socket[bytes] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._fd: int | None = None
+        self._paused = False
+
+    def open(self) -> None:
+        """Create the socket, connect it and start reading from the running event loop."""
+        socket = self._context.socket(zmq.DEALER)
+        socket.setsockopt(zmq.ROUTING_ID, self.actor_id.encode())
+        socket.setsockopt(zmq.LINGER, self._linger_ms)
+        socket.setsockopt(zmq.SNDHWM, 0)
+        socket.setsockopt(zmq.RCVHWM, 0)
+        try:
+            socket.connect(self.endpoint)
+        except zmq.ZMQError as error:
+            socket.close(linger=0)
+            raise DeliveryError(
+                f"{self.actor_id} cannot connect to {self.endpoint!r}: {error}; "
+                "check the endpoint (tcp://HOST:PORT, ipc:///path or inproc://name)"
+            ) from None
+        self._socket = socket
+        self._loop = asyncio.get_running_loop()
+        self._fd = socket.getsockopt(zmq.FD)
+        self._loop.add_reader(self._fd, self._drain)
+        # Frames may already be queued: the fd only signals edges.
+        self._loop.call_soon(self._drain)
+
+    def send(self, frame: bytes) -> None:
+        """Queue ``frame`` for the broker without blocking."""
+        socket = self._require_socket()
+        socket.send(frame, zmq.NOBLOCK)
+        # Sending can consume the fd's readable edge; look for frames that arrived meanwhile.
+        if socket.getsockopt(zmq.EVENTS) & zmq.POLLIN and self._loop is not None:
+            self._loop.call_soon(self._drain)
+
+    def resume(self) -> None:
+        """Read again after the inbox was full."""
+        if self._paused and len(self.inbox) < self.inbox_limit:
+            self._paused = False
+            if self._loop is not None:
+                self._loop.call_soon(self._drain)
+
+    def close(self) -> None:
+        """Stop reading and close the socket (waiting at most the linger time to flush)."""
+        if self._loop is not None and self._fd is not None:
+            self._loop.remove_reader(self._fd)
+        if self._socket is not None:
+            self._socket.close(linger=self._linger_ms)
+        self._socket = None
+        self._fd = None
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran."""
+        return self._socket is None
+
+    def _drain(self) -> None:
+        socket = self._socket
+        if socket is None or self._paused:
+            return
+        received = False
+        while True:
+            if len(self.inbox) >= self.inbox_limit:
+                self._paused = True
+                break
+            try:
+                frame = socket.recv(zmq.NOBLOCK)
+            except zmq.Again:
+                break
+            self.inbox.append(frame)
+            received = True
+        if received:
+            self._on_frames()
+
+    def _require_socket(self) -> zmq.Socket[bytes]:
+        if self._socket is None:
+            raise DeliveryError(f"{self.actor_id}'s connection is closed; start the actor first")
+        return self._socket
