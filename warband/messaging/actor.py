@@ -156,6 +156,7 @@ class Actor:
         self._seq = 0
         self._control_seq = 0
         self._clock_seen = False
+        self._ready_sent = False
         self._buffer: list[Message] = []
         self._pending: dict[str, _Pending] = {}
         self._closed_conversations: set[str] = set()
@@ -208,7 +209,8 @@ class Actor:
         """Stamp ``message`` with our id, a sequence number and the tick, and send it."""
         if not message.recipient:
             raise DeliveryError(f"{self.id}: {type(message).__name__} has no recipient")
-        if type(message).__name__.startswith("_"):
+        control = type(message).__name__.startswith("_")
+        if control:
             self._control_seq += 1
             message_id, seq = f"{self.id}:c{self._control_seq}", 0
         else:
@@ -221,7 +223,8 @@ class Actor:
         if connection is None:
             raise DeliveryError(f"{self.id} is not running; cannot send {type(message).__name__}")
         connection.send(self._codec.encode(stamped))
-        self.stats.sent += 1
+        if not control:
+            self.stats.sent += 1
         if tracing_enabled():
             trace_send(
                 stamped.id,
@@ -395,7 +398,7 @@ class Actor:
             await self.on_start()
             # If the clock is not registered yet, its roll call will reach us instead.
             if self.lockstep_participant and self._clock_seen:
-                self.send(_Ready(recipient=self.clock_id))
+                self._announce_ready()
             if mode == "realtime" and heartbeat_interval:
                 self.every(heartbeat_interval, self._beat)
             await self._dispatch_forever()
@@ -428,6 +431,11 @@ class Actor:
             self._wakeup.clear()
             await self._drain_inbox()
 
+    def _announce_ready(self) -> None:
+        if not self._ready_sent:
+            self._ready_sent = True
+            self.send(_Ready(recipient=self.clock_id))
+
     def _beat(self) -> None:
         self.send(Heartbeat(recipient=self.clock_id, interval=self._heartbeat_interval or 1.0))
 
@@ -455,7 +463,8 @@ class Actor:
             self.stats.rejected += 1
             self.log.error("msg.rejected", peer=self._peer_of(frame), reason=str(error))
             return None
-        self.stats.received += 1
+        if not type(message).__name__.startswith("_"):
+            self.stats.received += 1
         if tracing_enabled():
             trace_recv(
                 message.id,
@@ -487,7 +496,7 @@ class Actor:
             self._registered.set()
         elif isinstance(message, _RollCall):
             if self.lockstep_participant:
-                self.send(_Ready(recipient=self.clock_id))
+                self._announce_ready()
         elif isinstance(message, _Shutdown):
             self.send(_Stats(recipient=message.sender, **self._stats_fields()))
             self.stop(message.reason or "shutdown")
@@ -496,7 +505,7 @@ class Actor:
 
     def _stats_fields(self) -> dict[str, Any]:
         return {
-            "messages_sent": self.stats.sent + 1,  # the _Stats message itself
+            "messages_sent": self.stats.sent,
             "messages_received": self.stats.received,
             "messages_rejected": self.stats.rejected,
             "final_state": self.final_state(),

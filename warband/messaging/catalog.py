@@ -275,9 +275,9 @@ class _Stats(Message):
     """An actor's final counters and state, sent in answer to _Shutdown."""
 
     messages_sent: int = 0
-    """Messages this actor sent."""
+    """Catalog messages this actor sent (control messages are not counted)."""
     messages_received: int = 0
-    """Messages this actor received and accepted."""
+    """Catalog messages this actor received and accepted (control messages are not counted)."""
     messages_rejected: int = 0
     """Frames this actor rejected as malformed."""
     final_state: dict[str, Value | list[Value]] = {}

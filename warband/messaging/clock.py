@@ -42,9 +42,9 @@ class RunResult(msgspec.Struct, kw_only=True):
     finish_reason: str
     """Why the run ended: ``"ticks"`` when the tick limit was reached, else the request's reason."""
     messages_sent: int = 0
-    """Messages sent by all actors, the clock included."""
+    """Catalog messages sent by all actors, the clock included (control messages not counted)."""
     messages_received: int = 0
-    """Messages received (and accepted) by all actors, the clock included."""
+    """Catalog messages received and accepted by all actors, the clock included."""
     messages_rejected: int = 0
     """Frames actors rejected as malformed."""
     tick_timeouts: int = 0

@@ -83,7 +83,7 @@ def _message_union() -> Any:
 
 def _explain_validation_error(frame: bytes, error: msgspec.ValidationError) -> str:
     text = str(error)
-    if "`$.type`" in text or "Missing required field `type`" in text:
+    if "`$.type`" in text or "missing required field `type`" in text:
         try:
             raw = msgspec.msgpack.decode(frame)
         except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):

@@ -1,0 +1,60 @@
+"""Shared fixtures: the repository root and a helper to run the ``warband`` command for real."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def repo() -> Path:
+    """The repository root (scenarios/ and bench/ live there)."""
+    return REPO
+
+
+CommandResult = subprocess.CompletedProcess[str]
+
+
+@pytest.fixture
+def warband_cli() -> Callable[..., CommandResult]:
+    """Run ``python -m warband ARGS...`` in a child process; killed if it outlives ``timeout``."""
+
+    def run(*args: str, timeout: float = 120) -> CommandResult:
+        return subprocess.run(
+            [sys.executable, "-m", "warband", *args],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+
+    return run
+
+
+def last_json_line(output: str) -> dict[str, Any]:
+    """The JSON object on the last non-empty line of ``output``."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert lines, "the command printed nothing on stdout"
+    parsed: dict[str, Any] = json.loads(lines[-1])
+    return parsed
+
+
+def read_log_events(log_dir: Path) -> list[dict[str, Any]]:
+    """Every JSON event of every ``*.jsonl`` file in ``log_dir``, in file order."""
+    events = []
+    for file in sorted(log_dir.glob("*.jsonl")):
+        for line in file.read_text().splitlines():
+            if line.strip():
+                event = json.loads(line)
+                event["_file"] = file.name
+                events.append(event)
+    return events

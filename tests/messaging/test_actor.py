@@ -1,0 +1,269 @@
+"""The Actor base under a real broker: handlers, request/reply, timeouts, timers, determinism."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warband.exceptions import DeliveryError, RequestTimeout
+from warband.messaging import (
+    Actor,
+    CompletionReport,
+    EndTalk,
+    Message,
+    Order,
+    RequestTalk,
+    StatusReport,
+    TalkReply,
+    handles,
+)
+from warband.testing import run_actors
+
+
+class Echo(Actor):
+    """Answers every Order with a CompletionReport naming the order's first argument."""
+
+    @handles(Order)
+    def on_order(self, order: Order) -> None:
+        self.reply(order, CompletionReport(task=order.task, success=True, reason=str(order.args)))
+
+
+class Asker(Actor):
+    """Sends one request at tick 1 to ``target`` and records what happened."""
+
+    def __init__(self, actor_id: str, target: str, timeout: float = 5) -> None:
+        super().__init__(actor_id)
+        self.target = target
+        self.timeout = timeout
+        self.outcome: str = "nothing"
+        self.answered_at: int | None = None
+
+    def on_tick(self, tick: int) -> None:
+        if tick == 1:
+            self.start_task(self._ask())
+
+    async def _ask(self) -> None:
+        try:
+            reply = await self.request(
+                Order(recipient=self.target, task="hold", args=["w1"]), timeout=self.timeout
+            )
+        except RequestTimeout:
+            self.outcome = "timeout"
+        except DeliveryError as error:
+            self.outcome = f"undeliverable: {error}"
+        else:
+            self.outcome = f"{type(reply).__name__}:{getattr(reply, 'reason', '')}"
+        self.answered_at = self.tick
+
+    def final_state(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "answered_at": self.answered_at}
+
+
+async def test_request_gets_the_reply_two_ticks_later() -> None:
+    result = await run_actors([Asker("asker", "echo"), Echo("echo")], ticks=5)
+    assert result.final_states["asker"] == {"outcome": "CompletionReport:['w1']", "answered_at": 3}
+
+
+class Mute(Actor):
+    """Receives orders and never answers; records the EndTalk that closes the conversation."""
+
+    def __init__(self, actor_id: str) -> None:
+        super().__init__(actor_id)
+        self.ended: list[str] = []
+
+    @handles(Order)
+    def on_order(self, order: Order) -> None:
+        pass
+
+    @handles(EndTalk)
+    def on_end(self, end: EndTalk) -> None:
+        self.ended.append(
+            f"{end.conversation}:{end.reason}:{self.is_closed(end.conversation or '')}"
+        )
+
+    def final_state(self) -> dict[str, Any]:
+        return {"ended": list(self.ended)}
+
+
+async def test_timed_out_request_closes_the_conversation_on_both_sides() -> None:
+    result = await run_actors([Asker("asker", "mute", timeout=3), Mute("mute")], ticks=8)
+    assert result.final_states["asker"] == {"outcome": "timeout", "answered_at": 4}
+    assert result.final_states["mute"]["ended"] == ["asker:1:timeout:True"]
+
+
+async def test_request_to_an_unknown_agent_fails_with_the_brokers_reason() -> None:
+    result = await run_actors([Asker("asker", "nobody")], ticks=4)
+    outcome = result.final_states["asker"]["outcome"]
+    assert outcome.startswith("undeliverable: Order to 'nobody': no agent 'nobody' is connected")
+
+
+class Fragile(Actor):
+    """Raises on the first order it gets, handles the second; counts failures it saw."""
+
+    def __init__(self, actor_id: str) -> None:
+        super().__init__(actor_id)
+        self.handled: list[str] = []
+        self.failures: list[str] = []
+
+    @handles(Order)
+    def on_order(self, order: Order) -> None:
+        if order.task == "explode":
+            raise ValueError("boom")
+        self.handled.append(order.task)
+
+    def on_failure(self, error: BaseException, message: Message | None) -> None:
+        self.failures.append(f"{type(error).__name__}:{type(message).__name__}")
+
+    def final_state(self) -> dict[str, Any]:
+        return {"handled": self.handled, "failures": self.failures}
+
+
+class Sender(Actor):
+    """Sends the given orders to ``target`` at tick 1, in list order."""
+
+    def __init__(self, actor_id: str, target: str, tasks: list[str]) -> None:
+        super().__init__(actor_id)
+        self.target = target
+        self.tasks = tasks
+
+    def on_tick(self, tick: int) -> None:
+        if tick == 1:
+            for task in self.tasks:
+                self.send(Order(recipient=self.target, task=task))
+
+
+async def test_a_failing_handler_is_reported_and_the_actor_keeps_handling() -> None:
+    actors = [Sender("sender", "fragile", ["explode", "hold"]), Fragile("fragile")]
+    result = await run_actors(actors, ticks=3)
+    assert result.final_states["fragile"] == {"handled": ["hold"], "failures": ["ValueError:Order"]}
+
+
+class Recorder(Actor):
+    """Records (tick, sender, task) of every order it handles."""
+
+    def __init__(self, actor_id: str) -> None:
+        super().__init__(actor_id)
+        self.seen: list[str] = []
+
+    @handles(Order)
+    def on_order(self, order: Order) -> None:
+        self.seen.append(f"{self.tick}:{order.sender}:{order.task}")
+
+    def final_state(self) -> dict[str, Any]:
+        return {"seen": self.seen}
+
+
+async def test_messages_of_a_tick_are_handled_next_tick_sorted_by_sender_then_sequence() -> None:
+    actors = [
+        Sender("zulu", "recorder", ["z1", "z2"]),
+        Sender("alpha", "recorder", ["a1", "a2", "a3"]),
+        Recorder("recorder"),
+    ]
+    result = await run_actors(actors, ticks=3)
+    expected = ["2:alpha:a1", "2:alpha:a2", "2:alpha:a3", "2:zulu:z1", "2:zulu:z2"]
+    assert expected == result.final_states["recorder"]["seen"]
+
+
+class Ticker(Actor):
+    """Records the ticks at which its timers fire."""
+
+    def __init__(self, actor_id: str) -> None:
+        super().__init__(actor_id)
+        self.fired: list[str] = []
+
+    async def on_start(self) -> None:
+        self.every(3, lambda: self.fired.append(f"every@{self.tick}"))
+        self.call_later(2, lambda: self.fired.append(f"once@{self.tick}"))
+
+    def final_state(self) -> dict[str, Any]:
+        return {"fired": self.fired}
+
+
+async def test_timers_count_ticks_in_lockstep() -> None:
+    result = await run_actors([Ticker("ticker")], ticks=7)
+    assert result.final_states["ticker"]["fired"] == ["once@2", "every@3", "every@6"]
+
+
+class Chatty(Actor):
+    """Talks to a random peer every tick (seeded) and logs who it heard from."""
+
+    def __init__(self, actor_id: str, peers: list[str], seed: int) -> None:
+        super().__init__(actor_id, seed=seed)
+        self.peers = peers
+        self.heard: list[str] = []
+
+    def on_tick(self, tick: int) -> None:
+        peer = self.random.choice(self.peers)
+        self.send(StatusReport(recipient=peer, status=f"t{tick}-{self.random.randint(0, 99)}"))
+        self.start_task(self._talk(peer))
+
+    async def _talk(self, peer: str) -> None:
+        try:
+            reply = await self.request(RequestTalk(recipient=peer), timeout=4)
+        except RequestTimeout:
+            return
+        self.heard.append(f"{self.tick}:{reply.sender}")
+
+    @handles(StatusReport)
+    def on_status(self, report: StatusReport) -> None:
+        self.heard.append(f"{self.tick}:{report.sender}:{report.status}")
+
+    @handles(RequestTalk)
+    def on_talk(self, request: RequestTalk) -> None:
+        self.reply(request, TalkReply(accepted=self.random.random() < 0.8))
+
+    def final_state(self) -> dict[str, Any]:
+        return {"heard": self.heard}
+
+
+def _chatty_team(seed: int) -> list[Actor]:
+    names = [f"c{i}" for i in range(4)]
+    return [Chatty(name, [n for n in names if n != name], seed) for name in names]
+
+
+async def test_same_seed_gives_the_same_run_and_another_seed_another() -> None:
+    first = await run_actors(_chatty_team(seed=7), ticks=12, seed=7)
+    second = await run_actors(_chatty_team(seed=7), ticks=12, seed=7)
+    third = await run_actors(_chatty_team(seed=8), ticks=12, seed=8)
+    assert first.final_states == second.final_states
+    assert first.messages_sent == second.messages_sent
+    assert first.final_states != third.final_states
+
+
+class Member(Actor):
+    """Counts broadcasts it receives."""
+
+    def __init__(self, actor_id: str, groups: list[str]) -> None:
+        super().__init__(actor_id, groups=groups)
+        self.got: list[str] = []
+
+    @handles(Order)
+    def on_order(self, order: Order) -> None:
+        self.got.append(order.task)
+
+    def final_state(self) -> dict[str, Any]:
+        return {"got": self.got}
+
+
+class Shouter(Member):
+    def on_tick(self, tick: int) -> None:
+        if tick == 1:
+            self.broadcast("red", Order(task="regroup"))
+
+
+async def test_broadcast_reaches_every_member_of_the_group_but_not_the_sender() -> None:
+    actors = [
+        Shouter("lead", ["red"]),
+        Member("r1", ["red"]),
+        Member("r2", ["red", "snipers"]),
+        Member("b1", ["blue"]),
+    ]
+    result = await run_actors(actors, ticks=3)
+    got = {name: state["got"] for name, state in result.final_states.items() if "got" in state}
+    assert got == {"lead": [], "r1": ["regroup"], "r2": ["regroup"], "b1": []}
+
+
+async def test_realtime_mode_runs_the_same_request_reply() -> None:
+    result = await run_actors(
+        [Asker("asker", "echo", timeout=5), Echo("echo")], ticks=20, mode="realtime"
+    )
+    assert result.final_states["asker"]["outcome"] == "CompletionReport:['w1']"
