@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from . import __version__
 from .exceptions import ConfigurationError, WarbandError
@@ -265,7 +266,7 @@ def _bench(args: argparse.Namespace) -> int:
     return code
 
 
-def _load_benchmark(name: str) -> object:
+def _load_benchmark(name: str) -> Any:
     candidates = [Path.cwd() / "bench", Path(__file__).resolve().parent.parent / "bench"]
     for folder in candidates:
         file = folder / f"{name}.py"

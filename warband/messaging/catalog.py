@@ -49,7 +49,7 @@ class Message(msgspec.Struct, tag=True, frozen=True, kw_only=True):
 # --- hierarchy: orders go down, reports come up ------------------------------------------------
 
 
-class Order(Message):
+class Order(Message, frozen=True):
     """A superior tells a subordinate to carry out a task (Killzone: squad orders a bot)."""
 
     task: str
@@ -60,7 +60,7 @@ class Order(Message):
     """Higher preempts lower when the subordinate holds several orders."""
 
 
-class CompletionReport(Message):
+class CompletionReport(Message, frozen=True):
     """A subordinate reports that an order finished (``reply_to`` is the Order's id)."""
 
     task: str
@@ -71,7 +71,7 @@ class CompletionReport(Message):
     """Why it failed, or a short note on how it succeeded."""
 
 
-class ThreatReport(Message):
+class ThreatReport(Message, frozen=True):
     """A subordinate reports a threat it perceived, for its superior's picture of the world."""
 
     threat: str
@@ -82,7 +82,7 @@ class ThreatReport(Message):
     """How dangerous the reporter judges it, 0..1 and up."""
 
 
-class StatusReport(Message):
+class StatusReport(Message, frozen=True):
     """A subordinate reports its state: position, health, current task, and so on."""
 
     status: str
@@ -91,7 +91,7 @@ class StatusReport(Message):
     """Free-form key/values: ``{"health": 80, "at": "w12"}``."""
 
 
-class GoalBias(Message):
+class GoalBias(Message, frozen=True):
     """A superior recommends (positive bias) or discourages (negative) one of a subordinate's goals.
 
     As in the Pittman thesis: the subordinate adds ``bias`` to that goal's relevancy.
@@ -117,14 +117,14 @@ class WireCondition(msgspec.Struct, frozen=True, kw_only=True):
     """The value the condition asks for."""
 
 
-class RequestTalk(Message):
+class RequestTalk(Message, frozen=True):
     """Opens a conversation: may we talk? The reply is a TalkReply."""
 
     topic: str = "cooperation"
     """What the requester wants to talk about."""
 
 
-class TalkReply(Message):
+class TalkReply(Message, frozen=True):
     """Accepts or refuses a RequestTalk."""
 
     accepted: bool
@@ -133,14 +133,14 @@ class TalkReply(Message):
     """Why it refused (busy, dislikes the requester, ...), or empty."""
 
 
-class RequestCooperation(Message):
+class RequestCooperation(Message, frozen=True):
     """Asks the peer to make these conditions true (Boeda's cooperation request)."""
 
     conditions: list[WireCondition]
     """The conditions the requester needs another agent to achieve."""
 
 
-class CooperationReply(Message):
+class CooperationReply(Message, frozen=True):
     """Answers a RequestCooperation: can the responder achieve the conditions?"""
 
     accepted: bool
@@ -151,14 +151,14 @@ class CooperationReply(Message):
     """The responder's plan cost, when it has one."""
 
 
-class EndTalk(Message):
+class EndTalk(Message, frozen=True):
     """Closes a conversation; either side may send it."""
 
     reason: str = ""
     """Why the conversation ends (done, timed out, cancelled...)."""
 
 
-class CooperationResult(Message):
+class CooperationResult(Message, frozen=True):
     """The responder tells the requester whether it achieved the requested conditions."""
 
     success: bool
@@ -172,7 +172,7 @@ class CooperationResult(Message):
 # --- liveness ----------------------------------------------------------------------------------
 
 
-class Heartbeat(Message):
+class Heartbeat(Message, frozen=True):
     """Sent by an actor's event loop at a fixed interval so a monitor can see it is alive."""
 
     interval: float = 1.0
@@ -182,7 +182,7 @@ class Heartbeat(Message):
 # --- the world: virtual controller, senses, time -----------------------------------------------
 
 
-class Act(Message):
+class Act(Message, frozen=True):
     """An agent asks the world to do something with its body (the virtual controller)."""
 
     verb: str
@@ -191,7 +191,7 @@ class Act(Message):
     """Verb arguments, e.g. ``{"waypoint": "w7"}`` or ``{"target": "bot-4"}``."""
 
 
-class ActResult(Message):
+class ActResult(Message, frozen=True):
     """The world's answer to an Act (``reply_to`` is the Act's id)."""
 
     accepted: bool
@@ -200,7 +200,7 @@ class ActResult(Message):
     """Why it was rejected, or empty."""
 
 
-class Percept(Message):
+class Percept(Message, frozen=True):
     """What an agent's sensors tell it this tick, and the game events it should know."""
 
     facts: list[Fact] = []
@@ -209,18 +209,18 @@ class Percept(Message):
     """Game events such as ``["death", "bot-7"]`` or ``["captured", "cp-a", "red"]``."""
 
 
-class Tick(Message):
+class Tick(Message, frozen=True):
     """The clock starts tick ``tick``: handle what arrived during the previous tick, then act."""
 
 
-class TickDone(Message):
+class TickDone(Message, frozen=True):
     """An actor has finished its work for tick ``tick``."""
 
 
 # --- runtime control (underscored: never handled by agent code) --------------------------------
 
 
-class _Register(Message):
+class _Register(Message, frozen=True):
     """An actor introduces itself to the broker and joins groups; answered by _Registered."""
 
     groups: list[str] = []
@@ -229,18 +229,18 @@ class _Register(Message):
     """True when the actor takes part in the lockstep tick."""
 
 
-class _Registered(Message):
+class _Registered(Message, frozen=True):
     """The broker confirms registration: from now on the actor is routable by id and group."""
 
     peers: list[str] = []
     """Ids of the actors registered at that moment (the new one included)."""
 
 
-class _RollCall(Message):
+class _RollCall(Message, frozen=True):
     """The clock, once registered, asks every tick-taking actor to announce itself (_Ready)."""
 
 
-class _Undeliverable(Message):
+class _Undeliverable(Message, frozen=True):
     """The broker could not deliver a message; sent back to its sender."""
 
     message_id: str
@@ -253,25 +253,25 @@ class _Undeliverable(Message):
     """Why: unknown recipient, mailbox full, ..."""
 
 
-class _Ready(Message):
+class _Ready(Message, frozen=True):
     """An actor tells the clock it has started and is waiting for ticks."""
 
 
-class _FinishRun(Message):
+class _FinishRun(Message, frozen=True):
     """Asks the clock to end the run after the current tick."""
 
     reason: str = ""
     """Why the run should end."""
 
 
-class _Shutdown(Message):
+class _Shutdown(Message, frozen=True):
     """The run is over: report your stats and stop."""
 
     reason: str = ""
     """Why the run ended."""
 
 
-class _Stats(Message):
+class _Stats(Message, frozen=True):
     """An actor's final counters and state, sent in answer to _Shutdown."""
 
     messages_sent: int = 0

@@ -67,8 +67,10 @@ class Connection:
             ) from None
         self._socket = socket
         self._loop = asyncio.get_running_loop()
-        self._fd = socket.getsockopt(zmq.FD)
-        self._loop.add_reader(self._fd, self._drain)
+        fd = socket.getsockopt(zmq.FD)
+        assert isinstance(fd, int)
+        self._fd = fd
+        self._loop.add_reader(fd, self._drain)
         # Frames may already be queued: the fd only signals edges.
         self._loop.call_soon(self._drain)
 
@@ -77,7 +79,8 @@ class Connection:
         socket = self._require_socket()
         socket.send(frame, zmq.NOBLOCK)
         # Sending can consume the fd's readable edge; look for frames that arrived meanwhile.
-        if socket.getsockopt(zmq.EVENTS) & zmq.POLLIN and self._loop is not None:
+        events = socket.getsockopt(zmq.EVENTS)
+        if isinstance(events, int) and events & zmq.POLLIN and self._loop is not None:
             self._loop.call_soon(self._drain)
 
     def resume(self) -> None:
