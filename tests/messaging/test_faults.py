@@ -183,3 +183,30 @@ def test_codec_instance_is_shared_safely_between_encode_and_decode() -> None:
     codec = Codec()
     frame = codec.encode(Order(recipient="a", task="t"))
     assert codec.decode(frame) == codec.decode(frame)
+
+
+class SmallMailbox(Collector):
+    mailbox_limit = 3
+
+
+async def test_a_full_mailbox_pauses_reading_without_losing_or_reordering_messages() -> None:
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    actor = SmallMailbox("collector")
+    try:
+        with running_broker(context=context) as broker:
+            task = asyncio.create_task(
+                actor.run(broker.bound_endpoint, context=context, mode="realtime")
+            )
+            raw = context.socket(zmq.DEALER)
+            raw.setsockopt(zmq.ROUTING_ID, b"intruder")
+            raw.connect(broker.bound_endpoint)
+            harness = Harness(zmq.asyncio.Context.shadow(context), actor)
+            for number in range(40):
+                raw.send(harness.good_frame(f"t{number}"))
+            await actor.wait_for(40)
+            actor.stop()
+            await asyncio.wait_for(task, timeout=10)
+            raw.close(linger=0)
+    finally:
+        context.term()
+    assert [f"t{n}" for n in range(40)] == actor.tasks

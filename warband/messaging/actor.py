@@ -123,6 +123,9 @@ class Actor:
 
     lockstep_participant: ClassVar[bool] = True
     """False for actors that do not report TickDone (the clock itself)."""
+    mailbox_limit: ClassVar[int] = 100_000
+    """Frames read ahead of handling; beyond it the actor stops reading until it catches up,
+    ZeroMQ queues the rest, and the broker reports the actor as not keeping up."""
     _immediate_types: ClassVar[tuple[type[Message], ...]] = (
         Tick,
         _Registered,
@@ -379,7 +382,14 @@ class Actor:
         heartbeat_interval: float | None = None,
         register_timeout: float = 30.0,
     ) -> None:
-        """Connect to the broker at ``endpoint`` and handle messages until stopped."""
+        """Connect to the broker at ``endpoint`` and handle messages until stopped.
+
+        In realtime mode the actor sends a Heartbeat to the clock every ``heartbeat_interval``
+        seconds (default 1) from its event loop, so a stuck loop shows as silence. In lockstep,
+        TickDone plays that part and the clock's tick timeout catches a stuck actor.
+        """
+        if heartbeat_interval is None and mode == "realtime":
+            heartbeat_interval = 1.0
         from .connection import Connection
 
         self.mode = mode
@@ -390,6 +400,7 @@ class Actor:
             endpoint,
             context=context or zmq.Context.instance(),
             on_frames=self._wakeup.set,
+            inbox_limit=self.mailbox_limit,
         )
         self._connection.open()
         self.log.info("actor.start", endpoint=endpoint, mode=mode)
