@@ -4,7 +4,7 @@ The message catalog and codec, the ZeroMQ broker and connections, the Actor base
 timers, request/reply), the clock, the process supervisor, and tracing.
 """
 
-from .actor import Actor, ActorStats, Mode, check_actor_id, handles
+from .actor import Actor, ActorStats, Mode, Timer, check_actor_id, handles
 from .broker import BROKER_ID, Broker
 from .catalog import (
     AGENT_MESSAGES,
@@ -64,6 +64,7 @@ __all__ = [
     "ThreatReport",
     "Tick",
     "TickDone",
+    "Timer",
     "Value",
     "WireCondition",
     "check_actor_id",

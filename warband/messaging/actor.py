@@ -101,7 +101,9 @@ class _Pending:
 
 
 @dataclass(order=True)
-class _Timer:
+class Timer:
+    """A pending ``call_later`` / ``every`` callback; :meth:`cancel` stops it."""
+
     due: float
     order: int
     callback: Callable[[], Any] = field(compare=False)
@@ -163,7 +165,7 @@ class Actor:
         self._buffer: list[Message] = []
         self._pending: dict[str, _Pending] = {}
         self._closed_conversations: set[str] = set()
-        self._timers: list[_Timer] = []
+        self._timers: list[Timer] = []
         self._timer_order = itertools.count()
         self._tracked: set[asyncio.Task[Any]] = set()
         self._runnable = 0
@@ -313,11 +315,11 @@ class Actor:
 
     # --- timers ---------------------------------------------------------------------------------
 
-    def call_later(self, delay: float, callback: Callable[[], Any]) -> _Timer:
+    def call_later(self, delay: float, callback: Callable[[], Any]) -> Timer:
         """Run ``callback`` after ``delay`` ticks (lockstep) or seconds (realtime)."""
         return self._add_timer(delay, callback, None)
 
-    def every(self, interval: float, callback: Callable[[], Any]) -> _Timer:
+    def every(self, interval: float, callback: Callable[[], Any]) -> Timer:
         """Run ``callback`` every ``interval`` ticks (lockstep) or seconds (realtime)."""
         if interval <= 0:
             raise ConfigurationError(f"timer interval must be positive, got {interval}")
@@ -325,13 +327,13 @@ class Actor:
 
     def _add_timer(
         self, delay: float, callback: Callable[[], Any], interval: float | None
-    ) -> _Timer:
+    ) -> Timer:
         if self.mode == "lockstep":
-            timer = _Timer(self.tick + delay, next(self._timer_order), callback, interval)
+            timer = Timer(self.tick + delay, next(self._timer_order), callback, interval)
             heapq.heappush(self._timers, timer)
         else:
             loop = asyncio.get_running_loop()
-            timer = _Timer(loop.time() + delay, next(self._timer_order), callback, interval)
+            timer = Timer(loop.time() + delay, next(self._timer_order), callback, interval)
             loop.call_later(delay, self._fire_realtime_timer, timer)
         return timer
 
@@ -347,7 +349,7 @@ class Actor:
                 heapq.heappush(self._timers, timer)
             self._spawn(timer.callback, None)
 
-    def _fire_realtime_timer(self, timer: _Timer) -> None:
+    def _fire_realtime_timer(self, timer: Timer) -> None:
         if timer.cancelled or self._stopping:
             return
         if timer.interval is not None:
