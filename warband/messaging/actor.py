@@ -161,6 +161,7 @@ class Actor:
         self._seq = 0
         self._control_seq = 0
         self._clock_seen = False
+        self._peers_at_registration: tuple[str, ...] = ()
         self._ready_sent = False
         self._buffer: list[Message] = []
         self._pending: dict[str, _Pending] = {}
@@ -505,6 +506,7 @@ class Actor:
 
     async def _handle_immediate(self, message: Message) -> None:
         if isinstance(message, _Registered):
+            self._peers_at_registration = tuple(message.peers)
             self._clock_seen = self.clock_id in message.peers
             self._registered.set()
         elif isinstance(message, _RollCall):

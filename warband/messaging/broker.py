@@ -24,7 +24,7 @@ import zmq
 from ..exceptions import ConfigurationError, ProtocolError
 from .catalog import Message, _Register, _Registered, _Undeliverable
 from .codec import Codec, Envelope
-from .tracing import get_logger
+from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
 BROKER_ID = "broker"
 """The broker's own agent id: ``_Register`` is addressed to it."""
@@ -189,6 +189,8 @@ class Broker:
             self._reject(router, peer.encode(), peer, str(error), envelope)
             return
         assert isinstance(message, _Register)
+        if tracing_enabled():
+            trace_recv(message.id, "_Register", peer, BROKER_ID, None, message.tick)
         for members in self._groups.values():
             members.discard(peer)
         for group in [ALL_GROUP, *message.groups]:
@@ -272,3 +274,6 @@ class Broker:
             router.send_multipart([target.encode(), self._codec.encode(stamped)], zmq.NOBLOCK)
         except zmq.ZMQError as error:
             self._log.error("broker.notice_lost", peer=target, reason=str(error))
+            return
+        if tracing_enabled():
+            trace_send(stamped.id, type(stamped).__name__, BROKER_ID, target, None, stamped.tick)

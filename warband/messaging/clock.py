@@ -104,7 +104,10 @@ class Clock(Actor):
         """Called after every participant finished ``tick``; subclasses step the world here."""
 
     async def on_start(self) -> None:
-        self.broadcast(TICK_GROUP, _RollCall())
+        # Participants that registered before us wait for a roll call; later ones saw us in
+        # their _Registered peers and announce themselves. Only call if someone is waiting.
+        if set(self.participants) & set(self._peers_at_registration):
+            self.broadcast(TICK_GROUP, _RollCall())
         self._driver = asyncio.get_running_loop().create_task(self._drive())
         self._driver.add_done_callback(self._driver_done)
 

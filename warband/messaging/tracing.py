@@ -1,0 +1,218 @@
+"""Structured logs and message tracing: one JSON-lines file per process under ``--log DIR``.
+
+Every line is one event with ``timestamp`` (ISO 8601, UTC, microseconds), ``level``, ``pid``,
+``event`` and key-values. Message tracing writes ``msg.send`` / ``msg.recv`` events with the
+keys ``msg_id``, ``msg_type``, ``sender``, ``recipient``, ``conversation``, ``tick`` (a public
+contract: ``warband trace`` and users' tools read them).
+
+The two trace calls are the hot path of every message, so they skip structlog's processor chain
+and encode straight to a buffered file with msgspec's JSON encoder; every other event goes
+through structlog. Without a log directory, warnings and errors go to stderr as readable
+key=value lines and tracing is off.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+import structlog
+
+_FLUSH_EVERY = 256
+_LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
+
+
+class _JsonLinesSink:
+    """A buffered, thread-safe JSON-lines file; flushed every few hundred events and at exit."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: IO[bytes] = open(path, "ab", buffering=1 << 16)  # noqa: SIM115
+        self._encoder = msgspec.json.Encoder()
+        self._lock = threading.Lock()
+        self._pending = 0
+
+    def write(self, event: dict[str, Any], *, flush: bool = False) -> None:
+        line = self._encoder.encode(event) + b"\n"
+        with self._lock:
+            self._file.write(line)
+            self._pending += 1
+            if flush or self._pending >= _FLUSH_EVERY:
+                self._file.flush()
+                self._pending = 0
+
+    def flush(self) -> None:
+        with self._lock:
+            if not self._file.closed:
+                self._file.flush()
+            self._pending = 0
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._file.closed:
+                self._file.close()
+
+
+class _State:
+    sink: _JsonLinesSink | None = None
+    tracing: bool = False
+    pid: int = os.getpid()
+
+
+_state = _State()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _to_sink(logger: Any, method_name: str, event_dict: dict[str, Any]) -> str:
+    """structlog's last processor: write the event to the process's file."""
+    sink = _state.sink
+    if sink is not None:
+        event = {"timestamp": _now(), "level": method_name, "pid": _state.pid, **event_dict}
+        exc = event.pop("exc_info", None)
+        if isinstance(exc, BaseException):
+            event["exception"] = repr(exc)
+        sink.write(_jsonable(event), flush=method_name in ("warning", "error", "critical"))
+    raise structlog.DropEvent
+
+
+def _jsonable(event: dict[str, Any]) -> dict[str, Any]:
+    for key, value in event.items():
+        if not isinstance(value, str | int | float | bool | type(None) | list | dict):
+            event[key] = repr(value)
+    return event
+
+
+def configure_logging(
+    log_dir: Path | None,
+    process_name: str,
+    *,
+    level: str = "info",
+    console: bool = False,
+    trace_messages: bool = True,
+) -> None:
+    """Set up logging for this process; safe to call again (the previous file is closed).
+
+    With ``log_dir``: every event at ``level`` or above goes to
+    ``log_dir/<process_name>.<pid>.jsonl`` and, if ``trace_messages``, every message sent and
+    received too. Warnings and errors also go to stderr when ``console`` is true or no file is
+    set. Without ``log_dir``, tracing is off.
+    """
+    if level not in _LEVELS:
+        from ..exceptions import ConfigurationError
+
+        raise ConfigurationError(f"unknown log level {level!r}; use one of {', '.join(_LEVELS)}")
+    if _state.sink is not None:
+        _state.sink.close()
+    _state.pid = os.getpid()
+    _state.sink = None
+    if log_dir is not None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        _state.sink = _JsonLinesSink(log_dir / f"{process_name}.{_state.pid}.jsonl")
+    _state.tracing = _state.sink is not None and trace_messages
+    processors: list[Any] = [structlog.contextvars.merge_contextvars]
+    if _state.sink is None or console:
+        processors += [_console_tee(_LEVELS["warning"])]
+    processors.append(_to_sink)
+    structlog.configure(
+        processors=processors,
+        wrapper_class=structlog.make_filtering_bound_logger(_LEVELS[level]),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+
+
+def _console_tee(minimum: int) -> Any:
+    renderer = structlog.dev.ConsoleRenderer(colors=False)
+
+    def tee(logger: Any, method_name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+        if _LEVELS.get(method_name, 0) >= minimum:
+            line = renderer(logger, method_name, {"level": method_name, **event_dict})
+            print(line, file=sys.stderr, flush=True)
+        return event_dict
+
+    return tee
+
+
+def flush_logging() -> None:
+    """Write out buffered events (also done at exit and on every warning or error)."""
+    if _state.sink is not None:
+        _state.sink.flush()
+
+
+def tracing_enabled() -> bool:
+    """True when ``msg.send`` / ``msg.recv`` events are being written."""
+    return _state.tracing
+
+
+def get_logger(**initial_context: Any) -> Any:
+    """A structlog logger with ``initial_context`` bound (e.g. ``agent="bot-3"``)."""
+    return structlog.get_logger().bind(**initial_context)
+
+
+def trace_send(
+    msg_id: str,
+    msg_type: str,
+    sender: str,
+    recipient: str,
+    conversation: str | None,
+    tick: int | None,
+) -> None:
+    """Record one sent message (no-op unless tracing is on)."""
+    _trace("msg.send", msg_id, msg_type, sender, recipient, conversation, tick)
+
+
+def trace_recv(
+    msg_id: str,
+    msg_type: str,
+    sender: str,
+    recipient: str,
+    conversation: str | None,
+    tick: int | None,
+) -> None:
+    """Record one received message (no-op unless tracing is on)."""
+    _trace("msg.recv", msg_id, msg_type, sender, recipient, conversation, tick)
+
+
+def _trace(
+    event: str,
+    msg_id: str,
+    msg_type: str,
+    sender: str,
+    recipient: str,
+    conversation: str | None,
+    tick: int | None,
+) -> None:
+    sink = _state.sink
+    if not _state.tracing or sink is None:
+        return
+    sink.write(
+        {
+            "timestamp": _now(),
+            "level": "info",
+            "pid": _state.pid,
+            "event": event,
+            "msg_id": msg_id,
+            "msg_type": msg_type,
+            "sender": sender,
+            "recipient": recipient,
+            "conversation": conversation,
+            "tick": tick,
+        }
+    )
+
+
+def _close_at_exit() -> None:
+    if _state.sink is not None:
+        _state.sink.close()
+
+
+atexit.register(_close_at_exit)
