@@ -1,0 +1,171 @@
+"""Merging, filtering, pairing and rendering the trace logs of several processes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from warband.exceptions import ConfigurationError
+from warband.messaging.trace_view import (
+    filter_trace,
+    load_trace,
+    render_json,
+    render_mermaid,
+    render_text,
+    trace_command,
+)
+
+
+def _event(
+    kind: str,
+    msg_id: str,
+    sender: str,
+    recipient: str,
+    tick: int,
+    ts: str,
+    msg_type: str = "Order",
+    conversation: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "timestamp": f"2026-01-01T00:00:{ts}+00:00",
+        "level": "info",
+        "pid": {"commander": 10, "bot-1": 11, "bot-2": 12}[
+            sender if kind == "msg.send" else recipient
+        ],
+        "event": kind,
+        "msg_id": msg_id,
+        "msg_type": msg_type,
+        "sender": sender,
+        "recipient": recipient,
+        "conversation": conversation,
+        "tick": tick,
+    }
+
+
+def _write(path: Path, events: list[dict[str, Any]], extra: str = "") -> None:
+    path.write_text("".join(json.dumps(e) + "\n" for e in events) + extra)
+
+
+@pytest.fixture
+def run_logs(tmp_path: Path) -> Path:
+    _write(
+        tmp_path / "commander.10.jsonl",
+        [
+            _event(
+                "msg.send",
+                "commander:1",
+                "commander",
+                "bot-1",
+                1,
+                "01.000000",
+                conversation="commander:1",
+            ),
+            _event("msg.send", "commander:2", "commander", "bot-2", 1, "01.000100"),
+            _event(
+                "msg.recv",
+                "bot-1:1",
+                "bot-1",
+                "commander",
+                2,
+                "02.000300",
+                "CompletionReport",
+                "commander:1",
+            ),
+        ],
+    )
+    _write(
+        tmp_path / "bot-1.11.jsonl",
+        [
+            _event(
+                "msg.recv",
+                "commander:1",
+                "commander",
+                "bot-1",
+                1,
+                "01.000200",
+                conversation="commander:1",
+            ),
+            _event(
+                "msg.send",
+                "bot-1:1",
+                "bot-1",
+                "commander",
+                2,
+                "02.000000",
+                "CompletionReport",
+                "commander:1",
+            ),
+            {"timestamp": "2026-01-01T00:00:03+00:00", "event": "actor.stop", "agent": "bot-1"},
+        ],
+        extra="{this is not json\n",
+    )
+    _write(tmp_path / "bot-2.12.jsonl", [])
+    return tmp_path
+
+
+def test_merged_flow_is_ordered_by_tick_then_time_across_files(run_logs: Path) -> None:
+    trace = load_trace(run_logs)
+    assert ["commander:1", "commander:2", "commander:1", "bot-1:1", "bot-1:1"] == [
+        e["msg_id"] for e in trace.messages
+    ]
+    assert ["bot-1.11.jsonl:4: not a JSON object"] == trace.problems
+
+
+def test_sends_are_paired_with_receives_by_message_id(run_logs: Path) -> None:
+    trace = load_trace(run_logs)
+    assert ["commander:2"] == [e["msg_id"] for e in trace.unmatched_sends()]
+    assert [] == trace.unmatched_recvs()
+
+
+def test_filters_by_agent_conversation_and_type(run_logs: Path) -> None:
+    trace = load_trace(run_logs)
+    assert {"commander:2"} == {e["msg_id"] for e in filter_trace(trace, agent="bot-2").messages}
+    by_conversation = filter_trace(trace, conversation="commander:1").sends()
+    assert ["commander:1", "bot-1:1"] == [e["msg_id"] for e in by_conversation]
+    by_type = filter_trace(trace, msg_types=["CompletionReport"]).sends()
+    assert ["bot-1:1"] == [e["msg_id"] for e in by_type]
+
+
+def test_text_timeline_marks_undelivered_messages_and_summarises(run_logs: Path) -> None:
+    text = render_text(load_trace(run_logs))
+    assert "commander -> bot-2  Order  commander:2  (never received)" in text
+    assert "3 messages between 3 agents" in text
+    assert "malformed lines skipped: 1" in text
+
+
+def test_mermaid_diagram_has_one_arrow_per_message(run_logs: Path) -> None:
+    lines = render_mermaid(load_trace(run_logs)).splitlines()
+    assert "sequenceDiagram" == lines[0]
+    assert 3 == sum("participant" in line for line in lines)
+    arrows = [line for line in lines if "->>" in line or "-x" in line]
+    assert 3 == len(arrows)
+    assert any("-xp2_bot_2: Order" in line for line in arrows)
+
+
+def test_json_rendering_keeps_the_contract_keys_and_delivery(run_logs: Path) -> None:
+    rendered = json.loads(render_json(load_trace(run_logs)))
+    first = rendered["events"][0]
+    assert {
+        "event",
+        "msg_id",
+        "msg_type",
+        "sender",
+        "recipient",
+        "conversation",
+        "tick",
+        "pid",
+        "timestamp",
+        "delivered",
+    } == set(first)
+    assert [True, False, True] == [e["delivered"] for e in rendered["events"]]
+    assert 1 == rendered["summary"]["unmatched_sends"]
+
+
+def test_a_missing_or_empty_directory_says_what_to_pass(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="does not exist; pass the --log DIR"):
+        trace_command(tmp_path / "nope")
+    with pytest.raises(ConfigurationError, match=r"no \*\.jsonl log files"):
+        trace_command(tmp_path)

@@ -1,0 +1,106 @@
+"""Logging to JSON-lines files: one per process, the trace keys, flushing, reconfiguring."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from warband.exceptions import ConfigurationError
+from warband.messaging.tracing import (
+    configure_logging,
+    flush_logging,
+    get_logger,
+    trace_recv,
+    trace_send,
+    tracing_enabled,
+)
+
+TRACE_KEYS = {
+    "event",
+    "msg_id",
+    "msg_type",
+    "sender",
+    "recipient",
+    "conversation",
+    "tick",
+    "pid",
+    "timestamp",
+}
+
+
+@pytest.fixture(autouse=True)
+def _reset_logging() -> Iterator[None]:
+    yield
+    configure_logging(None, "tests")
+
+
+def _lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_trace_events_carry_exactly_the_contract_keys(tmp_path: Path) -> None:
+    configure_logging(tmp_path, "bot-3")
+    trace_send("bot-3:1", "Order", "bot-3", "bot-4", "bot-3:1", 7)
+    trace_recv("bot-4:2", "TalkReply", "bot-4", "bot-3", None, 8)
+    flush_logging()
+    log_file = tmp_path / f"bot-3.{os.getpid()}.jsonl"
+    sent, received = _lines(log_file)
+    assert TRACE_KEYS | {"level"} == set(sent) == set(received)
+    assert ("msg.send", "Order", 7, "bot-3:1") == (
+        sent["event"],
+        sent["msg_type"],
+        sent["tick"],
+        sent["conversation"],
+    )
+    assert ("msg.recv", None, os.getpid()) == (
+        received["event"],
+        received["conversation"],
+        received["pid"],
+    )
+
+
+def test_other_events_share_the_file_with_their_bound_context(tmp_path: Path) -> None:
+    configure_logging(tmp_path, "main")
+    get_logger(agent="squad-a").info("plan.chosen", goal="Defend", cost=3)
+    flush_logging()
+    (event,) = _lines(tmp_path / f"main.{os.getpid()}.jsonl")
+    assert {"event": "plan.chosen", "agent": "squad-a", "goal": "Defend", "cost": 3}.items() <= (
+        event.items()
+    )
+    assert str(event["timestamp"]).endswith("+00:00")
+
+
+def test_without_a_log_directory_tracing_is_off_and_writes_nothing(tmp_path: Path) -> None:
+    configure_logging(None, "main")
+    trace_send("a:1", "Order", "a", "b", None, 1)
+    assert not tracing_enabled()
+    assert [] == list(tmp_path.iterdir())
+
+
+def test_tracing_can_be_switched_off_while_other_events_are_kept(tmp_path: Path) -> None:
+    configure_logging(tmp_path, "main", trace_messages=False)
+    trace_send("a:1", "Order", "a", "b", None, 1)
+    get_logger().warning("tick.timeout", tick=3)
+    flush_logging()
+    (event,) = _lines(tmp_path / f"main.{os.getpid()}.jsonl")
+    assert "tick.timeout" == event["event"]
+
+
+def test_reconfiguring_moves_logging_to_the_new_directory(tmp_path: Path) -> None:
+    configure_logging(tmp_path / "one", "main")
+    configure_logging(tmp_path / "two", "main")
+    trace_send("a:1", "Order", "a", "b", None, 1)
+    flush_logging()
+    (first,) = (tmp_path / "one").glob("*.jsonl")
+    (second,) = (tmp_path / "two").glob("*.jsonl")
+    assert [] == first.read_text().splitlines()
+    assert 1 == len(second.read_text().splitlines())
+
+
+def test_an_unknown_level_is_refused_with_the_valid_ones() -> None:
+    with pytest.raises(ConfigurationError, match="unknown log level 'loud'; use one of debug"):
+        configure_logging(None, "main", level="loud")

@@ -1,0 +1,244 @@
+"""Reading a run's logs back: merge every process's file into one message flow and render it.
+
+``warband trace DIR`` uses :func:`trace_command`. The flow is ordered by tick, then timestamp,
+then file order, which in lockstep reads as the run happened. Each ``msg.send`` is paired with
+its ``msg.recv`` events by ``msg_id``; sends nobody received and receives with no send are
+counted and shown. A line that is not JSON is reported with its file and line number and
+skipped: one bad line never hides the rest of the trace.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..exceptions import ConfigurationError
+
+MESSAGE_EVENTS = ("msg.send", "msg.recv")
+FORMATS = ("text", "mermaid", "json")
+
+
+@dataclass
+class TraceLog:
+    """All events of a run: message events in flow order, the others, and what went wrong."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    others: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    delivered: set[str] = field(default_factory=set)
+    """Ids of every message some process logged receiving (kept whole through filtering)."""
+    sent: set[str] = field(default_factory=set)
+    """Ids of every message some process logged sending (kept whole through filtering)."""
+
+    def sends(self) -> list[dict[str, Any]]:
+        """The ``msg.send`` events, in flow order."""
+        return [e for e in self.messages if e["event"] == "msg.send"]
+
+    def unmatched_sends(self) -> list[dict[str, Any]]:
+        """Sends that no process logged receiving."""
+        return [e for e in self.sends() if e["msg_id"] not in self.delivered]
+
+    def unmatched_recvs(self) -> list[dict[str, Any]]:
+        """Receives whose send is not in the logs."""
+        return [
+            e for e in self.messages if e["event"] == "msg.recv" and e["msg_id"] not in self.sent
+        ]
+
+
+def load_trace(log_dir: Path) -> TraceLog:
+    """Read every ``*.jsonl`` file in ``log_dir`` into one :class:`TraceLog`."""
+    if not log_dir.is_dir():
+        raise ConfigurationError(
+            f"trace directory {str(log_dir)!r} does not exist; pass the --log DIR of a run"
+        )
+    files = sorted(log_dir.glob("*.jsonl"))
+    if not files:
+        raise ConfigurationError(
+            f"no *.jsonl log files in {str(log_dir)!r}; run with --log {log_dir} first"
+        )
+    trace = TraceLog(files=[f.name for f in files])
+    order = 0
+    for file in files:
+        for number, line in enumerate(file.read_text(errors="replace").splitlines(), 1):
+            if not line.strip():
+                continue
+            event = _parse(line)
+            if event is None:
+                trace.problems.append(f"{file.name}:{number}: not a JSON object")
+                continue
+            order += 1
+            event["_order"] = order
+            if event.get("event") in MESSAGE_EVENTS and "msg_id" in event:
+                trace.messages.append(event)
+            else:
+                trace.others.append(event)
+    trace.messages.sort(key=_flow_key)
+    trace.delivered = {e["msg_id"] for e in trace.messages if e["event"] == "msg.recv"}
+    trace.sent = {e["msg_id"] for e in trace.messages if e["event"] == "msg.send"}
+    return trace
+
+
+def _parse(line: str) -> dict[str, Any] | None:
+    try:
+        event = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    return event if isinstance(event, dict) else None
+
+
+def _flow_key(event: dict[str, Any]) -> tuple[int, str, int]:
+    tick = event.get("tick")
+    return (tick if isinstance(tick, int) else -1, str(event.get("timestamp", "")), event["_order"])
+
+
+def filter_trace(
+    trace: TraceLog,
+    *,
+    agent: str | None = None,
+    conversation: str | None = None,
+    msg_types: Iterable[str] | None = None,
+) -> TraceLog:
+    """A copy of ``trace`` keeping the messages that match every given filter."""
+    types = set(msg_types or ())
+
+    def keep(event: dict[str, Any]) -> bool:
+        if agent is not None and agent not in (event.get("sender"), event.get("recipient")):
+            return False
+        if conversation is not None and event.get("conversation") != conversation:
+            return False
+        return not types or event.get("msg_type") in types
+
+    others = [e for e in trace.others if agent is None or e.get("agent") == agent]
+    return TraceLog(
+        messages=[e for e in trace.messages if keep(e)],
+        others=others,
+        problems=list(trace.problems),
+        files=list(trace.files),
+        delivered=trace.delivered,
+        sent=trace.sent,
+    )
+
+
+def summary(trace: TraceLog) -> dict[str, Any]:
+    """Counts a reader wants at the end: per type, agents, processes, unmatched, bad lines."""
+    sends = trace.sends()
+    agents = sorted({e["sender"] for e in sends} | {e["recipient"] for e in sends})
+    return {
+        "messages": len(sends),
+        "by_type": dict(sorted(Counter(e["msg_type"] for e in sends).items())),
+        "agents": agents,
+        "processes": sorted({e.get("pid") for e in trace.messages if e.get("pid") is not None}),
+        "files": trace.files,
+        "unmatched_sends": len(trace.unmatched_sends()),
+        "unmatched_recvs": len(trace.unmatched_recvs()),
+        "malformed_lines": trace.problems,
+    }
+
+
+def render_text(trace: TraceLog) -> str:
+    """One line per message (from its send), then the summary."""
+    delivered = trace.delivered
+    lines = []
+    for event in trace.sends():
+        mark = "" if event["msg_id"] in delivered else "  (never received)"
+        conversation = f" [{event['conversation']}]" if event.get("conversation") else ""
+        lines.append(
+            f"tick {event.get('tick', '?'):>4}  {str(event.get('timestamp', ''))[11:23]}  "
+            f"{event['sender']} -> {event['recipient']}  {event['msg_type']}"
+            f"{conversation}  {event['msg_id']}{mark}"
+        )
+    facts = summary(trace)
+    by_type = ", ".join(f"{name} {count}" for name, count in facts["by_type"].items())
+    lines += [
+        "",
+        f"{facts['messages']} messages between {len(facts['agents'])} agents "
+        f"in {len(facts['processes'])} processes ({len(trace.files)} log files)",
+        f"by type: {by_type or 'none'}",
+        f"never received: {facts['unmatched_sends']}; received without a logged send: "
+        f"{facts['unmatched_recvs']}",
+    ]
+    if trace.problems:
+        lines.append(f"malformed lines skipped: {len(trace.problems)} ({trace.problems[0]} ...)")
+    return "\n".join(lines)
+
+
+def render_mermaid(trace: TraceLog) -> str:
+    """A Mermaid ``sequenceDiagram``: one arrow per message, a note at each new tick."""
+    delivered = trace.delivered
+    sends = trace.sends()
+    participants: dict[str, str] = {}
+    for event in sends:
+        for name in (event["sender"], event["recipient"]):
+            participants.setdefault(name, _mermaid_id(name, len(participants)))
+    lines = ["sequenceDiagram"]
+    lines += [
+        f"    participant {alias} as {_mermaid_label(name)}" for name, alias in participants.items()
+    ]
+    current_tick = None
+    for event in sends:
+        tick = event.get("tick")
+        if tick != current_tick and participants:
+            current_tick = tick
+            first, last = next(iter(participants.values())), list(participants.values())[-1]
+            lines.append(f"    Note over {first},{last}: tick {tick}")
+        arrow = "->>" if event["msg_id"] in delivered else "-x"
+        label = event["msg_type"]
+        if event.get("conversation"):
+            label += f" ({event['conversation']})"
+        lines.append(
+            f"    {participants[event['sender']]}{arrow}{participants[event['recipient']]}: {label}"
+        )
+    return "\n".join(lines)
+
+
+def render_json(trace: TraceLog) -> str:
+    """One JSON object: ``events`` (each send with ``delivered``) and ``summary``."""
+    delivered = trace.delivered
+    keys = (
+        "event",
+        "msg_id",
+        "msg_type",
+        "sender",
+        "recipient",
+        "conversation",
+        "tick",
+        "pid",
+        "timestamp",
+    )
+    events = [
+        {**{key: e.get(key) for key in keys}, "delivered": e["msg_id"] in delivered}
+        for e in trace.sends()
+    ]
+    return json.dumps({"events": events, "summary": summary(trace)})
+
+
+def trace_command(
+    log_dir: Path,
+    fmt: str = "text",
+    agent: str | None = None,
+    conversation: str | None = None,
+    msg_types: Iterable[str] | None = None,
+) -> str:
+    """What ``warband trace`` prints."""
+    if fmt not in FORMATS:
+        raise ConfigurationError(f"unknown trace format {fmt!r}; use one of {', '.join(FORMATS)}")
+    trace = filter_trace(
+        load_trace(log_dir), agent=agent, conversation=conversation, msg_types=msg_types
+    )
+    renderers = {"text": render_text, "mermaid": render_mermaid, "json": render_json}
+    return renderers[fmt](trace)
+
+
+def _mermaid_label(name: str) -> str:
+    # '#' starts an entity code in Mermaid text, so a group is spelled out.
+    return f"group {name[1:]}" if name.startswith("#") else name
+
+
+def _mermaid_id(name: str, index: int) -> str:
+    cleaned = "".join(ch if ch.isalnum() else "_" for ch in name)
+    return f"p{index}_{cleaned}"
