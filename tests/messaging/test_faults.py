@@ -78,6 +78,7 @@ async def harness() -> AsyncIterator[Harness]:
         task = asyncio.create_task(
             collector.run(broker.bound_endpoint, context=context, mode="realtime")
         )
+        await collector.wait_started()
         raw = raw_context.socket(zmq.DEALER)
         raw.setsockopt(zmq.ROUTING_ID, b"intruder")
         raw.setsockopt(zmq.LINGER, 0)
@@ -98,9 +99,9 @@ async def harness() -> AsyncIterator[Harness]:
         try:
             yield h
         finally:
+            raw.close(linger=0)
             collector.stop()
             await asyncio.wait_for(task, timeout=10)
-            raw.close(linger=0)
     context.term()
 
 
@@ -197,16 +198,20 @@ async def test_a_full_mailbox_pauses_reading_without_losing_or_reordering_messag
             task = asyncio.create_task(
                 actor.run(broker.bound_endpoint, context=context, mode="realtime")
             )
+            await actor.wait_started()
             raw = context.socket(zmq.DEALER)
             raw.setsockopt(zmq.ROUTING_ID, b"intruder")
+            raw.setsockopt(zmq.LINGER, 0)
             raw.connect(broker.bound_endpoint)
-            harness = Harness(zmq.asyncio.Context.shadow(context), actor)
-            for number in range(40):
-                raw.send(harness.good_frame(f"t{number}"))
-            await actor.wait_for(40)
-            actor.stop()
-            await asyncio.wait_for(task, timeout=10)
-            raw.close(linger=0)
+            try:
+                harness = Harness(zmq.asyncio.Context.shadow(context), actor)
+                for number in range(40):
+                    raw.send(harness.good_frame(f"t{number}"))
+                await actor.wait_for(40)
+            finally:
+                raw.close(linger=0)
+                actor.stop()
+                await asyncio.wait_for(task, timeout=10)
     finally:
         context.term()
     assert [f"t{n}" for n in range(40)] == actor.tasks

@@ -31,21 +31,24 @@ async def test_a_client_that_imports_nothing_from_warband_gets_its_talk_reply() 
             task = asyncio.create_task(
                 listener.run(broker.bound_endpoint, context=context, mode="realtime")
             )
-            client = await asyncio.create_subprocess_exec(
-                sys.executable,
-                str(RAW_CLIENT),
-                broker.bound_endpoint,
-                "listener",
-                stdout=asyncio.subprocess.PIPE,
-            )
             try:
-                stdout, _ = await asyncio.wait_for(client.communicate(), timeout=30)
+                await listener.wait_started()
+                client = await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    str(RAW_CLIENT),
+                    broker.bound_endpoint,
+                    "listener",
+                    stdout=asyncio.subprocess.PIPE,
+                )
+                try:
+                    stdout, _ = await asyncio.wait_for(client.communicate(), timeout=30)
+                finally:
+                    if client.returncode is None:
+                        client.kill()
+                        await client.wait()
             finally:
-                if client.returncode is None:
-                    client.kill()
-                    await client.wait()
-            listener.stop()
-            await asyncio.wait_for(task, timeout=10)
+                listener.stop()
+                await asyncio.wait_for(task, timeout=10)
     finally:
         context.term()
     assert client.returncode == 0

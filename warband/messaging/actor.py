@@ -173,6 +173,7 @@ class Actor:
         self._idle = asyncio.Event()
         self._wakeup = asyncio.Event()
         self._registered = asyncio.Event()
+        self._running = asyncio.Event()
         self._stopping = False
         self._stop_reason = ""
         self._heartbeat_interval: float | None = None
@@ -415,6 +416,7 @@ class Actor:
                 self._announce_ready()
             if mode == "realtime" and heartbeat_interval:
                 self.every(heartbeat_interval, self._beat)
+            self._running.set()
             await self._dispatch_forever()
         finally:
             try:
@@ -423,6 +425,19 @@ class Actor:
                 self._cancel_tracked()
                 self._connection.close()
                 self.log.info("actor.stop", reason=self._stop_reason, **vars(self.stats))
+
+    async def wait_started(self, timeout: float = 10.0) -> None:
+        """Wait until :meth:`run` has registered with the broker and ran ``on_start``.
+
+        From then on, messages addressed to this actor reach it; before, the broker answers
+        them with an undeliverable notice. Raises :class:`DeliveryError` after ``timeout`` s.
+        """
+        try:
+            await asyncio.wait_for(self._running.wait(), timeout)
+        except TimeoutError:
+            raise DeliveryError(
+                f"{self.id} did not start within {timeout} s; is its run() task running?"
+            ) from None
 
     async def _register(self, timeout: float) -> None:
         groups = list(self.groups)
