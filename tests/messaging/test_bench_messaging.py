@@ -1,0 +1,53 @@
+"""Smoke test of ``bench/messaging.py``: a tiny run prints every figure of the JSON contract."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from types import ModuleType
+
+import pytest
+
+from ..conftest import REPO, last_json_line
+
+CONTRACT_KEYS = (
+    "rtt_p50_us",
+    "rtt_p99_us",
+    "throughput_msgs_s",
+    "baseline_rtt_p50_us",
+    "baseline_throughput_msgs_s",
+    "direct_rtt_p50_us",
+    "direct_throughput_msgs_s",
+)
+
+
+def _load_benchmark() -> ModuleType:
+    """Load the benchmark by file path, as ``warband bench messaging`` does (not in sys.modules)."""
+    path = REPO / "bench" / "messaging.py"
+    spec = importlib.util.spec_from_file_location("warband_bench_messaging_test", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.processes
+def test_quick_run_prints_positive_figures_for_every_contract_key(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bench = _load_benchmark()
+
+    code = bench.main(["--json", "--quick"])
+
+    out = capsys.readouterr().out
+    assert 0 == code, out
+    report = last_json_line(out)
+    assert set(CONTRACT_KEYS) == set(bench.JSON_KEYS)
+    for key in (*CONTRACT_KEYS, "rtt_ratio", "throughput_ratio", "rtt_p50_us_notrace"):
+        value = report[key]
+        assert isinstance(value, float | int) and not isinstance(value, bool), (key, value)
+        assert math.isfinite(value) and value > 0, (key, value)
+    assert 200 == report["round_trips"]
+    assert 2000 == report["messages"]
+    assert report["trace_events"] > 0
+    assert "baseline, same topology" in out
