@@ -92,12 +92,28 @@ class RunOptions:
     endpoint: str | None = None
 
 
-def build_clock(scenario: Scenario, actors: list[Actor], options: RunOptions) -> Clock:
-    """The clock that drives ``actors`` for ``scenario`` under ``options``."""
+def build_clock(
+    scenario: Scenario, actors: list[Actor], options: RunOptions, params: Params
+) -> Clock:
+    """The clock that drives ``actors`` for ``scenario``: the world actor if it declares one."""
+    ticks = options.ticks if options.ticks is not None else scenario.ticks
+    participants = [a.id for a in actors]
+    model = scenario.build_world(params, options.seed)
+    if model is not None:
+        from .world.actor import WorldActor
+
+        return WorldActor(
+            model,
+            scenario.clock_id,
+            participants=participants,
+            ticks=ticks,
+            seed=options.seed,
+            tick_timeout=options.tick_timeout,
+        )
     return Clock(
         scenario.clock_id,
-        participants=[a.id for a in actors],
-        ticks=options.ticks if options.ticks is not None else scenario.ticks,
+        participants=participants,
+        ticks=ticks,
         seed=options.seed,
         tick_timeout=options.tick_timeout,
     )
@@ -109,7 +125,7 @@ def run_in_process(
     """Run the broker (a thread) and every actor (asyncio tasks) in this process."""
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
-    clock = build_clock(scenario, actors, options)
+    clock = build_clock(scenario, actors, options, params)
     started = time.monotonic()
     result = asyncio.run(_run_actors(actors, clock, options, progress))
     return _report(scenario, params, options, result, started, processes=1, pids={})
@@ -259,7 +275,7 @@ def run_agent(
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
     if agent_id == scenario.clock_id:
-        clock = build_clock(scenario, actors, options)
+        clock = build_clock(scenario, actors, options, params)
         asyncio.run(_run_single(clock, endpoint, options))
         if clock.result is None:
             return 1

@@ -15,6 +15,13 @@ A scenario file creates one module-level :class:`Scenario` named ``scenario``::
     if __name__ == "__main__":
         raise SystemExit(scenario.main())
 
+A scenario with a world declares it too; the world then is the run's clock (id ``"world"``),
+steps the simulation every tick, answers the agents' Acts and sends their Percepts::
+
+    @scenario.world
+    def make_world(params: Params, seed: int) -> World:
+        return World.create(load_map("warzone"), seed=seed, mode=..., roster=...)
+
 ``warband run FILE`` and ``python FILE`` both run it. Every process of a multi-process run loads
 the same file and builds the same actors from the same parameters and seed, then keeps the one
 it was started for, so actor constructors must not open sockets or start work (``on_start`` is
@@ -37,6 +44,8 @@ from .messaging.clock import RunResult
 ParamValue: TypeAlias = int | float | bool | str
 Params: TypeAlias = Mapping[str, ParamValue]
 ActorFactory: TypeAlias = Callable[[Params, int], list[Actor]]
+WorldFactory: TypeAlias = Callable[[Params, int], Any]
+"""Builds the world model (a ``warband.world.WorldModel``) for one run from params and seed."""
 
 
 @dataclass(frozen=True)
@@ -61,14 +70,15 @@ class Scenario:
         ticks: int = 50,
         params: Mapping[str, ParamValue] | None = None,
         description: str = "",
-        clock_id: str = "clock",
+        clock_id: str | None = None,
     ) -> None:
         self.name = name
         self.ticks = ticks
         self.defaults: dict[str, ParamValue] = dict(params or {})
         self.description = description
-        self.clock_id = clock_id
+        self._clock_id = clock_id
         self._factory: ActorFactory | None = None
+        self._world_factory: WorldFactory | None = None
         self._judge: OutcomeJudge | None = None
         self.path: Path | None = None
 
@@ -76,6 +86,29 @@ class Scenario:
         """Decorator: register the function that builds the scenario's actors."""
         self._factory = factory
         return factory
+
+    @property
+    def clock_id(self) -> str:
+        """The id of the actor that drives the ticks: ``"world"`` with a world, else ``"clock"``."""
+        if self._clock_id is not None:
+            return self._clock_id
+        return "world" if self._world_factory is not None else "clock"
+
+    @property
+    def has_world(self) -> bool:
+        """True when the scenario declared a world with ``@scenario.world``."""
+        return self._world_factory is not None
+
+    def world(self, factory: WorldFactory) -> WorldFactory:
+        """Decorator: register the function that builds the world model for a run."""
+        self._world_factory = factory
+        return factory
+
+    def build_world(self, params: Params, seed: int) -> Any:
+        """The world model for one run (None when the scenario has no world)."""
+        if self._world_factory is None:
+            return None
+        return self._world_factory(params, seed)
 
     def outcome(self, judge: OutcomeJudge) -> OutcomeJudge:
         """Decorator: register the function that judges a finished run."""

@@ -100,8 +100,17 @@ class Clock(Actor):
         self._driver: asyncio.Task[None] | None = None
         self._started = False
 
+    async def before_ticks(self) -> None:
+        """Called once every participant is ready, before tick 1; the world sends first percepts."""
+
     async def advance(self, tick: int) -> None:
         """Called after every participant finished ``tick``; subclasses step the world here."""
+
+    def end_run(self, reason: str) -> None:
+        """Finish the run after the current tick (a subclass's game is over, say)."""
+        if self._finish_reason is None:
+            self._finish_reason = reason
+            self.log.info("run.finish_requested", by=self.id, reason=reason)
 
     async def on_start(self) -> None:
         # Participants that registered before us wait for a roll call; later ones saw us in
@@ -120,6 +129,7 @@ class Clock(Actor):
         await self._wait_for_participants()
         self._started = True
         self.log.info("run.start", participants=self.participants, mode=self.mode)
+        await self.before_ticks()
         completed = 0
         for tick in range(1, self.max_ticks + 1):
             if self._finish_reason is not None:
@@ -181,7 +191,10 @@ class Clock(Actor):
             messages_received=self.stats.received + sum(s.messages_received for s in stats),
             messages_rejected=self.stats.rejected + sum(s.messages_rejected for s in stats),
             tick_timeouts=self._tick_timeouts,
-            final_states={name: s.final_state for name, s in sorted(self._stats.items())},
+            final_states={
+                self.id: self.final_state(),
+                **{name: s.final_state for name, s in sorted(self._stats.items())},
+            },
             missing=sorted(set(self.participants) - set(self._stats)),
         )
 

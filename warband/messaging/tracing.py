@@ -153,6 +153,11 @@ def tracing_enabled() -> bool:
     return _state.tracing
 
 
+def logging_to_files() -> bool:
+    """True when this process writes its events to a ``--log DIR`` file."""
+    return _state.sink is not None
+
+
 def get_logger(**initial_context: Any) -> Any:
     """A structlog logger with ``initial_context`` bound (e.g. ``agent="bot-3"``)."""
     return structlog.get_logger().bind(**initial_context)

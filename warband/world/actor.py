@@ -1,0 +1,147 @@
+"""The world actor: the run's clock, owning the simulation every agent lives in.
+
+As DESIGN.md puts it, the world ticks. :class:`WorldActor` is a :class:`~warband.messaging.Clock`
+that also owns a world model (:class:`WorldModel`, normally a
+:class:`~warband.world.simulation.World`):
+
+- **Act** messages are the agents' virtual controller. Each is validated by the model with the
+  *sender's* id (the broker guarantees it is the real one, so an agent cannot act for another)
+  and answered with an :class:`~warband.messaging.ActResult` saying accepted or why not.
+- After every tick, once every agent has reported ``TickDone`` and the world has handled the
+  tick's Acts in (sender, seq) order, the world steps the simulation and sends each agent one
+  :class:`~warband.messaging.Percept`: the facts its sensors allow and the game events of that
+  step. Before tick 1 every agent gets its first Percept, so it can plan in tick 1.
+- When the model reports an outcome (a team won, time ran out), the run ends after that tick
+  and the outcome is the world's ``final_state()``, which scenario judges read from
+  ``result.final_states["world"]``.
+- With ``--log DIR`` the world writes a ``world.snapshot`` event after every step (keys ``tick``
+  and ``snapshot``); ``warband render LOG_DIR --tick N`` draws them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from ..messaging import Act, ActResult, Clock, Percept, Value, handles
+from ..messaging.tracing import logging_to_files
+
+WORLD_ID = "world"
+"""The world actor's id (and so the run's clock id) in scenarios that declare a world."""
+
+SNAPSHOT_EVENT = "world.snapshot"
+"""The log event holding one tick's snapshot (keys ``tick`` and ``snapshot``)."""
+
+
+class Verdict(Protocol):
+    """What the world model answers to one act."""
+
+    accepted: bool
+    reason: str
+
+
+class WorldModel(Protocol):
+    """What the world actor needs from a simulation (``warband.world.World`` provides it)."""
+
+    def has_agent(self, agent_id: str) -> bool:
+        """True when ``agent_id`` has a body in this world."""
+        ...
+
+    def submit(self, agent_id: str, verb: str, args: Mapping[str, Value]) -> Verdict:
+        """Validate and queue one act of ``agent_id`` for the next step."""
+        ...
+
+    def step(self) -> Any:
+        """Advance one tick; returns the step's report (its events are sent to the agents)."""
+        ...
+
+    def percepts_for(self, agent_id: str) -> Sequence[Sequence[Value]]:
+        """The facts ``agent_id``'s sensors allow now."""
+        ...
+
+    def events_for(self, agent_id: str, report: Any) -> Sequence[Sequence[Value]]:
+        """The events of ``report`` that ``agent_id`` should know."""
+        ...
+
+    def outcome(self) -> Mapping[str, Any] | None:
+        """None while the game runs, else who won and why."""
+        ...
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as plain data, for logs and the renderer."""
+        ...
+
+
+class WorldActor(Clock):
+    """The clock of a run with a world: steps ``model`` every tick and talks to the agents."""
+
+    def __init__(
+        self,
+        model: WorldModel,
+        actor_id: str = WORLD_ID,
+        *,
+        participants: Iterable[str],
+        ticks: int,
+        seed: int = 0,
+        tick_interval: float = 0.05,
+        tick_timeout: float = 10.0,
+    ) -> None:
+        super().__init__(
+            actor_id,
+            participants=participants,
+            ticks=ticks,
+            seed=seed,
+            tick_interval=tick_interval,
+            tick_timeout=tick_timeout,
+        )
+        self.model = model
+        self.acts_accepted = 0
+        self.acts_rejected = 0
+
+    @handles(Act)
+    def on_act(self, act: Act) -> None:
+        verdict = self.model.submit(act.sender, act.verb, act.args)
+        if verdict.accepted:
+            self.acts_accepted += 1
+        else:
+            self.acts_rejected += 1
+            self.log.info("act.rejected", peer=act.sender, verb=act.verb, reason=verdict.reason)
+        self.reply(act, ActResult(accepted=verdict.accepted, reason=verdict.reason))
+
+    async def before_ticks(self) -> None:
+        self._send_percepts(report=None)
+        self._log_snapshot(0)
+
+    async def advance(self, tick: int) -> None:
+        report = self.model.step()
+        self._send_percepts(report)
+        self._log_snapshot(tick)
+        outcome = self.model.outcome()
+        if outcome is not None:
+            self.end_run(f"game over: {outcome.get('reason', 'decided')}")
+
+    def _send_percepts(self, report: Any) -> None:
+        for agent in self.participants:
+            if not self.model.has_agent(agent):
+                continue
+            events = self.model.events_for(agent, report) if report is not None else ()
+            self.send(
+                Percept(
+                    recipient=agent,
+                    facts=[list(fact) for fact in self.model.percepts_for(agent)],
+                    events=[list(event) for event in events],
+                )
+            )
+
+    def _log_snapshot(self, tick: int) -> None:
+        if logging_to_files():
+            self.log.info(SNAPSHOT_EVENT, tick=tick, snapshot=self.model.snapshot())
+
+    def final_state(self) -> dict[str, Any]:
+        outcome = self.model.outcome()
+        return {
+            "ticks": self.tick,
+            "acts_accepted": self.acts_accepted,
+            "acts_rejected": self.acts_rejected,
+            "outcome": dict(outcome) if outcome is not None else None,
+        }
