@@ -1,0 +1,227 @@
+"""Map loading: the bundled maps, the TOML format, every validation error, generated grids."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from warband.exceptions import MapError
+from warband.world.geometry import segments_intersect
+from warband.world.maps import (
+    BUNDLED_MAP_DIR,
+    MARKER_KINDS,
+    OBJECT_KINDS,
+    bundled_maps,
+    grid_map,
+    load_map,
+    parse_map,
+)
+
+HEADER = """
+name = "bad"
+links = [["a", "b"]]
+walls = [[[5, -5], [5, -1]]]
+
+[[waypoints]]
+id = "a"
+pos = [0, 0]
+
+[[waypoints]]
+id = "b"
+pos = [10, 0]
+"""
+
+
+def test_the_bundled_maps_include_the_four_the_issue_asks_for() -> None:
+    assert {"test", "warzone", "prison", "rooms"} <= set(bundled_maps())
+
+
+@pytest.mark.parametrize("name", bundled_maps())
+def test_every_bundled_map_loads_and_has_a_documented_header(name: str) -> None:
+    game_map = load_map(name)
+    assert name == game_map.name
+    assert (BUNDLED_MAP_DIR / f"{name}.toml").read_text().startswith("#")
+
+
+@pytest.mark.parametrize("name", bundled_maps())
+def test_no_link_of_a_bundled_map_crosses_a_wall(name: str) -> None:
+    game_map = load_map(name)
+    for a, b in game_map.links:
+        pa, pb = game_map.position(a), game_map.position(b)
+        assert [] == [w for w in game_map.walls if segments_intersect(pa, pb, w[0], w[1])]
+
+
+def test_a_map_loads_by_path_as_well_as_by_name(tmp_path: Path) -> None:
+    copy = tmp_path / "copy.toml"
+    copy.write_text((BUNDLED_MAP_DIR / "test.toml").read_text())
+    assert load_map("test").waypoint_ids == load_map(copy).waypoint_ids
+    assert load_map("test").waypoint_ids == load_map(str(copy)).waypoint_ids
+
+
+def test_the_test_map_uses_every_killzone_marker_kind_and_most_object_kinds() -> None:
+    game_map = load_map("test")
+    assert set(MARKER_KINDS) - {"exit", "stack", "corner"} == {m.kind for m in game_map.markers}
+    assert set(OBJECT_KINDS) - {"bars", "lever"} == {o.kind for o in game_map.objects}
+
+
+def test_links_are_symmetric_and_neighbours_sorted() -> None:
+    game_map = load_map("test")
+    assert ("c", "m3", "r1") == game_map.neighbours("m1")
+    assert game_map.has_link("m1", "c")
+    assert game_map.has_link("c", "m1")
+    assert not game_map.has_link("m1", "b1")
+
+
+def test_spawns_are_per_team() -> None:
+    game_map = load_map("test")
+    assert ("r1", "r2") == tuple(m.waypoint for m in game_map.spawns("red"))
+    assert ("b1", "b2") == tuple(m.waypoint for m in game_map.spawns("blue"))
+
+
+def test_the_store_door_blocks_its_link_and_is_opened_by_the_plate() -> None:
+    game_map = load_map("test")
+    assert ("store-door",) == tuple(o.id for o in game_map.link_blockers("s", "d"))
+    assert ("store-plate",) == tuple(o.id for o in game_map.controllers_of("store-door"))
+    assert () == game_map.link_blockers("m1", "c")
+
+
+def test_explicit_cover_overrides_and_walls_give_automatic_cover() -> None:
+    game_map = load_map("test")
+    m1 = game_map.waypoint("m1")
+    assert 0.5 == m1.cover_from((30.0, 5.0))
+    assert 0.0 == m1.cover_from((-30.0, 5.0))
+    store = game_map.waypoint("s")
+    assert 1.0 == store.cover_from((15.0, 40.0))
+
+
+def test_walls_block_line_of_sight_on_the_map() -> None:
+    game_map = load_map("test")
+    assert not game_map.line_of_sight(game_map.position("c"), game_map.position("s"))
+    assert game_map.line_of_sight(game_map.position("m1"), game_map.position("m3"))
+
+
+def test_nearest_waypoint_and_bounds() -> None:
+    game_map = load_map("test")
+    assert "c" == game_map.nearest_waypoint((14.0, 11.0))
+    assert (0.0, 0.0, 30.0, 24.0) == game_map.bounds
+
+
+def test_unknown_map_name_lists_the_bundled_maps() -> None:
+    with pytest.raises(MapError, match=r"unknown map 'nowhere'; bundled maps: .*warzone"):
+        load_map("nowhere")
+
+
+def test_missing_map_file_names_the_path(tmp_path: Path) -> None:
+    with pytest.raises(MapError, match="cannot read map file"):
+        load_map(tmp_path / "missing.toml")
+
+
+def test_invalid_toml_names_the_file() -> None:
+    with pytest.raises(MapError, match=r"^broken.toml: not valid TOML"):
+        parse_map("name = ", source="broken.toml")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            HEADER.replace('["a", "b"]', '["a", "zz"]'),
+            r'bad.toml: link 1 .*: unknown waypoint "zz"',
+        ),
+        (HEADER.replace('["a", "b"]', '["a", "a"]'), r'link 1 .*: links waypoint "a" to itself'),
+        (HEADER.replace('["a", "b"]', '["a"]'), r"link 1 .*: must be a list of at least 2"),
+        (HEADER.replace("[5, -1]", "[5, 1]"), r'link 1 .*: link "a"-"b" crosses the wall piece'),
+        (HEADER.replace('id = "b"', 'id = "a"'), r'waypoint "a": duplicate waypoint id'),
+        (HEADER.replace("pos = [10, 0]", ""), r"waypoint \"b\": missing 'pos'"),
+        (HEADER.replace("pos = [10, 0]", 'pos = ["x", 0]'), r"'pos' must be \[x, y\] numbers"),
+        (HEADER.replace('id = "b"', "id = 7"), r"waypoint 2: 'id' must be a non-empty string"),
+        (HEADER.replace('name = "bad"', ""), r"map: missing 'name'"),
+        (HEADER.replace("links = [", "linkz = ["), r"unknown key 'linkz'; known keys: name"),
+        (
+            HEADER.replace("[[5, -5], [5, -1]]", "[[5, -5]]"),
+            r"wall 1: must be a list of at least 2",
+        ),
+        (HEADER + "cover = { up = 1.0 }\n", r'waypoint "b": unknown cover direction \'up\''),
+        (HEADER + "cover = { n = 2.0 }\n", r"cover 'n' must be a number in 0..1"),
+    ],
+)
+def test_bad_map_files_say_which_element_is_wrong(text: str, message: str) -> None:
+    with pytest.raises(MapError, match=message):
+        parse_map(text, source="bad.toml")
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        (
+            '[[markers]]\nid = "m"\nkind = "flag"\nwaypoint = "a"\n',
+            r'marker "m": unknown marker kind',
+        ),
+        ('[[markers]]\nid = "m"\nkind = "spawn"\nwaypoint = "a"\n', r"spawn marker needs a 'team'"),
+        (
+            '[[markers]]\nid = "m"\nkind = "spawn"\nwaypoint = "a"\nteam = "green"\n',
+            r"unknown team 'green'; map teams: red, blue",
+        ),
+        (
+            '[[markers]]\nid = "m"\nkind = "defend"\nwaypoint = "q"\n',
+            r'marker "m": unknown waypoint "q"',
+        ),
+        ('[[objects]]\nid = "o"\nkind = "door"\nlink = ["a", "q"]\n', r"is not a link of this map"),
+        ('[[objects]]\nid = "o"\nkind = "item"\nwaypoint = "a"\n', r"an item needs 'item'"),
+        ('[[objects]]\nid = "o"\nkind = "plate"\nwaypoint = "a"\n', r"a plate needs 'controls'"),
+        (
+            '[[objects]]\nid = "o"\nkind = "plate"\nwaypoint = "a"\ncontrols = ["nope"]\n',
+            r'object "o": controls "nope", which is not a door or bars',
+        ),
+        ('[[objects]]\nid = "o"\nkind = "crate"\nwaypoint = "a"\n', r"unknown object kind 'crate'"),
+        (
+            '[[markers]]\nid = "o"\nkind = "defend"\nwaypoint = "a"\n'
+            '[[objects]]\nid = "o"\nkind = "item"\nwaypoint = "a"\nitem = "key"\n',
+            r'object "o": duplicate id',
+        ),
+    ],
+)
+def test_bad_markers_and_objects_say_what_is_wrong(table: str, message: str) -> None:
+    with pytest.raises(MapError, match=message):
+        parse_map(HEADER + table, source="bad.toml")
+
+
+def test_a_door_blocks_the_link_it_names() -> None:
+    game_map = parse_map(HEADER + '[[objects]]\nid = "gate"\nkind = "door"\nlink = ["b", "a"]\n')
+    assert ("gate",) == tuple(o.id for o in game_map.link_blockers("a", "b"))
+    assert "a" == game_map.object("gate").waypoint
+
+
+def _is_connected(game_map_links: tuple[tuple[str, str], ...], nodes: tuple[str, ...]) -> bool:
+    adjacency: dict[str, set[str]] = {n: set() for n in nodes}
+    for a, b in game_map_links:
+        adjacency[a].add(b)
+        adjacency[b].add(a)
+    seen = {nodes[0]}
+    stack = [nodes[0]]
+    while stack:
+        for nxt in adjacency[stack.pop()] - seen:
+            seen.add(nxt)
+            stack.append(nxt)
+    return len(nodes) == len(seen)
+
+
+def test_generated_grid_with_walls_stays_connected() -> None:
+    game_map = grid_map(12, 8, wall_fraction=0.3, seed=4)
+    assert 96 == len(game_map.waypoints)
+    assert 0 < len(game_map.walls)
+    assert _is_connected(game_map.links, game_map.waypoint_ids)
+    assert 3 == len(game_map.markers_of("capture"))
+    assert 8 == len(game_map.spawns("blue"))
+
+
+def test_generated_grid_is_deterministic_per_seed() -> None:
+    assert (
+        grid_map(10, 6, wall_fraction=0.3, seed=1).links
+        == grid_map(10, 6, wall_fraction=0.3, seed=1).links
+    )
+    assert (
+        grid_map(10, 6, wall_fraction=0.3, seed=1).links
+        != grid_map(10, 6, wall_fraction=0.3, seed=2).links
+    )

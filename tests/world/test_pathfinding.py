@@ -1,0 +1,111 @@
+"""Squad pathfinding: influence avoidance, corridor spreading, regroup choice, waypoint paths."""
+
+from __future__ import annotations
+
+import math
+
+from warband.world.influence import InfluenceMap, InfluenceSettings
+from warband.world.maps import load_map
+from warband.world.pathfinding import (
+    RouteSettings,
+    SquadClaims,
+    choose_regroup_marker,
+    plan_routes,
+    waypoint_path,
+)
+from warband.world.strategic import StrategicGraph, build_strategic_graph, cluster_waypoints
+
+
+def _two_routes() -> StrategicGraph:
+    """S to T directly through M (short), or around through N1 and N2 (longer)."""
+    positions = {
+        "S": (0.0, 0.0),
+        "M": (10.0, 0.0),
+        "T": (20.0, 0.0),
+        "N1": (5.0, 10.0),
+        "N2": (15.0, 10.0),
+    }
+    links = [("S", "M"), ("M", "T"), ("S", "N1"), ("N1", "N2"), ("N2", "T")]
+    return cluster_waypoints(positions, links, max_waypoints=1)
+
+
+def _names(graph: StrategicGraph, corridor: tuple[int, ...] | None) -> list[str]:
+    assert corridor is not None
+    return [graph.areas[a].waypoints[0] for a in corridor]
+
+
+def test_without_influence_the_squad_takes_the_short_route() -> None:
+    graph = _two_routes()
+    routes = plan_routes(graph, graph.area_of("S"))
+    assert ["S", "M", "T"] == _names(graph, routes.corridor_to(graph.area_of("T")))
+    assert 20.0 == routes.cost_to(graph.area_of("T"))
+
+
+def test_squad_avoids_a_high_influence_zone_when_a_detour_exists() -> None:
+    graph = _two_routes()
+    influence = InfluenceMap(graph, "red", InfluenceSettings(persistence=0.0, spread_radius=0.0))
+    influence.update(enemy=["M", "M", "M"])
+    routes = plan_routes(graph, graph.area_of("S"), influence=influence)
+    assert ["S", "N1", "N2", "T"] == _names(graph, routes.corridor_to(graph.area_of("T")))
+
+
+def test_the_claim_penalty_spreads_two_squads_over_different_routes() -> None:
+    graph = _two_routes()
+    claims = SquadClaims()
+    source, target = graph.area_of("S"), graph.area_of("T")
+    first = plan_routes(graph, source, claimed=claims.counts_for("alpha")).corridor_to(target)
+    assert first is not None
+    claims.claim("alpha", first)
+    second = plan_routes(graph, source, claimed=claims.counts_for("bravo")).corridor_to(target)
+    assert ["S", "M", "T"] == _names(graph, first)
+    assert ["S", "N1", "N2", "T"] == _names(graph, second)
+    claims.release("alpha")
+    assert {} == claims.counts_for("bravo")
+
+
+def test_a_squad_is_not_penalised_by_its_own_claim() -> None:
+    claims = SquadClaims()
+    claims.claim("alpha", [0, 1, 2])
+    assert {} == claims.counts_for("alpha")
+    assert {0: 1, 1: 1, 2: 1} == claims.counts_for("bravo")
+
+
+def test_unreachable_areas_have_infinite_cost_and_no_corridor() -> None:
+    graph = cluster_waypoints({"a": (0.0, 0.0), "b": (9.0, 0.0)}, [], max_waypoints=1)
+    routes = plan_routes(graph, graph.area_of("a"))
+    assert math.inf == routes.cost_to(graph.area_of("b"))
+    assert None is routes.corridor_to(graph.area_of("b"))
+
+
+def test_regroup_choice_prefers_the_marker_without_enemies() -> None:
+    game_map = load_map("test")
+    graph = build_strategic_graph(game_map)
+    routes_no_threat = plan_routes(graph, graph.area_of("c"))
+    influence = InfluenceMap(graph, "red", InfluenceSettings(persistence=0.0, spread_radius=0.0))
+    influence.update(enemy=["m1"] * 5)
+    routes = plan_routes(graph, graph.area_of("c"), influence=influence)
+    calm = choose_regroup_marker(game_map, graph, routes_no_threat)
+    chosen = choose_regroup_marker(game_map, graph, routes, influence=influence)
+    assert calm is not None and chosen is not None
+    assert "regroup-west" == calm.id
+    assert "regroup-east" == chosen.id
+
+
+def test_waypoint_path_is_shortest_and_respects_corridor_and_doors() -> None:
+    game_map = load_map("test")
+    assert ("r1", "m1", "m3", "b1") == waypoint_path(game_map, "r1", "b1")
+    corridor = {"r1", "r2", "m2", "m4", "b2", "b1"}
+    assert ("r1", "r2", "m2", "m4", "b2", "b1") == waypoint_path(
+        game_map, "r1", "b1", allowed=corridor
+    )
+    assert None is waypoint_path(game_map, "m2", "s", blocked_links=[("s", "d")])
+    assert ("m2", "d", "s") == waypoint_path(game_map, "m2", "s")
+
+
+def test_route_settings_change_the_tradeoff() -> None:
+    graph = _two_routes()
+    influence = {graph.area_of("M"): 0.5}
+    cheap = plan_routes(
+        graph, graph.area_of("S"), influence=influence, settings=RouteSettings(influence_weight=1.0)
+    )
+    assert ["S", "M", "T"] == _names(graph, cheap.corridor_to(graph.area_of("T")))

@@ -1,0 +1,197 @@
+"""Perception: walls block sight, cone and range limit it, hearing goes through walls, cloak and
+disguise change what is seen, and the grid implementation agrees with the all-pairs reference."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from warband.world.geometry import WallIndex
+from warband.world.perception import (
+    Body,
+    Noise,
+    Observer,
+    Senses,
+    SpatialGrid,
+    hear,
+    hear_all,
+    perceive,
+    perceive_all_pairs,
+)
+
+ALL_AROUND = Senses(view_angle=2 * math.pi, view_distance=40.0, hearing_radius=25.0)
+
+
+def _seen_ids(observer: Observer, bodies: list[Body], walls: list = []) -> list[str]:  # noqa: B006
+    return [s.id for s in perceive([observer], bodies, walls)[observer.id]]
+
+
+def test_wall_between_two_bots_blocks_sight() -> None:
+    me = Observer("a", "red", (0.0, 0.0), senses=ALL_AROUND)
+    enemy = Body("b", "blue", (10.0, 0.0))
+    wall = ((5.0, -3.0), (5.0, 3.0))
+
+    assert ["b"] == _seen_ids(me, [enemy])
+    assert [] == _seen_ids(me, [enemy], [wall])
+
+
+def test_sight_line_through_the_joint_of_two_walls_is_blocked() -> None:
+    me = Observer("a", "red", (0.0, 0.0), senses=ALL_AROUND)
+    enemy = Body("b", "blue", (10.0, 0.0))
+    walls = [((5.0, -3.0), (5.0, 0.0)), ((5.0, 0.0), (5.0, 3.0))]
+
+    assert [] == _seen_ids(me, [enemy], walls)
+
+
+def test_view_cone_hides_what_is_behind_the_observer() -> None:
+    me = Observer("a", "red", (0.0, 0.0), heading=0.0, senses=Senses(view_angle=math.pi / 2))
+    ahead = Body("ahead", "blue", (10.0, 1.0))
+    behind = Body("behind", "blue", (-10.0, 0.0))
+    side = Body("side", "blue", (0.0, 10.0))
+
+    assert ["ahead"] == _seen_ids(me, [ahead, behind, side])
+
+
+def test_heading_turns_the_view_cone() -> None:
+    me = Observer("a", "red", (0.0, 0.0), heading=math.pi, senses=Senses(view_angle=math.pi / 2))
+
+    assert ["behind"] == _seen_ids(
+        me, [Body("ahead", "blue", (10.0, 0.0)), Body("behind", "blue", (-10.0, 0.0))]
+    )
+
+
+def test_bodies_beyond_view_distance_are_not_seen() -> None:
+    me = Observer("a", "red", (0.0, 0.0), senses=ALL_AROUND)
+    near = Body("near", "blue", (39.0, 0.0))
+    far = Body("far", "blue", (41.0, 0.0))
+
+    assert ["near"] == _seen_ids(me, [far, near])
+
+
+def test_sightings_are_sorted_nearest_first_with_distance() -> None:
+    me = Observer("a", "red", (0.0, 0.0), senses=ALL_AROUND)
+    seen = perceive([me], [Body("x", "blue", (0.0, 20.0)), Body("y", "blue", (3.0, 4.0))], [])
+
+    assert [("y", 5.0), ("x", 20.0)] == [(s.id, s.distance) for s in seen["a"]]
+
+
+def test_observer_does_not_see_itself() -> None:
+    me = Observer("a", "red", (0.0, 0.0), senses=ALL_AROUND)
+
+    assert [] == _seen_ids(me, [Body("a", "red", (0.0, 0.0))])
+
+
+def test_cloaked_enemy_is_seen_only_from_close_by() -> None:
+    me = Observer("a", "red", (0.0, 0.0), senses=ALL_AROUND)
+    far = Body("far", "blue", (10.0, 0.0), cloaked=True)
+    close = Body("close", "blue", (2.0, 0.0), cloaked=True)
+
+    assert ["close"] == _seen_ids(me, [far, close])
+
+
+def test_cloaked_team_mate_stays_visible_to_its_team() -> None:
+    me = Observer("a", "red", (0.0, 0.0), senses=ALL_AROUND)
+
+    assert ["mate"] == _seen_ids(me, [Body("mate", "red", (10.0, 0.0), cloaked=True)])
+
+
+def test_disguised_enemy_looks_like_a_team_mate_to_enemies_only() -> None:
+    spy = Body("spy", "blue", (5.0, 0.0), disguised=True)
+    red = Observer("r", "red", (0.0, 0.0), senses=ALL_AROUND)
+    blue = Observer("b", "blue", (10.0, 0.0), senses=ALL_AROUND)
+
+    seen = perceive([red, blue], [spy], [])
+
+    assert "red" == seen["r"][0].apparent_team
+    assert "blue" == seen["b"][0].apparent_team
+
+
+def test_gunfire_is_heard_through_walls_within_hearing_radius() -> None:
+    me = Observer("a", "red", (0.0, 0.0), senses=ALL_AROUND)
+    shots = [
+        Noise("gunfire", (20.0, 0.0), "near-shooter"),
+        Noise("gunfire", (30.0, 0.0), "far-shooter"),
+        Noise("explosion", (45.0, 0.0), "rocket", loudness=2.0),
+        Noise("gunfire", (0.0, 0.0), "a"),
+    ]
+
+    heard = hear(me, shots)
+
+    assert [("gunfire", "near-shooter"), ("explosion", "rocket")] == [
+        (h.kind, h.source) for h in heard
+    ]
+
+
+def test_spatial_grid_finds_exactly_the_entities_within_the_radius() -> None:
+    rng = random.Random(5)
+    points = {f"e{i}": (rng.uniform(-50, 50), rng.uniform(-50, 50)) for i in range(200)}
+    grid = SpatialGrid(7.0)
+    for entity, point in points.items():
+        grid.insert(entity, point)
+
+    found = set(grid.near((3.0, -4.0), 15.0))
+
+    expected = {e for e, p in points.items() if math.dist(p, (3.0, -4.0)) <= 15.0}
+    assert expected == found
+
+
+coordinate = st.floats(min_value=-60.0, max_value=60.0, allow_nan=False)
+point = st.tuples(coordinate, coordinate)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    observers=st.lists(
+        st.tuples(point, st.floats(min_value=-4.0, max_value=4.0), st.sampled_from(["r", "b"])),
+        min_size=1,
+        max_size=12,
+    ),
+    bodies=st.lists(
+        st.tuples(point, st.sampled_from(["r", "b"]), st.booleans(), st.booleans()), max_size=20
+    ),
+    walls=st.lists(st.tuples(point, point), max_size=12),
+    view_distance=st.floats(min_value=1.0, max_value=80.0),
+)
+def test_grid_perception_gives_the_same_answer_as_all_pairs(
+    observers: list[tuple[tuple[float, float], float, str]],
+    bodies: list[tuple[tuple[float, float], str, bool, bool]],
+    walls: list[tuple[tuple[float, float], tuple[float, float]]],
+    view_distance: float,
+) -> None:
+    senses = Senses(view_angle=2.0, view_distance=view_distance)
+    eyes = [
+        Observer(f"o{i}", team, pos, heading=h, senses=senses)
+        for i, (pos, h, team) in enumerate(observers)
+    ]
+    targets = [
+        Body(f"b{i}", team, pos, cloaked=cloak, disguised=disguise)
+        for i, (pos, team, cloak, disguise) in enumerate(bodies)
+    ] + [Body(o.id, o.team, o.position) for o in eyes]
+
+    assert perceive_all_pairs(eyes, targets, walls) == perceive(
+        eyes, targets, WallIndex(walls, cell_size=5.0)
+    )
+
+
+def test_hear_all_gives_the_same_answer_as_hear_for_each_listener() -> None:
+    rng = random.Random(11)
+    listeners = [
+        Observer(f"o{i}", "red", (rng.uniform(0, 100), rng.uniform(0, 100)), senses=ALL_AROUND)
+        for i in range(30)
+    ]
+    noises = [
+        Noise(
+            rng.choice(["gunfire", "explosion"]),
+            (rng.uniform(0, 100), rng.uniform(0, 100)),
+            f"s{i}",
+            loudness=rng.choice([0.3, 1.0, 2.0]),
+        )
+        for i in range(40)
+    ]
+
+    heard = hear_all(listeners, noises)
+
+    assert {o.id: hear(o, noises) for o in listeners} == heard

@@ -1,0 +1,212 @@
+"""Squad pathfinding over areas, regroup-marker choice, and waypoint paths inside a corridor.
+
+The squad pathfinder is single-source (Killzone 3): one Dijkstra from the squad's area gives the
+cost to every area, so a squad planner can ask many "how far / which way" questions per plan.
+Entering an area costs the distance between area centres, plus ``influence_weight`` times the
+enemy influence in it, plus ``claim_penalty`` for every friendly squad whose corridor already
+uses it (spreading simultaneous attacks over different routes). The resulting sequence of
+areas is the squad's *corridor*: members plan their own waypoint paths inside it with
+:func:`waypoint_path`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
+
+from warband.world.influence import InfluenceMap
+from warband.world.maps import Map, Marker, link_key
+from warband.world.strategic import StrategicGraph
+
+
+@dataclass(frozen=True)
+class RouteSettings:
+    """Cost weights of the squad pathfinder."""
+
+    influence_weight: float = 10.0
+    """Extra cost per unit of enemy influence in an entered area."""
+    claim_penalty: float = 15.0
+    """Extra cost per other friendly squad whose corridor includes an entered area."""
+
+
+class RouteTree:
+    """Result of one single-source search: cost and best predecessor of every reachable area."""
+
+    def __init__(self, source: int, costs: dict[int, float], parents: dict[int, int]) -> None:
+        self.source = source
+        self._costs = costs
+        self._parents = parents
+
+    def cost_to(self, area_id: int) -> float:
+        """Cost of the best route to ``area_id`` (``math.inf`` when unreachable)."""
+        return self._costs.get(area_id, math.inf)
+
+    def reachable(self) -> frozenset[int]:
+        """Every area the squad can reach."""
+        return frozenset(self._costs)
+
+    def corridor_to(self, area_id: int) -> tuple[int, ...] | None:
+        """Areas from the source to ``area_id`` inclusive, or ``None`` when unreachable."""
+        if area_id not in self._costs:
+            return None
+        path = [area_id]
+        while path[-1] != self.source:
+            path.append(self._parents[path[-1]])
+        return tuple(reversed(path))
+
+
+class SquadClaims:
+    """Which areas each friendly squad's corridor uses, so other squads pay a penalty there."""
+
+    def __init__(self) -> None:
+        self._claims: dict[str, tuple[int, ...]] = {}
+
+    def claim(self, squad: str, corridor: Iterable[int]) -> None:
+        """Record (replacing any earlier one) the corridor ``squad`` is using."""
+        self._claims[squad] = tuple(corridor)
+
+    def release(self, squad: str) -> None:
+        """Forget ``squad``'s corridor (no error if it had none)."""
+        self._claims.pop(squad, None)
+
+    def counts_for(self, squad: str) -> dict[int, int]:
+        """Per area, how many *other* squads' corridors use it."""
+        counts: dict[int, int] = {}
+        for other, corridor in sorted(self._claims.items()):
+            if other == squad:
+                continue
+            for area in set(corridor):
+                counts[area] = counts.get(area, 0) + 1
+        return counts
+
+
+def plan_routes(
+    graph: StrategicGraph,
+    source: int,
+    *,
+    influence: InfluenceMap | Mapping[int, float] | None = None,
+    claimed: Mapping[int, int] | None = None,
+    settings: RouteSettings | None = None,
+) -> RouteTree:
+    """Single-source Dijkstra over areas from ``source`` (see the module docstring for costs).
+
+    ``influence`` gives enemy influence per area (an :class:`InfluenceMap` of the squad's
+    faction, or a plain mapping); ``claimed`` counts other squads per area (from
+    :meth:`SquadClaims.counts_for`). Ties break on area id, so results are deterministic.
+    """
+    s = settings or RouteSettings()
+    enemy = _enemy_lookup(influence)
+    claims = claimed or {}
+    costs = {source: 0.0}
+    parents: dict[int, int] = {}
+    heap = [(0.0, source)]
+    done: set[int] = set()
+    while heap:
+        cost, area = heapq.heappop(heap)
+        if area in done:
+            continue
+        done.add(area)
+        for nxt in graph.neighbours(area):
+            step = (
+                graph.connection_cost(area, nxt)
+                + s.influence_weight * max(0.0, enemy(nxt))
+                + s.claim_penalty * claims.get(nxt, 0)
+            )
+            total = cost + step
+            if total < costs.get(nxt, math.inf):
+                costs[nxt] = total
+                parents[nxt] = area
+                heapq.heappush(heap, (total, nxt))
+    return RouteTree(source, costs, parents)
+
+
+def _enemy_lookup(influence: InfluenceMap | Mapping[int, float] | None) -> Callable[[int], float]:
+    if influence is None:
+        return lambda area: 0.0
+    if isinstance(influence, InfluenceMap):
+        return influence.enemy
+    return lambda area: influence.get(area, 0.0)
+
+
+def choose_regroup_marker(
+    game_map: Map,
+    graph: StrategicGraph,
+    routes: RouteTree,
+    *,
+    influence: InfluenceMap | Mapping[int, float] | None = None,
+    objective: int | None = None,
+    influence_weight: float = 10.0,
+    candidates: Collection[Marker] | None = None,
+) -> Marker | None:
+    """The regroup marker with the lowest score, or ``None`` when none is reachable.
+
+    Score: the squad's route cost to the marker's area (which already counts influence on the
+    way), plus ``influence_weight`` times the enemy influence at the marker, plus the straight
+    distance from the marker's area to the ``objective`` area when one is given (regroup
+    markers are safe places *near the objective*). ``candidates`` defaults to the map's
+    regroup markers.
+    """
+    enemy = _enemy_lookup(influence)
+    options = list(candidates) if candidates is not None else list(game_map.markers_of("regroup"))
+    best: tuple[float, str, Marker] | None = None
+    for marker in options:
+        area = graph.area_of(marker.waypoint)
+        travel = routes.cost_to(area)
+        if math.isinf(travel):
+            continue
+        score = travel + influence_weight * max(0.0, enemy(area))
+        if objective is not None:
+            score += graph.connection_cost(area, objective)
+        if best is None or (score, marker.id) < best[:2]:
+            best = (score, marker.id, marker)
+    return None if best is None else best[2]
+
+
+def waypoint_path(
+    game_map: Map,
+    start: str,
+    goal: str,
+    *,
+    allowed: Collection[str] | None = None,
+    blocked_links: Collection[tuple[str, str]] = (),
+) -> tuple[str, ...] | None:
+    """Shortest waypoint path (A*) from ``start`` to ``goal``, both inclusive, or ``None``.
+
+    ``allowed`` restricts the search to these waypoints (a corridor: see
+    :meth:`StrategicGraph.waypoints_in`); ``start`` is always allowed. ``blocked_links`` are
+    links that cannot be crossed now (closed doors and bars). Raises ``KeyError`` for an unknown
+    waypoint id.
+    """
+    game_map.position(start)
+    goal_pos = game_map.position(goal)
+    blocked = {link_key(a, b) for a, b in blocked_links}
+    best = {start: 0.0}
+    parents: dict[str, str] = {}
+    heap = [(_dist(game_map.position(start), goal_pos), 0.0, start)]
+    while heap:
+        _, cost, node = heapq.heappop(heap)
+        if node == goal:
+            path = [goal]
+            while path[-1] != start:
+                path.append(parents[path[-1]])
+            return tuple(reversed(path))
+        if cost > best[node]:
+            continue
+        for nxt in game_map.neighbours(node):
+            if allowed is not None and nxt not in allowed:
+                continue
+            if link_key(node, nxt) in blocked:
+                continue
+            total = cost + game_map.link_length(node, nxt)
+            if total < best.get(nxt, math.inf):
+                best[nxt] = total
+                parents[nxt] = node
+                estimate = total + _dist(game_map.position(nxt), goal_pos)
+                heapq.heappush(heap, (estimate, total, nxt))
+    return None
+
+
+def _dist(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return math.hypot(a[0] - b[0], a[1] - b[1])

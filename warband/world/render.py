@@ -1,0 +1,398 @@
+"""Drawing a map or a world snapshot as SVG (always) or PNG (with Pillow).
+
+The scene is first built as a list of plain shapes in map coordinates (walls, areas, links,
+waypoints, influence, corridors, markers, objects, agents), then written by one of two small
+back ends: SVG text written by hand, or ``PIL.ImageDraw``. Both draw the same shapes, so what a
+test checks in the SVG holds for the PNG.
+
+A snapshot is the dict of :meth:`warband.world.simulation.World.snapshot`; its ``"map"`` names
+the map to load (bundled name or path) and areas are rebuilt with the default clustering.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+from warband.exceptions import ConfigurationError
+from warband.world.geometry import Point
+from warband.world.maps import Map, load_map
+from warband.world.strategic import StrategicGraph, build_strategic_graph
+
+SCALE = 12.0
+"""Pixels per map unit."""
+
+MARGIN = 30.0
+"""Pixels around the drawing (room for the title)."""
+
+TEAM_COLOURS: tuple[str, ...] = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e")
+"""Colour of the first, second, ... team of the map."""
+
+AREA_COLOURS: tuple[str, ...] = (
+    "#8dd3c7",
+    "#ffffb3",
+    "#bebada",
+    "#fb8072",
+    "#80b1d3",
+    "#fdb462",
+    "#b3de69",
+    "#fccde5",
+    "#bc80bd",
+    "#ccebc5",
+)
+"""Cycled per area id."""
+
+MARKER_LETTERS: dict[str, str] = {
+    "spawn": "S",
+    "capture": "C",
+    "tsp": "T",
+    "regroup": "R",
+    "sniping": "N",
+    "defend": "D",
+    "hiding": "H",
+    "exit": "X",
+    "stack": "K",
+    "corner": "O",
+}
+"""One-letter tag drawn next to each marker kind."""
+
+PNG_HINT = "PNG output needs Pillow: pip install 'warband[render]'"
+
+
+@dataclass(frozen=True)
+class _Line:
+    a: Point
+    b: Point
+    colour: str
+    width: float
+    opacity: float = 1.0
+    dashed: bool = False
+
+
+@dataclass(frozen=True)
+class _Circle:
+    centre: Point
+    radius: float  # pixels
+    fill: str
+    opacity: float = 1.0
+    outline: str | None = None
+    css_class: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class _Text:
+    at: Point
+    text: str
+    colour: str = "#222222"
+    size: float = 10.0
+
+
+_Shape = _Line | _Circle | _Text
+
+
+def render(
+    source: Map | Mapping[str, Any],
+    *,
+    out: Path,
+    tick: int | None = None,
+    graph: StrategicGraph | None = None,
+) -> Path:
+    """Draw a map or a snapshot to ``out`` (``.svg`` or ``.png``) and return ``out``.
+
+    ``tick`` goes into the title (default: the snapshot's own tick). ``graph`` overrides the
+    default area clustering. Raises :class:`ConfigurationError` for another suffix or a PNG
+    without Pillow, :class:`warband.exceptions.MapError` when the snapshot's map cannot load.
+    """
+    suffix = out.suffix.lower()
+    if suffix not in (".svg", ".png"):
+        raise ConfigurationError(f"cannot render to {str(out)!r}: use a .svg or .png file name")
+    if isinstance(source, Map):
+        game_map, snapshot = source, None
+    else:
+        snapshot = source
+        game_map = load_map(str(snapshot.get("map", "")))
+        if tick is None and isinstance(snapshot.get("tick"), int):
+            tick = snapshot["tick"]
+    areas = graph or build_strategic_graph(game_map)
+    shapes = _scene(game_map, areas, snapshot)
+    title = game_map.name if tick is None else f"{game_map.name} - tick {tick}"
+    shapes.append(_Text((game_map.bounds[0], game_map.bounds[3]), title, size=14.0))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".svg":
+        out.write_text(_to_svg(shapes, game_map), encoding="utf-8")
+    else:
+        _to_png(shapes, game_map, out)
+    return out
+
+
+def render_command(source: str, *, out: Path, tick: int | None = None) -> Path:
+    """What ``warband render`` runs: ``source`` is a map name, a map file or a run's log dir."""
+    path = Path(source)
+    if path.is_dir():
+        from warband.world.replay import snapshot_at
+
+        found_tick, snapshot = snapshot_at(path, tick)
+        return render(snapshot, out=out, tick=found_tick)
+    return render(load_map(source), out=out, tick=tick)
+
+
+# --- the scene --------------------------------------------------------------------------------
+
+
+def _scene(
+    game_map: Map, graph: StrategicGraph, snapshot: Mapping[str, Any] | None
+) -> list[_Shape]:
+    shapes: list[_Shape] = []
+    if snapshot is not None:
+        shapes += _influence(game_map, graph, snapshot)
+    for a, b in game_map.links:
+        same = graph.area_of(a) == graph.area_of(b)
+        shapes.append(
+            _Line(game_map.position(a), game_map.position(b), "#999999", 2 if same else 1)
+        )
+    for p, q in game_map.walls:
+        shapes.append(_Line(p, q, "#333333", 3))
+    for area in graph.areas:
+        colour = AREA_COLOURS[area.id % len(AREA_COLOURS)]
+        for wp in area.waypoints:
+            shapes.append(
+                _Circle(
+                    game_map.position(wp),
+                    5,
+                    colour,
+                    outline="#555555",
+                    title=f"{wp} (area {area.id})",
+                )
+            )
+    if snapshot is not None:
+        shapes += _corridors(graph, snapshot)
+    shapes += _markers(game_map)
+    shapes += _objects(game_map, snapshot)
+    if snapshot is not None:
+        shapes += _agents(game_map, snapshot)
+    return shapes
+
+
+def _team_colour(game_map: Map, team: object) -> str:
+    if team in game_map.teams:
+        return TEAM_COLOURS[game_map.teams.index(str(team)) % len(TEAM_COLOURS)]
+    return "#7f7f7f"
+
+
+def _influence(game_map: Map, graph: StrategicGraph, snapshot: Mapping[str, Any]) -> list[_Shape]:
+    """Per-area discs for the first team that has an influence map: its colour where it holds
+    the area, the other team's colour where enemies do, stronger with larger values."""
+    per_team = snapshot.get("influence") or {}
+    if not isinstance(per_team, Mapping) or not per_team:
+        return []
+    team = sorted(per_team, key=lambda t: (t not in game_map.teams, str(t)))[0]
+    values = {int(k): float(v) for k, v in per_team[team].items() if _is_area(graph, k)}
+    peak = max((abs(v) for v in values.values()), default=0.0)
+    if peak == 0.0:
+        return []
+    others = [t for t in game_map.teams if t != team]
+    shapes: list[_Shape] = []
+    for area_id, value in sorted(values.items()):
+        colour = _team_colour(game_map, team if value > 0 else (others[0] if others else None))
+        for wp in graph.areas[area_id].waypoints:
+            shapes.append(
+                _Circle(
+                    game_map.position(wp),
+                    SCALE * 3,
+                    colour,
+                    opacity=0.45 * abs(value) / peak,
+                    css_class="influence",
+                    title=f"influence {value:.2f} ({team})",
+                )
+            )
+    return shapes
+
+
+def _is_area(graph: StrategicGraph, key: object) -> bool:
+    try:
+        return 0 <= int(str(key)) < len(graph.areas)
+    except ValueError:
+        return False
+
+
+def _corridors(graph: StrategicGraph, snapshot: Mapping[str, Any]) -> list[_Shape]:
+    corridors = snapshot.get("corridors") or {}
+    shapes: list[_Shape] = []
+    for index, (squad, areas) in enumerate(sorted(corridors.items())):
+        ids = [int(a) for a in areas if _is_area(graph, a)]
+        colour = TEAM_COLOURS[(index + 2) % len(TEAM_COLOURS)]
+        centres = [graph.areas[a].centre for a in ids]
+        for p, q in itertools.pairwise(centres):
+            shapes.append(_Line(p, q, colour, 4, opacity=0.8, dashed=True))
+        if centres:
+            shapes.append(_Text(centres[0], f"corridor {squad}", colour))
+    return shapes
+
+
+def _markers(game_map: Map) -> list[_Shape]:
+    shapes: list[_Shape] = []
+    stacked: dict[str, int] = {}
+    for marker in game_map.markers:
+        x, y = game_map.position(marker.waypoint)
+        slot = stacked.get(marker.waypoint, 0)
+        stacked[marker.waypoint] = slot + 1
+        colour = _team_colour(game_map, marker.team) if marker.team else "#444444"
+        shapes.append(
+            _Text((x + 0.6 + slot * 1.0, y + 0.6), MARKER_LETTERS.get(marker.kind, "?"), colour)
+        )
+    return shapes
+
+
+def _objects(game_map: Map, snapshot: Mapping[str, Any] | None) -> list[_Shape]:
+    states = (snapshot or {}).get("objects") or {}
+    shapes: list[_Shape] = []
+    for obj in game_map.objects:
+        state = states.get(obj.id, {}) if isinstance(states, Mapping) else {}
+        is_open = bool(state.get("open", obj.open))
+        if obj.link is not None:
+            (ax, ay), (bx, by) = game_map.position(obj.link[0]), game_map.position(obj.link[1])
+            mx, my = (ax + bx) / 2, (ay + by) / 2
+            length = math.hypot(bx - ax, by - ay) or 1.0
+            nx, ny = -(by - ay) / length, (bx - ax) / length  # unit normal to the link
+            colour = "#2ca02c" if is_open else "#8c564b"
+            shapes.append(_Line((mx - nx, my - ny), (mx + nx, my + ny), colour, 5))
+            shapes.append(_Text((mx + nx, my + ny), obj.id, colour, 9))
+        else:
+            where = state.get("waypoint", obj.waypoint) if obj.kind == "item" else obj.waypoint
+            if where is None or not game_map.has_waypoint(str(where)):
+                continue  # an item being carried is drawn with its carrier
+            x, y = game_map.position(str(where))
+            shapes.append(_Circle((x - 0.8, y - 0.8), 3, "#e377c2", title=obj.id))
+            shapes.append(_Text((x - 0.8, y - 2.0), obj.id, "#8c1a6a", 9))
+    return shapes
+
+
+def _agents(game_map: Map, snapshot: Mapping[str, Any]) -> list[_Shape]:
+    agents = snapshot.get("agents") or {}
+    shapes: list[_Shape] = []
+    for agent_id, agent in sorted(agents.items()):
+        if not isinstance(agent, Mapping) or "x" not in agent or "y" not in agent:
+            continue
+        pos = (float(agent["x"]), float(agent["y"]))
+        alive = agent.get("state", "alive") == "alive"
+        fill = _team_colour(game_map, agent.get("team")) if alive else "#bbbbbb"
+        shapes.append(
+            _Circle(
+                pos,
+                7,
+                fill,
+                outline="#000000",
+                css_class="agent",
+                title=f"{agent_id} {agent.get('team', '')} {agent.get('health', '')}",
+            )
+        )
+        shapes.append(_Text((pos[0] + 0.8, pos[1] - 1.2), str(agent_id), fill, 9))
+    for turret_id, turret in sorted((snapshot.get("turrets") or {}).items()):
+        if isinstance(turret, Mapping) and "x" in turret and "y" in turret:
+            pos = (float(turret["x"]), float(turret["y"]))
+            colour = _team_colour(game_map, turret.get("team"))
+            shapes.append(_Circle(pos, 4, colour, outline="#000000", title=str(turret_id)))
+    return shapes
+
+
+# --- back ends --------------------------------------------------------------------------------
+
+
+def _canvas(game_map: Map) -> tuple[float, float, float, float]:
+    """Pixel width and height, and the map's min x and max y (the top-left corner)."""
+    min_x, min_y, max_x, max_y = game_map.bounds
+    width = (max_x - min_x) * SCALE + 2 * MARGIN
+    height = (max_y - min_y) * SCALE + 2 * MARGIN
+    return width, height, min_x, max_y
+
+
+def _to_svg(shapes: Sequence[_Shape], game_map: Map) -> str:
+    width, height, min_x, max_y = _canvas(game_map)
+
+    def px(p: Point) -> tuple[float, float]:
+        return (
+            round((p[0] - min_x) * SCALE + MARGIN, 1),
+            round((max_y - p[1]) * SCALE + MARGIN, 1),
+        )
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}">',
+        f'<rect width="{width:.0f}" height="{height:.0f}" fill="#ffffff"/>',
+    ]
+    for shape in shapes:
+        if isinstance(shape, _Line):
+            (x1, y1), (x2, y2) = px(shape.a), px(shape.b)
+            dash = ' stroke-dasharray="6,4"' if shape.dashed else ""
+            parts.append(
+                f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{shape.colour}" '
+                f'stroke-width="{shape.width}" stroke-opacity="{shape.opacity:.2f}"{dash}/>'
+            )
+        elif isinstance(shape, _Circle):
+            cx, cy = px(shape.centre)
+            css = f' class="{shape.css_class}"' if shape.css_class else ""
+            stroke = f' stroke="{shape.outline}"' if shape.outline else ""
+            title = f"<title>{escape(shape.title)}</title>" if shape.title else ""
+            parts.append(
+                f'<circle{css} cx="{cx}" cy="{cy}" r="{shape.radius}" fill="{shape.fill}" '
+                f'fill-opacity="{shape.opacity:.2f}"{stroke}>{title}</circle>'
+            )
+        else:
+            x, y = px(shape.at)
+            if shape.size > 12:
+                y = MARGIN * 0.7  # the title sits in the top margin
+            parts.append(
+                f'<text x="{x}" y="{y}" font-family="sans-serif" font-size="{shape.size}" '
+                f'fill="{shape.colour}">{escape(shape.text)}</text>'
+            )
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def _to_png(shapes: Sequence[_Shape], game_map: Map, out: Path) -> None:
+    try:
+        from PIL import Image, ImageDraw
+    except ImportError:
+        raise ConfigurationError(PNG_HINT) from None
+    width, height, min_x, max_y = _canvas(game_map)
+
+    def px(p: Point) -> tuple[float, float]:
+        return ((p[0] - min_x) * SCALE + MARGIN, (max_y - p[1]) * SCALE + MARGIN)
+
+    image = Image.new("RGB", (int(width), int(height)), "#ffffff")
+    draw = ImageDraw.Draw(image, "RGBA")  # RGBA mode blends translucent fills
+    for shape in shapes:
+        if isinstance(shape, _Line):
+            colour = _rgba(shape.colour, shape.opacity)
+            draw.line([px(shape.a), px(shape.b)], fill=colour, width=max(1, round(shape.width)))
+        elif isinstance(shape, _Circle):
+            cx, cy = px(shape.centre)
+            r = shape.radius
+            outline = _rgba(shape.outline, 1.0) if shape.outline else None
+            draw.ellipse(
+                [cx - r, cy - r, cx + r, cy + r],
+                fill=_rgba(shape.fill, shape.opacity),
+                outline=outline,
+            )
+        else:
+            x, y = px(shape.at)
+            if shape.size > 12:
+                y = MARGIN * 0.2
+            draw.text((x, y), shape.text, fill=_rgba(shape.colour, 1.0))
+    image.save(out, format="PNG")
+
+
+def _rgba(colour: str, opacity: float) -> tuple[int, int, int, int]:
+    value = colour.lstrip("#")
+    return (
+        int(value[0:2], 16),
+        int(value[2:4], 16),
+        int(value[4:6], 16),
+        round(255 * max(0.0, min(1.0, opacity))),
+    )
