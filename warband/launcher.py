@@ -141,7 +141,9 @@ async def _run_actors(
     if progress is not None:
         _watch_progress(clock, progress)
     tasks = [
-        asyncio.create_task(actor.run(endpoint, context=context, mode=options.mode))
+        asyncio.create_task(
+            actor.run(endpoint, context=context, mode=options.mode, clock_id=clock.id)
+        )
         for actor in actors
     ]
     try:
@@ -288,14 +290,16 @@ def run_agent(
         raise ConfigurationError(
             f"scenario {scenario.name!r} has no agent {agent_id!r}; known agents: {known}"
         )
-    asyncio.run(_run_single(by_id[agent_id], endpoint, options))
+    asyncio.run(_run_single(by_id[agent_id], endpoint, options, scenario.clock_id))
     return 0
 
 
-async def _run_single(actor: Actor, endpoint: str, options: RunOptions) -> None:
+async def _run_single(
+    actor: Actor, endpoint: str, options: RunOptions, clock_id: str | None = None
+) -> None:
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     try:
-        await actor.run(endpoint, context=context, mode=options.mode)
+        await actor.run(endpoint, context=context, mode=options.mode, clock_id=clock_id or actor.id)
     finally:
         context.term()
 

@@ -22,6 +22,7 @@ from .exceptions import WarbandError
 from .messaging.actor import Actor, Mode
 from .messaging.broker import Broker
 from .messaging.clock import Clock, RunResult
+from .world.actor import WORLD_ID, WorldActor, WorldModel
 
 
 @contextmanager
@@ -46,23 +47,40 @@ async def run_actors(
     ticks: int,
     mode: Mode = "lockstep",
     tick_timeout: float = 10.0,
-    clock_id: str = "clock",
+    clock_id: str | None = None,
     seed: int = 0,
+    world: WorldModel | None = None,
 ) -> RunResult:
-    """Run ``actors`` under a clock for ``ticks`` ticks in this process; return the result."""
+    """Run ``actors`` under a clock for ``ticks`` ticks in this process; return the result.
+
+    With ``world`` (e.g. a ``warband.world.World``), the clock is a world actor (id ``"world"``
+    unless ``clock_id`` says otherwise) that steps it, answers Acts and sends Percepts.
+    """
     actors = list(actors)
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    clock = Clock(
-        clock_id,
-        participants=[a.id for a in actors],
-        ticks=ticks,
-        seed=seed,
-        tick_timeout=tick_timeout,
-        tick_interval=0.01,
-    )
+    clock: Clock
+    if world is not None:
+        clock = WorldActor(
+            world,
+            clock_id or WORLD_ID,
+            participants=[a.id for a in actors],
+            ticks=ticks,
+            seed=seed,
+            tick_timeout=tick_timeout,
+            tick_interval=0.01,
+        )
+    else:
+        clock = Clock(
+            clock_id or "clock",
+            participants=[a.id for a in actors],
+            ticks=ticks,
+            seed=seed,
+            tick_timeout=tick_timeout,
+            tick_interval=0.01,
+        )
     try:
         with running_broker(context=context) as broker:
-            async with _actors_running(actors, broker.bound_endpoint, context, mode):
+            async with _actors_running(actors, broker.bound_endpoint, context, mode, clock.id):
                 await clock.run(broker.bound_endpoint, context=context, mode=mode)
     finally:
         context.term()
@@ -73,10 +91,15 @@ async def run_actors(
 
 @asynccontextmanager
 async def _actors_running(
-    actors: list[Actor], endpoint: str, context: zmq.Context[zmq.Socket[bytes]], mode: Mode
+    actors: list[Actor],
+    endpoint: str,
+    context: zmq.Context[zmq.Socket[bytes]],
+    mode: Mode,
+    clock_id: str,
 ) -> AsyncIterator[None]:
     tasks = [
-        asyncio.create_task(actor.run(endpoint, context=context, mode=mode)) for actor in actors
+        asyncio.create_task(actor.run(endpoint, context=context, mode=mode, clock_id=clock_id))
+        for actor in actors
     ]
     try:
         yield
