@@ -1,1 +1,1 @@
-"""Ready-made planning domains from the source papers, used by the tests, benchmarks and scenarios."""
+"""Ready-made planning domains from the source papers, for tests, benchmarks and scenarios."""

@@ -1,0 +1,171 @@
+"""Tests of the fact database: changes, pattern queries, constants, copy-on-write snapshots."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from warband.exceptions import PlanningError
+from warband.planning import ConstRef, FactDB, Var, parse_term
+from warband.planning.facts import format_fact
+
+
+def test_asserting_a_fact_twice_keeps_one_copy() -> None:
+    facts = FactDB()
+    assert True is facts.assert_fact("health", "bot-1", 80)
+    assert False is facts.assert_fact("health", "bot-1", 80)
+    assert 1 == len(facts)
+    assert ("health", "bot-1", 80) in facts
+
+
+def test_retract_removes_one_fact_and_reports_whether_it_was_there() -> None:
+    facts = FactDB([("threat", "a"), ("threat", "b")])
+    assert True is facts.retract("threat", "a")
+    assert False is facts.retract("threat", "a")
+    assert [("threat", "b")] == list(facts)
+
+
+def test_retract_all_removes_every_fact_of_a_name() -> None:
+    facts = FactDB([("threat", "a"), ("threat", "b"), ("ammo", 3)])
+    assert 2 == facts.retract_all("threat")
+    assert 0 == facts.retract_all("threat")
+    assert [("ammo", 3)] == list(facts)
+
+
+def test_retract_matching_uses_variables_as_wildcards() -> None:
+    facts = FactDB([("status", "m1", "go"), ("status", "m2", "go"), ("status", "m1", "hold")])
+    assert 2 == facts.retract_matching("status", "m1", "?anything")
+    assert [("status", "m2", "go")] == list(facts)
+
+
+def test_query_binds_variables_in_insertion_order() -> None:
+    facts = FactDB([("dist", "b", 5), ("dist", "a", 20), ("ammo", 3)])
+    assert [{"t": "b", "d": 5}, {"t": "a", "d": 20}] == list(facts.query("dist", "?t", "?d"))
+
+
+def test_query_uses_bindings_and_the_first_argument_index() -> None:
+    facts = FactDB([("dist", "a", 20), ("dist", "b", 5)])
+    assert [{"t": "b", "d": 5}] == list(facts.query("dist", "?t", "?d", bindings={"t": "b"}))
+    assert [{"d": 20}] == list(facts.query("dist", "a", "?d"))
+
+
+def test_a_repeated_variable_must_match_the_same_value() -> None:
+    facts = FactDB([("on", "a", "a"), ("on", "a", "b")])
+    assert [{"x": "a"}] == list(facts.query("on", "?x", "?x"))
+
+
+def test_patterns_of_another_arity_do_not_match() -> None:
+    facts = FactDB([("at", "bot", 1, 2)])
+    assert [] == list(facts.query("at", "?who", "?x"))
+
+
+def test_constants_are_resolved_and_unknown_ones_are_named() -> None:
+    facts = FactDB([("class", "me", "medic")])
+    assert [{"c": "medic"}] == list(facts.query("class", "@self", "?c", constants={"self": "me"}))
+    with pytest.raises(PlanningError, match="unknown constant '@self'"):
+        list(facts.query("class", "@self", "?c"))
+
+
+def test_ground_queries_answer_once_or_not_at_all() -> None:
+    facts = FactDB([("clear", "a")])
+    assert [{}] == list(facts.query("clear", "a"))
+    assert [] == list(facts.query("clear", "b"))
+    assert facts.has("clear", "a")
+
+
+def test_a_copy_is_independent_in_both_directions() -> None:
+    original = FactDB([("threat", "a"), ("ammo", 3)])
+    snapshot = original.copy()
+    snapshot.assert_fact("threat", "b")
+    original.retract("ammo", 3)
+    assert [("threat", "a")] == list(original)
+    assert {("threat", "a"), ("threat", "b"), ("ammo", 3)} == set(snapshot)
+    assert [{"t": "a"}] == list(original.query("threat", "?t"))
+
+
+def test_the_database_may_change_while_a_query_is_being_read() -> None:
+    facts = FactDB([("threat", "a"), ("threat", "b")])
+    seen = []
+    for answer in facts.query("threat", "?t"):
+        seen.append(answer["t"])
+        facts.assert_fact("threat", f"{answer['t']}2")
+    assert ["a", "b"] == seen
+    assert 4 == len(facts)
+
+
+def test_facts_with_unsupported_values_are_rejected() -> None:
+    with pytest.raises(PlanningError, match="must be str, int, float or bool"):
+        FactDB().assert_fact("pos", (1, 2))  # type: ignore[arg-type]
+    with pytest.raises(PlanningError, match="name is a str"):
+        FactDB([(3, "x")])
+
+
+def test_parse_term_reads_variables_and_constants() -> None:
+    assert Var("d") == parse_term("?d")
+    assert ConstRef("max_range") == parse_term("@max_range")
+    assert "plain" == parse_term("plain")
+    assert 4 == parse_term(4)
+
+
+def test_facts_print_in_the_domain_syntax() -> None:
+    assert '(say bot-1 "hello there" 3 true)' == format_fact(
+        ("say", "bot-1", "hello there", 3, True)
+    )
+
+
+_names = st.sampled_from(["a", "b", "c"])
+_values = st.one_of(st.sampled_from(["x", "y", "z"]), st.integers(0, 3))
+_fact = st.builds(lambda n, args: (n, *args), _names, st.lists(_values, max_size=3))
+_ops = st.lists(st.tuples(st.booleans(), _fact), max_size=60)
+_pattern = st.lists(st.one_of(_values, st.sampled_from(["?p", "?q", "?r"])), max_size=3)
+
+
+def _naive(
+    facts: list[tuple[object, ...]], name: str, pattern: list[object]
+) -> list[dict[str, object]]:
+    """Filter every fact one by one: the oracle the indexed query must agree with."""
+    answers = []
+    for fact in facts:
+        if fact[0] != name or len(fact) != len(pattern) + 1:
+            continue
+        bound: dict[str, object] = {}
+        ok = True
+        for term, value in zip(pattern, fact[1:], strict=True):
+            if isinstance(term, str) and term.startswith("?"):
+                if bound.setdefault(term[1:], value) != value:
+                    ok = False
+            elif term != value:
+                ok = False
+        if ok:
+            answers.append(bound)
+    return answers
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ops, _names, _pattern, st.booleans())
+def test_query_answers_equal_a_naive_filter_over_all_facts(
+    ops: list[tuple[bool, tuple[object, ...]]], name: str, pattern: list[object], snapshot: bool
+) -> None:
+    db = FactDB()
+    model: dict[tuple[object, ...], None] = {}  # insertion-ordered set, like the database
+    for add, fact in ops:
+        if add:
+            db.assert_fact(*fact)  # type: ignore[arg-type]
+            model.setdefault(fact, None)
+        else:
+            db.retract(*fact)  # type: ignore[arg-type]
+            model.pop(fact, None)
+    if snapshot:
+        # Query a copy after changing the original: the copy must still hold every fact.
+        copy = db.copy()
+        db.retract_all(name)
+        db = copy
+    assert len(model) == len(db)
+    assert set(model) == set(db)
+    answers = list(db.query(name, *pattern))  # type: ignore[arg-type]
+    assert _naive(list(model), name, pattern) == answers
+    prefix = [v for v in pattern if not (isinstance(v, str) and v.startswith("?"))][:1]
+    expected = [f for f in model if f[0] == name and list(f[1:2]) == prefix] if prefix else None
+    if expected is not None:
+        assert expected == db.facts(name, *prefix)  # type: ignore[arg-type]

@@ -1,0 +1,377 @@
+"""The agent's fact database (working memory) and the query language the HTN planner uses on it.
+
+A fact is a tuple ``(name, arg1, arg2, ...)``: a name (str) followed by zero or more values
+(str, int, float or bool), e.g. ``("distance_to_threat", "bot-7", 12.5)``. The database is a set
+of facts: asserting a fact twice keeps one copy. Facts are indexed by name and, within a name, by
+their first argument, so ``(distance_to_threat bot-7 ?d)`` looks at one small bucket.
+
+A query pattern is a name plus terms. A term is a value, a :class:`Var` (``?d``: matches anything
+and binds it, or must equal its binding), or a :class:`ConstRef` (``@max_range``: a named constant
+supplied by the domain or the agent). :func:`parse_term` reads the text forms ``?d`` and ``@self``.
+Answers come in insertion order of the facts, so queries are deterministic.
+
+Values compare as Python compares them: ``True == 1`` and ``1 == 1.0``, so a fact holding ``1``
+answers a pattern holding ``True``. Keep one type per argument position to avoid surprises.
+
+:meth:`FactDB.copy` is cheap (proportional to the number of distinct fact names, not facts):
+buckets are shared copy-on-write, so the planner can snapshot memory at every step it simulates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from ..exceptions import PlanningError
+
+FactValue: TypeAlias = str | int | float | bool
+"""One argument of a fact."""
+
+Fact: TypeAlias = tuple[FactValue, ...]
+"""``(name, arg1, ...)``; the first element is always the fact's name (a str)."""
+
+Bindings: TypeAlias = dict[str, FactValue]
+"""Variable name (without the ``?``) to value."""
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """A query variable, written ``?name``; ``name`` excludes the ``?``."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"?{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class ConstRef:
+    """A reference to a named constant, written ``@name``; ``name`` excludes the ``@``."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"@{self.name}"
+
+
+Term: TypeAlias = Var | ConstRef | FactValue
+"""One position of a query pattern."""
+
+
+def parse_term(value: FactValue | Var | ConstRef) -> Term:
+    """Turn ``"?x"`` into ``Var("x")`` and ``"@x"`` into ``ConstRef("x")``; keep anything else."""
+    if isinstance(value, str) and len(value) > 1:
+        if value[0] == "?":
+            return Var(value[1:])
+        if value[0] == "@":
+            return ConstRef(value[1:])
+    return value
+
+
+def format_value(value: FactValue) -> str:
+    """The text form of a value as the HTN syntax writes it (strings quoted only when needed)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if (
+        value
+        and all(ch.isalnum() or ch in "_-.:[]/*+<>=!" for ch in value)
+        and not (value[0] in "?@!+-." or value[0].isdigit() or value in ("true", "false"))
+    ):
+        return value
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def format_fact(fact: Fact) -> str:
+    """``("at", "bot-1", 3)`` -> ``(at bot-1 3)``."""
+    return "(" + " ".join(format_value(v) for v in fact) + ")"
+
+
+class _Bucket:
+    """All facts of one name, plus an index of them by first argument."""
+
+    __slots__ = ("by_first", "facts")
+
+    def __init__(self) -> None:
+        self.facts: dict[Fact, None] = {}
+        self.by_first: dict[FactValue, dict[Fact, None]] = {}
+
+    def clone(self) -> _Bucket:
+        twin = _Bucket()
+        twin.facts = dict(self.facts)
+        twin.by_first = {first: dict(group) for first, group in self.by_first.items()}
+        return twin
+
+
+_EMPTY: dict[Fact, None] = {}
+
+
+class FactDB:
+    """A set of facts with pattern queries; see the module docstring for the data model.
+
+    Iterating yields every fact (grouped by name, in insertion order within a name).
+    """
+
+    __slots__ = ("_buckets", "_owned", "_size")
+
+    def __init__(self, facts: Iterable[Fact] = ()) -> None:
+        self._buckets: dict[str, _Bucket] = {}
+        # Names whose bucket this database may change in place; others are shared with a copy.
+        self._owned: set[str] = set()
+        self._size = 0
+        self.update(facts)
+
+    # --- changing -------------------------------------------------------------------------
+
+    def assert_fact(self, name: str, *args: FactValue) -> bool:
+        """Add the fact ``(name, *args)``; return False if it was already there."""
+        fact: Fact = (name, *args)
+        bucket = self._buckets.get(name)
+        if bucket is not None and fact in bucket.facts:
+            return False
+        _check_fact(fact)
+        bucket = self._writable(name)
+        bucket.facts[fact] = None
+        if args:
+            bucket.by_first.setdefault(args[0], {})[fact] = None
+        self._size += 1
+        return True
+
+    def update(self, facts: Iterable[Fact]) -> None:
+        """Assert every fact of ``facts`` (each a tuple whose first element is the name)."""
+        for fact in facts:
+            if not fact or not isinstance(fact[0], str):
+                raise PlanningError(
+                    f"bad fact {fact!r}: a fact is a tuple (name, arg1, ...) whose name is a str"
+                )
+            self.assert_fact(fact[0], *fact[1:])
+
+    def retract(self, name: str, *args: FactValue) -> bool:
+        """Remove the fact ``(name, *args)``; return False if it was not there."""
+        fact: Fact = (name, *args)
+        bucket = self._buckets.get(name)
+        if bucket is None or fact not in bucket.facts:
+            return False
+        bucket = self._writable(name)
+        del bucket.facts[fact]
+        if args:
+            group = bucket.by_first[args[0]]
+            del group[fact]
+            if not group:
+                del bucket.by_first[args[0]]
+        self._size -= 1
+        if not bucket.facts:
+            del self._buckets[name]
+            self._owned.discard(name)
+        return True
+
+    def retract_all(self, name: str) -> int:
+        """Remove every fact called ``name``; return how many were removed."""
+        bucket = self._buckets.pop(name, None)
+        self._owned.discard(name)
+        if bucket is None:
+            return 0
+        self._size -= len(bucket.facts)
+        return len(bucket.facts)
+
+    def retract_matching(
+        self,
+        name: str,
+        *pattern: Term,
+        constants: Mapping[str, FactValue] | None = None,
+    ) -> int:
+        """Remove every fact matching the pattern (``?vars`` act as wildcards); return the count."""
+        doomed = list(self._facts_matching(name, pattern, {}, constants or {}))
+        for fact in doomed:
+            self.retract(name, *fact[1:])
+        return len(doomed)
+
+    def copy(self) -> FactDB:
+        """An independent snapshot costing O(number of fact names): buckets are shared until
+        either side writes them."""
+        twin = FactDB.__new__(FactDB)
+        twin._buckets = dict(self._buckets)
+        twin._owned = set()
+        twin._size = self._size
+        self._owned = set()
+        return twin
+
+    def _writable(self, name: str) -> _Bucket:
+        bucket = self._buckets.get(name)
+        if bucket is None:
+            bucket = self._buckets[name] = _Bucket()
+        elif name not in self._owned:
+            bucket = self._buckets[name] = bucket.clone()
+        self._owned.add(name)
+        return bucket
+
+    # --- reading --------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[Fact]:
+        for bucket in list(self._buckets.values()):
+            yield from tuple(bucket.facts)
+
+    def __contains__(self, fact: object) -> bool:
+        if not isinstance(fact, tuple) or not fact or not isinstance(fact[0], str):
+            return False
+        bucket = self._buckets.get(fact[0])
+        return bucket is not None and fact in bucket.facts
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FactDB):
+            return NotImplemented
+        return self._size == other._size and all(fact in other for fact in self)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: a FactDB is not a dict key
+
+    def __repr__(self) -> str:
+        return f"FactDB({len(self)} facts, names={sorted(self._buckets)})"
+
+    def names(self) -> list[str]:
+        """The names that have at least one fact, in first-assertion order."""
+        return list(self._buckets)
+
+    def facts(self, name: str, *prefix: FactValue) -> list[Fact]:
+        """Every fact called ``name`` whose arguments start with ``prefix``, in insertion order.
+
+        ``facts("on", "a")`` uses the first-argument index: the quick way to read ``a``'s facts.
+        """
+        bucket = self._buckets.get(name)
+        if bucket is None:
+            return []
+        if not prefix:
+            return list(bucket.facts)
+        group = bucket.by_first.get(prefix[0], _EMPTY)
+        width = len(prefix) + 1
+        return [fact for fact in group if fact[1:width] == prefix]
+
+    def has(self, name: str, *args: FactValue) -> bool:
+        """True if the ground fact ``(name, *args)`` holds."""
+        bucket = self._buckets.get(name)
+        return bucket is not None and (name, *args) in bucket.facts
+
+    def query(
+        self,
+        name: str,
+        *pattern: Term,
+        bindings: Mapping[str, FactValue] | None = None,
+        constants: Mapping[str, FactValue] | None = None,
+    ) -> Iterator[Bindings]:
+        """Yield, for every fact matching ``(name, *pattern)``, the bindings extended by it.
+
+        Strings ``"?x"`` / ``"@x"`` in ``pattern`` are read as variables / constants (see
+        :func:`parse_term`). ``bindings`` fixes variables already known. Raises PlanningError
+        for an ``@constant`` missing from ``constants``.
+        """
+        terms = tuple(parse_term(term) for term in pattern)
+        return self.query_terms(name, terms, dict(bindings or {}), constants or {})
+
+    def query_terms(
+        self,
+        name: str,
+        terms: Sequence[Term],
+        bindings: Bindings,
+        constants: Mapping[str, FactValue],
+    ) -> Iterator[Bindings]:
+        """Like :meth:`query` with terms already parsed; the planner's fast path.
+
+        Each answer is a new dict; ``bindings`` itself is never changed. The candidate facts are
+        snapshot before the first answer, so the caller may change the database while iterating.
+        """
+        arity = len(terms) + 1
+        resolved: list[FactValue | None] = []
+        new_vars: list[tuple[int, str]] = []
+        for position, term in enumerate(terms, start=1):
+            if isinstance(term, Var):
+                if term.name in bindings:
+                    resolved.append(bindings[term.name])
+                else:
+                    resolved.append(None)
+                    new_vars.append((position, term.name))
+            elif isinstance(term, ConstRef):
+                resolved.append(_constant(term.name, constants))
+            else:
+                resolved.append(term)
+        for fact in self._candidates(name, resolved, bool(new_vars)):
+            if len(fact) != arity:
+                continue
+            if not all(
+                want is None or fact[position] == want
+                for position, want in enumerate(resolved, start=1)
+            ):
+                continue
+            answer = dict(bindings)
+            consistent = True
+            for position, var in new_vars:
+                value = fact[position]
+                seen = answer.get(var, _MISSING)
+                if seen is _MISSING:
+                    answer[var] = value
+                elif seen != value:
+                    consistent = False  # the pattern repeats ?var with two different values
+                    break
+            if consistent:
+                yield answer
+
+    def _candidates(
+        self, name: str, resolved: Sequence[FactValue | None], open_vars: bool
+    ) -> tuple[Fact, ...]:
+        bucket = self._buckets.get(name)
+        if bucket is None:
+            return ()
+        if not open_vars:
+            fact: Fact = (name, *resolved)  # type: ignore[arg-type]  # all positions known
+            return (fact,) if fact in bucket.facts else ()
+        if resolved and resolved[0] is not None:
+            return tuple(bucket.by_first.get(resolved[0], _EMPTY))
+        return tuple(bucket.facts)
+
+    def _facts_matching(
+        self,
+        name: str,
+        pattern: Sequence[Term],
+        bindings: Bindings,
+        constants: Mapping[str, FactValue],
+    ) -> Iterator[Fact]:
+        terms = tuple(parse_term(term) for term in pattern)
+        for answer in self.query_terms(name, terms, bindings, constants):
+            yield (name, *(_ground(term, answer, constants) for term in terms))
+
+
+_MISSING = object()
+
+
+def _constant(name: str, constants: Mapping[str, FactValue]) -> FactValue:
+    try:
+        return constants[name]
+    except KeyError:
+        known = ", ".join("@" + key for key in sorted(constants)) or "none"
+        raise PlanningError(
+            f"unknown constant '@{name}'; known constants: {known}. "
+            "Declare it in the domain or pass it in the planner's constants"
+        ) from None
+
+
+def _ground(
+    term: Term, bindings: Mapping[str, FactValue], constants: Mapping[str, FactValue]
+) -> FactValue:
+    if isinstance(term, Var):
+        return bindings[term.name]
+    if isinstance(term, ConstRef):
+        return _constant(term.name, constants)
+    return term
+
+
+def _check_fact(fact: Fact) -> None:
+    for value in fact[1:]:
+        if not isinstance(value, str | int | float):  # bool is an int
+            raise PlanningError(
+                f"bad fact {fact!r}: argument {value!r} has type {type(value).__name__}; "
+                "fact arguments must be str, int, float or bool"
+            )
