@@ -9,12 +9,13 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from warband.world.geometry import WallIndex
+from warband.world.geometry import line_of_sight
 from warband.world.perception import (
     Body,
     Noise,
     Observer,
     Senses,
+    SightIndex,
     SpatialGrid,
     hear,
     hear_all,
@@ -172,7 +173,7 @@ def test_grid_perception_gives_the_same_answer_as_all_pairs(
     ] + [Body(o.id, o.team, o.position) for o in eyes]
 
     assert perceive_all_pairs(eyes, targets, walls) == perceive(
-        eyes, targets, WallIndex(walls, cell_size=5.0)
+        eyes, targets, SightIndex(walls, cell_size=5.0)
     )
 
 
@@ -195,3 +196,21 @@ def test_hear_all_gives_the_same_answer_as_hear_for_each_listener() -> None:
     heard = hear_all(listeners, noises)
 
     assert {o.id: hear(o, noises) for o in listeners} == heard
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    walls=st.lists(st.tuples(point, point), max_size=15),
+    lines=st.lists(st.tuples(point, point), min_size=1, max_size=10),
+    cell_size=st.sampled_from([1.0, 3.0, 8.0, 50.0]),
+)
+def test_sight_index_answers_like_a_scan_of_every_wall_also_when_remembering(
+    walls: list[tuple[tuple[float, float], tuple[float, float]]],
+    lines: list[tuple[tuple[float, float], tuple[float, float]]],
+    cell_size: float,
+) -> None:
+    index = SightIndex(walls, cell_size=cell_size)
+    expected = [line_of_sight(a, b, walls) for a, b in lines]
+
+    assert expected == [index.clear(a, b) for a, b in lines]
+    assert expected == [index.clear(a, b) for a, b in lines]

@@ -16,7 +16,7 @@ true team. Hearing ignores walls and cones: a :class:`Noise` is heard by an obse
 ``hearing_radius * loudness`` of it.
 
 Two implementations give the same answer: :func:`perceive` looks up candidates in a uniform
-grid (:class:`SpatialGrid`) and walls in a grid too (``geometry.WallIndex``), so a tick with
+grid (:class:`SpatialGrid`) and walls in a grid too (:class:`SightIndex`), so a tick with
 many entities does not test every pair; :func:`perceive_all_pairs` tests every observer against
 every body and every wall and is the reference (and the benchmark's baseline). Both return
 sightings sorted by ``(distance, id)`` so results are deterministic.
@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from . import geometry
-from .geometry import Point, Segment, WallIndex, distance, line_of_sight
+from .geometry import Point, Segment, distance, line_of_sight
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,25 +189,107 @@ class SpatialGrid:
 
 
 _PAD = 1e-6
-"""Widening of a sight line's box when looking walls up: the intersection test tolerates a tiny
-epsilon, so a wall just across a grid-cell border may still touch the line."""
+"""Widening of wall boxes and sight-line cells: the intersection test tolerates a tiny epsilon,
+so a wall just across a grid-cell border may still touch the line."""
 
 
-def _clear(index: WallIndex, a: Point, b: Point) -> bool:
-    low = (min(a[0], b[0]) - _PAD, min(a[1], b[1]) - _PAD)
-    high = (max(a[0], b[0]) + _PAD, max(a[1], b[1]) + _PAD)
-    return line_of_sight(a, b, index.candidates(low, high))
+class SightIndex:
+    """Line-of-sight tests against fixed walls, fast enough for many entities per tick.
+
+    Walls are registered in the uniform-grid cells their (slightly padded) bounding box
+    overlaps. A sight line visits only the cells it passes through, column by column, skips
+    walls whose box does not overlap its own, and runs the exact test
+    (:func:`~warband.world.geometry.segments_intersect`) on the rest, so it answers exactly
+    like :func:`~warband.world.geometry.line_of_sight` over all walls. Walls never move, so
+    answers are remembered per ``(from, to)`` pair: characters standing on waypoints ask the
+    same questions tick after tick. The memory is dropped when it holds ``cache_limit`` pairs.
+    """
+
+    def __init__(
+        self, walls: Sequence[Segment], cell_size: float = 8.0, cache_limit: int = 200_000
+    ) -> None:
+        if cell_size <= 0:
+            raise ValueError(f"cell_size must be positive, got {cell_size}")
+        self.walls: tuple[Segment, ...] = tuple(walls)
+        self.cell_size = cell_size
+        self.cache_limit = cache_limit
+        self._boxes = [
+            (
+                min(p[0], q[0]) - _PAD,
+                min(p[1], q[1]) - _PAD,
+                max(p[0], q[0]) + _PAD,
+                max(p[1], q[1]) + _PAD,
+            )
+            for p, q in self.walls
+        ]
+        self._cells: dict[tuple[int, int], list[int]] = {}
+        for index, (x0, y0, x1, y1) in enumerate(self._boxes):
+            for cx in range(math.floor(x0 / cell_size), math.floor(x1 / cell_size) + 1):
+                for cy in range(math.floor(y0 / cell_size), math.floor(y1 / cell_size) + 1):
+                    self._cells.setdefault((cx, cy), []).append(index)
+        self._memory: dict[tuple[Point, Point], bool] = {}
+
+    def clear(self, a: Point, b: Point) -> bool:
+        """True when no wall touches the segment from ``a`` to ``b``."""
+        key = (a, b)
+        known = self._memory.get(key)
+        if known is None:
+            known = self._test(a, b)
+            if len(self._memory) >= self.cache_limit:
+                self._memory.clear()
+            self._memory[key] = known
+        return known
+
+    def _cells_along(self, a: Point, b: Point) -> list[tuple[int, int]]:
+        """The cells the padded segment passes through, one column of cells at a time."""
+        size = self.cell_size
+        (ax, ay), (bx, by) = (a, b) if a[0] <= b[0] else (b, a)
+        cells = []
+        first, last = math.floor((ax - _PAD) / size), math.floor((bx + _PAD) / size)
+        # A nearly vertical line spans a column or two: take its whole height there, which
+        # also keeps the slope finite below.
+        steep = bx - ax <= _PAD
+        slope = 0.0 if steep else (by - ay) / (bx - ax)
+        for cx in range(first, last + 1):
+            if not steep:
+                left, right = max(cx * size, ax), min((cx + 1) * size, bx)
+                ya, yb = ay + slope * (left - ax), ay + slope * (right - ax)
+            else:
+                ya, yb = ay, by
+            low, high = min(ya, yb) - _PAD, max(ya, yb) + _PAD
+            for cy in range(math.floor(low / size), math.floor(high / size) + 1):
+                cells.append((cx, cy))
+        return cells
+
+    def _test(self, a: Point, b: Point) -> bool:
+        lx, hx = min(a[0], b[0]), max(a[0], b[0])
+        ly, hy = min(a[1], b[1]), max(a[1], b[1])
+        tested: set[int] = set()
+        for cell in self._cells_along(a, b):
+            for index in self._cells.get(cell, ()):
+                if index in tested:
+                    continue
+                tested.add(index)
+                x0, y0, x1, y1 = self._boxes[index]
+                if x0 > hx or x1 < lx or y0 > hy or y1 < ly:
+                    continue
+                p, q = self.walls[index]
+                if geometry.segments_intersect(a, b, p, q):
+                    return False
+        return True
 
 
 def perceive(
-    observers: Sequence[Observer], bodies: Sequence[Body], walls: WallIndex | Sequence[Segment]
+    observers: Sequence[Observer], bodies: Sequence[Body], walls: SightIndex | Sequence[Segment]
 ) -> dict[str, list[Sighting]]:
-    """What every observer sees, using a spatial grid for bodies and one for walls.
+    """What every observer sees, using a spatial grid for bodies and a :class:`SightIndex`
+    for walls.
 
     Same contract and same result as :func:`perceive_all_pairs`; ``walls`` may be a prebuilt
-    :class:`WallIndex` (build it once per map, walls do not move) or a plain list.
+    :class:`SightIndex` (build it once per map and keep it: walls do not move, and it
+    remembers answers) or a plain list.
     """
-    index = walls if isinstance(walls, WallIndex) else WallIndex(walls)
+    index = walls if isinstance(walls, SightIndex) else SightIndex(walls)
     if not observers:
         return {}
     reach = max(o.senses.view_distance for o in observers)
@@ -222,7 +304,7 @@ def perceive(
         for body_id in dict.fromkeys(grid.near(observer.position, observer.senses.view_distance)):
             for body in by_id[body_id]:
                 sighting = _sighting_if_in_range(observer, body)
-                if sighting is not None and _clear(index, observer.position, body.position):
+                if sighting is not None and index.clear(observer.position, body.position):
                     found.append(sighting)
         seen[observer.id] = _sorted(found)
     return seen

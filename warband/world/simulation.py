@@ -9,15 +9,16 @@ reason. Each agent has two queues per tick: **movement** (``move``, ``wait``; a 
 until the target waypoint is reached) and **one action** (every other verb, except ``look``
 which is free). :meth:`World.step` then advances one tick, in this fixed order:
 
-1. weapon timers (reload, cooldown) and ability timers (boost) count down;
-2. actions in agent-id order: reload, select_weapon, crouch/stand, look, use, capture;
+1. weapon timers (reload, cooldown) and ability timers (boost) count down; a character downed
+   ``DOWNED_TICKS`` ticks ago bleeds out (``died``), one dead for ``RESPAWN_TICKS`` ticks
+   respawns (``respawned``) at a base spawn or at a TSP its team holds;
+2. actions in agent-id order: reload, select_weapon, crouch/stand, use, capture;
 3. shots in agent-id order, then automated turrets in turret-id order; each shot draws from
    the world's ``random.Random(seed)``; damage lands in the same order, and a character whose
    health reaches 0 is *downed* (the ``killed`` event credits the shooter);
 4. movement along links at the class speed (boost x1.5, crouched x0.5);
 5. symbolic objects: doors and bars worked by a plate are open while someone stands on it;
-6. captures; 7. downed characters bleed out (``died``), dead ones respawn (``respawned``) at a
-   base spawn or at a TSP their team holds; 8. the game mode scores the tick's events.
+6. captures; 7. the game mode scores the tick's events.
 
 Verbs and arguments (``args`` is a flat dict of str/int/float/bool):
 
@@ -123,7 +124,16 @@ from .combat import (
 from .geometry import Point, distance, heading, move_toward
 from .maps import Map, MapObject, Marker
 from .modes import Fact, FactValue, GameMode, ModeView, make_mode
-from .perception import Body, Noise, Observer, Senses, Sighting, hear_all, perceive
+from .perception import (
+    Body,
+    Noise,
+    Observer,
+    Senses,
+    SightIndex,
+    Sighting,
+    hear_all,
+    perceive,
+)
 
 CAPTURE_TICKS: Final = 3
 """Uncontested ticks of ``capture`` needed to take a point."""
@@ -304,6 +314,10 @@ def _member(agent_id: str, entry: RosterEntry) -> Member:
     return Member(entry["team"], entry.get("class", "assault"), entry.get("start"))
 
 
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
+
+
 def _r(value: float) -> float:
     """Round for facts and snapshots: readable, and stable across platforms."""
     return round(value, 2)
@@ -338,6 +352,8 @@ class World:
         self._open: dict[str, bool] = {
             o.id: o.open for o in game_map.objects if o.kind in ("door", "bars", "lever")
         }
+        self._hand = dict(self._open)
+        """Where a hand last left each door, bars and lever (plates and levers add to it)."""
         self._unlocked: set[str] = set()
         self._item_at: dict[str, str | None] = {
             o.id: o.waypoint for o in game_map.objects if o.kind == "item"
@@ -351,6 +367,7 @@ class World:
         self._influence: InfluenceSource | None = None
         self._senses_cache: tuple[int, dict[str, list[Sighting]], dict[str, list[Fact]]] | None
         self._senses_cache = None
+        self._sight = SightIndex(game_map.walls)
         self._spawn_members(members)
         self._update_objects(_Events())
 
@@ -548,7 +565,8 @@ class World:
             return f"{target} is not linked to {origin} (move one link at a time)"
         blocker = self._closed_blocker(origin, target)
         if blocker is not None:
-            return f"the {blocker.kind} {blocker.id!r} between {origin} and {target} is closed"
+            verb = "are" if blocker.kind == "bars" else "is"
+            return f"the {blocker.kind} {blocker.id!r} between {origin} and {target} {verb} closed"
         return None
 
     def _check_wait(self, agent: _Agent, args: Args) -> str | None:
@@ -614,7 +632,7 @@ class World:
             return f"unknown capture point {point!r}; capture points and TSPs: {known}"
         marker = self.map.marker(point)
         if marker.kind == "tsp" and not agent.cls.can(CAPTURE_TSP):
-            return f"only tacticians capture TSPs; {agent.id} is a {agent.cls.name}"
+            return f"only tacticians capture TSPs; {agent.id} is {_a(agent.cls.name)}"
         if self._owners[point] == agent.team:
             return f"{point} already belongs to {agent.team}"
         return self._near(agent, marker.waypoint, marker.radius, point)
@@ -640,7 +658,7 @@ class World:
         if object_id in self._turrets:
             turret = self._turrets[object_id]
             if not agent.cls.can(REPAIR):
-                return f"only engineers repair turrets; {agent.id} is a {agent.cls.name}"
+                return f"only engineers repair turrets; {agent.id} is {_a(agent.cls.name)}"
             if turret.team != agent.team:
                 return f"turret {object_id!r} belongs to {turret.team}"
             if turret.health.current == turret.health.maximum:
@@ -693,10 +711,10 @@ class World:
             return f"{target} is not on your team"
         if other.life == DOWNED:
             if not agent.cls.can(REVIVE):
-                return f"only medics revive; {agent.id} is a {agent.cls.name}"
+                return f"only medics revive; {agent.id} is {_a(agent.cls.name)}"
         elif other.life == ALIVE and target != agent.id:
             if not agent.cls.can(HEAL):
-                return f"only medics heal; {agent.id} is a {agent.cls.name}"
+                return f"only medics heal; {agent.id} is {_a(agent.cls.name)}"
             if other.health.current == other.health.maximum:
                 return f"{target} is not wounded"
         else:
@@ -732,6 +750,7 @@ class World:
         events = _Events()
         self._noises = []
         self._run_timers()
+        self._update_lives(events)
         for agent_id in sorted(self._actions):
             verb, args = self._actions[agent_id]
             if verb != "fire":
@@ -740,7 +759,6 @@ class World:
         self._move(events)
         self._update_objects(events)
         self._update_captures(events)
-        self._update_lives(events)
         self._score(events)
         self._actions.clear()
         self._last = TickReport(
@@ -806,13 +824,13 @@ class World:
             agent.carrying.append(obj.id)
             events.add("picked_up", obj.id, agent.id, agent.team)
         elif obj.kind == "lever":
-            self._open[obj.id] = not self._open[obj.id]
+            self._hand[obj.id] = self._open[obj.id] = not self._hand[obj.id]
         elif obj.kind in ("door", "bars"):
             if obj.key is not None and obj.id not in self._unlocked:
                 self._unlocked.add(obj.id)
-                self._open[obj.id] = True
+                self._hand[obj.id] = True
             else:
-                self._open[obj.id] = not self._open[obj.id]
+                self._hand[obj.id] = not self._hand[obj.id]
 
     def _perform_ability(self, agent: _Agent, ability: str, events: _Events) -> None:
         if ability == "turret":
@@ -878,7 +896,7 @@ class World:
         )
         enemies = [b for b in self._bodies() if b.team != turret.team and b.id in self._agents]
         alive = [b for b in enemies if self._agents[b.id].life == ALIVE]
-        seen = perceive([eye], alive, self.map.wall_index)[turret.id]
+        seen = perceive([eye], alive, self._sight)[turret.id]
         if not seen:
             return []
         target = seen[0]
@@ -995,6 +1013,7 @@ class World:
 
     def _look(self, agent: _Agent, waypoint: str) -> None:
         agent.heading = heading(agent.position, self.map.position(waypoint))
+        self._senses_cache = None
 
     def _closed_blocker(self, a: str, b: str) -> MapObject | None:
         for obj in self.map.link_blockers(a, b):
@@ -1031,7 +1050,7 @@ class World:
         """Whether a door or bars is open by itself (not through a plate or lever)."""
         by_hand = not self.map.controllers_of(obj.id) and obj.key is None
         if by_hand or obj.id in self._unlocked:
-            return self._open[obj.id]  # keeps the state a hand last left it in
+            return self._hand[obj.id]
         return False
 
     # --- captures, lives, scoring ---
@@ -1116,6 +1135,12 @@ class World:
 
     # --- senses -------------------------------------------------------------------------------
 
+    def perception_inputs(self) -> tuple[list[Observer], list[Body]]:
+        """The observers (living agents) and bodies (everyone not dead, turrets) the senses of
+        this tick work on; the benchmark feeds them to the all-pairs reference."""
+        eyes = [self._observer(a) for _, a in sorted(self._agents.items()) if a.life == ALIVE]
+        return eyes, self._bodies()
+
     def _bodies(self) -> list[Body]:
         bodies = [
             Body(a.id, a.team, a.position, a.cloaked, a.disguised)
@@ -1133,8 +1158,8 @@ class World:
         """Sightings and heard-noise facts of every living agent, computed once per tick."""
         if self._senses_cache is not None and self._senses_cache[0] == self.tick:
             return self._senses_cache[1], self._senses_cache[2]
-        eyes = [self._observer(a) for _, a in sorted(self._agents.items()) if a.life == ALIVE]
-        seen = perceive(eyes, self._bodies(), self.map.wall_index)
+        eyes, bodies = self.perception_inputs()
+        seen = perceive(eyes, bodies, self._sight)
         where = {noise.source: waypoint for noise, waypoint in self._noises}
         heard_raw = hear_all(eyes, [noise for noise, _ in self._noises])
         heard: dict[str, list[Fact]] = {
