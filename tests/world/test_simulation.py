@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import math
+from collections import deque
 from collections.abc import Mapping
 
 import pytest
 
 from warband.exceptions import ConfigurationError
 from warband.world.maps import Map, load_map, map_from_data
-from warband.world.modes import Fact
+from warband.world.modes import CaptureAndHold, Fact
 from warband.world.simulation import CAPTURE_TICKS, Member, TickReport, World
+from warband.world.strategic import build_strategic_graph
 
 TEST_MAP = load_map("test")
 
@@ -278,6 +280,16 @@ def test_acts_after_the_game_is_over_are_rejected() -> None:
 
 
 # --- movement ---
+
+
+def test_wait_cancels_a_move_before_the_agent_sets_off() -> None:
+    world = _world({"m": Member("red", "medic")})
+    _accept(world, "m", "move", waypoint="m1")
+    _accept(world, "m", "wait")
+    world.step()
+
+    assert ("at", "m", "r1") in world.percepts_for("m")
+    assert ("position", 3.0, 5.0) in world.percepts_for("m")
 
 
 def test_moving_takes_ticks_at_the_class_speed_and_reports_arrival() -> None:
@@ -632,13 +644,14 @@ def test_facts_are_flat_tuples_of_wire_scalars() -> None:
 def test_snapshot_is_json_ready_and_carries_corridors_and_influence() -> None:
     world = _world(DUEL, mode="capture_and_hold")
     world.set_corridor("squad-1", [3, 4, 7])
-    world.attach_influence(lambda w: {"red": {1: 0.5, 2: -0.25}})
+    world.track_influence()
     world.step()
 
     snapshot = json.loads(json.dumps(world.snapshot()))
 
     assert {"squad-1": ["3", "4", "7"]} == snapshot["corridors"]
-    assert {"red": {"1": 0.5, "2": -0.25}} == snapshot["influence"]
+    red_area = str(build_strategic_graph(TEST_MAP).area_of("r1"))
+    assert snapshot["influence"]["red"][red_area] > 0 > snapshot["influence"]["blue"][red_area]
     assert {"red", "blue"} == {a["team"] for a in snapshot["agents"].values()}
     assert {"store-door": {"kind": "door", "open": False, "waypoint": "d"}}.items() <= snapshot[
         "objects"
@@ -693,3 +706,104 @@ def test_a_short_scripted_game_on_warzone_reaches_an_outcome() -> None:
     assert "reached 3 kills" == outcome["reason"]
     assert outcome["winner"] in ("red", "blue")
     assert (outcome, ticks) == _scripted_warzone(seed=5)
+
+
+def test_influence_maps_count_agents_and_remember_deaths() -> None:
+    world = _world(DUEL)
+    world.track_influence()
+    graph = build_strategic_graph(TEST_MAP)
+    blue_home = graph.area_of("b1")
+    world.step()
+    before = world.influence("red").enemy(blue_home)
+
+    _fire_until_down(world, "red-1", "blue-1")
+
+    assert before > 0
+    assert world.influence("blue").enemy(blue_home) > world.influence("blue").friendly(blue_home)
+
+
+def _next_step(world: World, start: str, goal: str) -> str:
+    """The first waypoint of a path with the fewest links from ``start`` to ``goal``."""
+    came_from = {start: start}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        for neighbour in world.map.neighbours(here):
+            if neighbour not in came_from:
+                came_from[neighbour] = here
+                queue.append(neighbour)
+    while came_from[goal] != start:
+        goal = came_from[goal]
+    return goal
+
+
+def test_a_scripted_capture_and_hold_game_on_warzone_is_won_by_the_holders() -> None:
+    warzone = load_map("warzone")
+    mode = CaptureAndHold(warzone.teams, ["cp-north", "cp-centre", "cp-south"], target_score=25)
+    roster = {"red-0": Member("red", "tactician"), "blue-0": Member("blue", "medic")}
+    world = World.create(warzone, seed=2, mode=mode, roster=roster)
+    goal = warzone.marker("cp-centre").waypoint
+    for _ in range(200):
+        if world.outcome() is not None:
+            break
+        here = next(str(f[2]) for f in world.percepts_for("red-0") if f[0] == "at")
+        if here == goal:
+            world.submit("red-0", "capture", {"point": "cp-centre"})
+        elif not any(f[0] == "moving" for f in world.percepts_for("red-0")):
+            _accept(world, "red-0", "move", waypoint=_next_step(world, here, goal))
+        world.step()
+
+    outcome = world.outcome()
+    assert outcome is not None
+    assert ("red", "reached 25 points") == (outcome["winner"], outcome["reason"])
+
+
+def test_a_medic_heals_a_wounded_team_mate_but_not_a_healthy_one() -> None:
+    world = _world(
+        {
+            "shooter": Member("red", "assault", start="m1"),
+            "hurt": Member("blue", "assault", start="m3"),
+            "doc": Member("blue", "medic", start="m3"),
+        }
+    )
+    assert "hurt is not wounded" == _reason(world, "doc", "use", target="hurt")
+    for _ in range(10):
+        world.submit("shooter", "fire", {"target": "hurt"})
+        if world.step().events_for("hurt"):
+            break
+    health = next(f[1] for f in world.percepts_for("hurt") if f[0] == "health")
+    assert isinstance(health, int) and health < 150
+
+    _accept(world, "doc", "use", target="hurt")
+    report = world.step()
+
+    assert ("healed", "doc", 30) in report.events_for("hurt")
+    assert ("health", min(health + 30, 150)) in world.percepts_for("hurt")
+
+
+def test_an_engineer_repairs_its_turret_after_a_rocket_and_rockets_destroy_it() -> None:
+    world = _world(
+        {
+            "eng": Member("red", "engineer", start="m3"),
+            "rocketeer": Member("blue", "assault", start="m3"),
+        }
+    )
+    _accept(world, "rocketeer", "select_weapon", weapon="rocket_launcher")
+    _walk(world, "eng", "m1")
+    _accept(world, "eng", "use", ability="turret")
+    world.step()
+    assert "turret 'turret-eng' is not damaged" == _reason(world, "eng", "use", object="turret-eng")
+    destroyed = repaired = False
+    for _ in range(40):
+        if not world.submit("rocketeer", "fire", {"target": "turret-eng"}).accepted:
+            world.submit("rocketeer", "reload", {})
+        world.submit("eng", "use", {"object": "turret-eng"})
+        report = world.step()
+        if ("destroyed", "turret-eng", "red", "rocketeer") in report.events:
+            destroyed = True
+            break
+        if any(e[:2] == ("repaired", "turret-eng") for e in report.events):
+            repaired = True
+
+    assert repaired and destroyed
+    assert [] == [f for f in world.percepts_for("eng") if f[0] == "turret"]

@@ -70,6 +70,7 @@ from .perception import Hearing as Hearing
 from .perception import Noise as Noise
 from .perception import Observer as Observer
 from .perception import Senses as Senses
+from .perception import SightIndex as SightIndex
 from .perception import Sighting as Sighting
 from .perception import SpatialGrid as SpatialGrid
 from .perception import hear as hear
@@ -146,6 +147,7 @@ __all__ += [
     "Outcome",
     "Senses",
     "Shot",
+    "SightIndex",
     "Sighting",
     "SpatialGrid",
     "TickReport",

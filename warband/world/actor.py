@@ -36,8 +36,15 @@ SNAPSHOT_EVENT = "world.snapshot"
 class Verdict(Protocol):
     """What the world model answers to one act."""
 
-    accepted: bool
-    reason: str
+    @property
+    def accepted(self) -> bool:
+        """True when the act was taken."""
+        ...
+
+    @property
+    def reason(self) -> str:
+        """Why it was rejected, or empty."""
+        ...
 
 
 class WorldModel(Protocol):

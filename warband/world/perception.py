@@ -101,10 +101,10 @@ class Hearing:
 
 def in_view_cone(observer: Observer, point: Point) -> bool:
     """True when ``point`` lies inside the observer's view cone (distance is not checked)."""
-    half = observer.senses.view_angle / 2.0
-    if half >= math.pi:
-        return True
-    return geometry.in_view_cone(observer.position, observer.heading, point, half)
+    eye = _Eye(observer)
+    dx, dy = point[0] - eye.x, point[1] - eye.y
+    d = math.hypot(dx, dy)
+    return eye.all_around or d == 0.0 or dx * eye.fx + dy * eye.fy >= d * eye.cos_half - 1e-9
 
 
 def apparent_team(observer: Observer, body: Body) -> str:
@@ -121,14 +121,40 @@ def sight_range(observer: Observer, body: Body) -> float:
     return observer.senses.view_distance
 
 
-def _sighting_if_in_range(observer: Observer, body: Body) -> Sighting | None:
-    """Distance and cone test shared by both implementations (walls are checked by the caller)."""
-    if body.id == observer.id:
+class _Eye:
+    """An observer with its cone precomputed: a dot product replaces an arctangent per pair."""
+
+    __slots__ = ("all_around", "cos_half", "fx", "fy", "id", "observer", "reach", "team", "x", "y")
+
+    def __init__(self, observer: Observer) -> None:
+        half = observer.senses.view_angle / 2.0
+        self.observer = observer
+        self.id = observer.id
+        self.team = observer.team
+        self.x, self.y = observer.position
+        self.fx, self.fy = math.cos(observer.heading), math.sin(observer.heading)
+        self.all_around = half >= math.pi
+        self.cos_half = math.cos(half)
+        self.reach = observer.senses.view_distance
+
+
+def _sighting(eye: _Eye, body: Body) -> Sighting | None:
+    """Distance and cone test shared by both implementations (walls are checked by the caller).
+
+    Inside the cone means ``cos(angle to the body) >= cos(half the view angle)``, written as a
+    dot product so it needs no arctangent; a body on the observer's own spot is inside.
+    """
+    if body.id == eye.id:
         return None
-    d = distance(observer.position, body.position)
-    if d > sight_range(observer, body) or not in_view_cone(observer, body.position):
+    dx, dy = body.position[0] - eye.x, body.position[1] - eye.y
+    d = math.hypot(dx, dy)
+    if d > eye.reach:
         return None
-    return Sighting(body.id, apparent_team(observer, body), body.position, d)
+    if body.cloaked and body.team != eye.team and d > sight_range(eye.observer, body):
+        return None
+    if not eye.all_around and d > 0.0 and dx * eye.fx + dy * eye.fy < d * eye.cos_half - 1e-9:
+        return None
+    return Sighting(body.id, apparent_team(eye.observer, body), body.position, d)
 
 
 def _sorted(sightings: list[Sighting]) -> list[Sighting]:
@@ -144,9 +170,10 @@ def perceive_all_pairs(
     """
     seen: dict[str, list[Sighting]] = {}
     for observer in observers:
+        eye = _Eye(observer)
         found = []
         for body in bodies:
-            sighting = _sighting_if_in_range(observer, body)
+            sighting = _sighting(eye, body)
             if sighting is not None and line_of_sight(observer.position, body.position, walls):
                 found.append(sighting)
         seen[observer.id] = _sorted(found)
@@ -293,19 +320,22 @@ def perceive(
     if not observers:
         return {}
     reach = max(o.senses.view_distance for o in observers)
-    grid = SpatialGrid(max(reach / 2.0, 1.0))
-    by_id: dict[str, list[Body]] = {}
+    size = max(reach / 2.0, 1.0)
+    cells: dict[tuple[int, int], list[Body]] = {}
     for body in bodies:
-        grid.insert(body.id, body.position)
-        by_id.setdefault(body.id, []).append(body)
+        cells.setdefault(_cell_of(body.position, size), []).append(body)
     seen: dict[str, list[Sighting]] = {}
     for observer in observers:
+        eye = _Eye(observer)
+        x0, y0 = _cell_of((eye.x - eye.reach, eye.y - eye.reach), size)
+        x1, y1 = _cell_of((eye.x + eye.reach, eye.y + eye.reach), size)
         found = []
-        for body_id in dict.fromkeys(grid.near(observer.position, observer.senses.view_distance)):
-            for body in by_id[body_id]:
-                sighting = _sighting_if_in_range(observer, body)
-                if sighting is not None and index.clear(observer.position, body.position):
-                    found.append(sighting)
+        for cx in range(x0, x1 + 1):
+            for cy in range(y0, y1 + 1):
+                for body in cells.get((cx, cy), ()):
+                    sighting = _sighting(eye, body)
+                    if sighting is not None and index.clear(eye.observer.position, body.position):
+                        found.append(sighting)
         seen[observer.id] = _sorted(found)
     return seen
 
@@ -329,13 +359,14 @@ def hear_all(observers: Sequence[Observer], noises: Sequence[Noise]) -> dict[str
         return {}
     if not noises:
         return {o.id: [] for o in observers}
-    reach = max(o.senses.hearing_radius for o in observers) * max(n.loudness for n in noises)
+    loudest = max(n.loudness for n in noises)
+    reach = max(o.senses.hearing_radius for o in observers) * loudest
     grid = SpatialGrid(max(reach / 2.0, 1.0))
     for index, noise in enumerate(noises):
         grid.insert(str(index), noise.position)
     heard = {}
     for observer in observers:
-        loudest = observer.senses.hearing_radius * max(n.loudness for n in noises)
-        nearby = [noises[int(i)] for i in grid.near(observer.position, loudest)]
+        radius = observer.senses.hearing_radius * loudest
+        nearby = [noises[int(i)] for i in grid.near(observer.position, radius)]
         heard[observer.id] = hear(observer, nearby)
     return heard

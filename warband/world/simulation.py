@@ -51,7 +51,8 @@ Facts
 to)``, ``("position", x, y)``, ``("health", hp)``, ``("max_health", hp)``, ``("weapon", name)``,
 ``("ammo", weapon, clip)``, ``("spare_ammo", weapon, rounds)``, ``("reloading", weapon, ticks)``,
 ``("crouched",)``, ``("cloaked",)``, ``("disguised",)``, ``("boosted", ticks)``,
-``("carrying", item id, item kind)``, ``("respawn_in", ticks)``; what it senses: ``("sees", id,
+``("carrying", item id, item kind)``, ``("bleeding_out", ticks)`` (downed),
+``("respawn_in", ticks)`` (dead); what it senses: ``("sees", id,
 waypoint, distance, apparent team)``, ``("sees_downed", id, waypoint, distance, team)``,
 ``("sees_turret", id, waypoint, distance, team)``, ``("heard", kind, waypoint)``; and common
 knowledge: ``("captured", point, team)``, ``("open", object, bool)``, ``("pressed", plate,
@@ -59,9 +60,10 @@ bool)``, ``("item_at", item, waypoint)``, ``("turret", id, team, waypoint, healt
 team's turrets), ``("score", team, points)``, ``("time_left", ticks)``.
 
 Events (:class:`TickReport`) are public (``killed``, ``died``, ``revived``, ``respawned``,
-``captured``, ``opened``, ``closed``, ``picked_up``, ``turret_placed``, ``destroyed``,
-``game_over``...) or private to one agent (``hit``, ``missed``, ``damaged``, ``arrived``,
-``blocked``, ``act_failed``); :meth:`World.events_for` merges them for one agent.
+``captured``, ``contested``, ``opened``, ``closed``, ``picked_up``, ``dropped``,
+``turret_placed``, ``repaired``, ``destroyed``, ``game_over``) or private to one agent (``hit``,
+``missed``, ``damaged``, ``healed``, ``arrived``, ``blocked``, ``act_failed``);
+:meth:`World.events_for` merges them for one agent.
 
 Snapshot format
 ===============
@@ -69,7 +71,8 @@ Snapshot format
 :meth:`World.snapshot` returns plain JSON-ready data (read by ``render.py`` and the logs)::
 
     {
-      "map": "warzone", "tick": 12, "mode": "capture_and_hold" | None,
+      "map": "warzone", "map_source": "<file the map came from>", "tick": 12,
+      "mode": "capture_and_hold" | None,
       "scores": {"red": 3, "blue": 0}, "outcome": None | {"winner", "scores", "reason", "tick"},
       "teams": ["red", "blue"],
       "agents": {"bot-1": {"team", "class", "x", "y", "heading", "waypoint", "target",
@@ -79,7 +82,7 @@ Snapshot format
       "captures": {"cp-a": "red" | None},
       "objects": {"cell-door": {"kind", "open", "waypoint"},
                   "key": {"kind": "item", "waypoint": id | None, "carrier": id | None}},
-      "influence": {"red": {"<area id>": float}},     # when an influence source is attached
+      "influence": {"red": {"<area id>": float}},     # with track_influence: friends - enemies
       "corridors": {"squad-1": ["<area id>", ...]},   # as given by set_corridor
       "events": [[...], ...]                          # public events of the last tick
     }
@@ -122,6 +125,7 @@ from .combat import (
     resolve_shot,
 )
 from .geometry import Point, distance, heading, move_toward
+from .influence import InfluenceMap, InfluenceSettings
 from .maps import Map, MapObject, Marker
 from .modes import Fact, FactValue, GameMode, ModeView, make_mode
 from .perception import (
@@ -134,6 +138,7 @@ from .perception import (
     hear_all,
     perceive,
 )
+from .strategic import StrategicGraph, build_strategic_graph
 
 CAPTURE_TICKS: Final = 3
 """Uncontested ticks of ``capture`` needed to take a point."""
@@ -177,9 +182,6 @@ DEAD: Final = "dead"
 
 Args: TypeAlias = Mapping[str, str | int | float | bool | None]
 """The arguments of an act, as they come off the wire."""
-
-InfluenceSource: TypeAlias = Callable[["World"], Mapping[str, Mapping[str, float]]]
-"""Gives, for the snapshot, influence per team per area id (see :meth:`World.attach_influence`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,7 +366,8 @@ class World:
         self._noises: list[tuple[Noise, str]] = []
         self._last = TickReport(0)
         self._corridors: dict[str, list[str]] = {}
-        self._influence: InfluenceSource | None = None
+        self._influence: dict[str, InfluenceMap] = {}
+        self._graph: StrategicGraph | None = None
         self._senses_cache: tuple[int, dict[str, list[Sighting]], dict[str, list[Fact]]] | None
         self._senses_cache = None
         self._sight = SightIndex(game_map.walls)
@@ -431,10 +434,24 @@ class World:
             )
             self._agents[agent_id] = body
 
-    def attach_influence(self, source: InfluenceSource | None) -> None:
-        """Have snapshots carry influence per team per area: ``source(world)`` is called when a
-        snapshot is taken (e.g. a closure over an influence map the squads keep up to date)."""
-        self._influence = source
+    def track_influence(
+        self, graph: StrategicGraph | None = None, settings: InfluenceSettings | None = None
+    ) -> None:
+        """Keep one influence map per team up to date (every step, from the true positions of
+        living agents and turrets and the tick's deaths) and put it in snapshots.
+
+        ``graph`` defaults to :func:`~warband.world.strategic.build_strategic_graph` of the
+        map. The maps are the world's truth, for rendering and logs; a faction's squads may
+        keep their own from what they perceive.
+        """
+        self._graph = graph if graph is not None else build_strategic_graph(self.map)
+        self._influence = {
+            team: InfluenceMap(self._graph, team, settings) for team in self.map.teams
+        }
+
+    def influence(self, team: str) -> InfluenceMap:
+        """The influence map of ``team`` (after :meth:`track_influence`; KeyError otherwise)."""
+        return self._influence[team]
 
     def set_corridor(self, squad: str, areas: Sequence[str | int]) -> None:
         """Record a squad's corridor (its sequence of area ids) for snapshots and rendering;
@@ -760,6 +777,7 @@ class World:
         self._update_objects(events)
         self._update_captures(events)
         self._score(events)
+        self._update_influence(events)
         self._actions.clear()
         self._last = TickReport(
             self.tick,
@@ -1133,6 +1151,26 @@ class World:
         view = ModeView(self.tick, dict(self._owners), alive)
         events.public.extend(self.mode.on_tick(view))
 
+    def _update_influence(self, events: _Events) -> None:
+        if not self._influence:
+            return
+        deaths: dict[str, list[str]] = {team: [] for team in self.map.teams}
+        for event in events.public:
+            if event[0] == "killed":
+                victim = self._agents[str(event[1])]
+                deaths.setdefault(victim.team, []).append(victim.waypoint)
+        living = [a for _, a in sorted(self._agents.items()) if a.life == ALIVE]
+        turrets = [t for _, t in sorted(self._turrets.items())]
+        for team, influence in sorted(self._influence.items()):
+            influence.update(
+                friendly=[a.waypoint for a in living if a.team == team],
+                enemy=[a.waypoint for a in living if a.team != team],
+                friendly_turrets=[t.waypoint for t in turrets if t.team == team],
+                enemy_turrets=[t.waypoint for t in turrets if t.team != team],
+                friendly_deaths=deaths.get(team, []),
+                enemy_deaths=[w for t, ws in sorted(deaths.items()) if t != team for w in ws],
+            )
+
     # --- senses -------------------------------------------------------------------------------
 
     def perception_inputs(self) -> tuple[list[Observer], list[Body]]:
@@ -1260,6 +1298,7 @@ class World:
         """The whole state as plain, JSON-ready data (format in the module docstring)."""
         return {
             "map": self.map.name,
+            "map_source": self.map.source,
             "tick": self.tick,
             "mode": self.mode.name if self.mode is not None else None,
             "scores": self.score(),
@@ -1329,9 +1368,7 @@ class World:
         return objects
 
     def _influence_snapshot(self) -> dict[str, dict[str, float]]:
-        if self._influence is None:
-            return {}
         return {
-            team: {str(area): _r(value) for area, value in sorted(per_area.items())}
-            for team, per_area in sorted(self._influence(self).items())
+            team: {str(area): _r(value) for area, value in sorted(influence.as_dict().items())}
+            for team, influence in sorted(self._influence.items())
         }

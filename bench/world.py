@@ -1,0 +1,214 @@
+"""``warband bench world``: the cost of one world tick with 24, 100 and 1000 entities.
+
+All sizes play on the same generated map (a 64 x 40 waypoint grid, 5 units apart, with 15% of
+the links cut by short walls), the entities spread over it at random (seeded), half red, half
+blue. Each tick every living agent acts like a simple bot (fire at the nearest enemy it sees,
+reload when empty, otherwise walk to a random neighbouring waypoint); then the world steps and
+every agent's percepts are built. Figures per size:
+
+- **tick ms**: ``world.step()`` plus ``world.percepts_for(agent)`` for every agent, the median
+  over the measured ticks (what the world actor spends per tick); ``step`` and ``percepts``
+  are also given apart, and ``acts ms`` is the time the bots' acts took to validate;
+- **perception grid ms**: who-sees-whom for every agent with the spatial grid and a fresh
+  :class:`~warband.world.perception.SightIndex` (no remembered sight lines), the median over
+  the measured ticks;
+- **all-pairs ms** (the baseline): the same question answered by the all-pairs reference
+  (every observer against every body, every sight line against every wall), on the same
+  states. With 1000 entities it would take about half a minute per tick, so it is timed on
+  the first ``--sample`` observers and scaled up linearly (it is linear in the observers);
+  the table and the JSON say when a figure is estimated. Both answers are compared where
+  both are computed (``agree``).
+
+``main(argv)`` is the entry point (``warband bench world`` loads this file by path). With
+``--json`` the last stdout line is one JSON object: ``{"results": [{"entities": 24,
+"tick_ms": ...}, ...], "baseline_allpairs_ms": {"24": ...}, ...}``. Progress goes to stderr.
+"""
+
+# No `from __future__ import annotations`: `warband bench` executes this file without adding it
+# to sys.modules (see bench/messaging.py).
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from typing import Any
+
+from warband.world import Member, World, grid_map, perceive, perceive_all_pairs
+from warband.world.maps import Map
+from warband.world.modes import Fact
+from warband.world.perception import SightIndex
+
+SIZES = (24, 100, 1000)
+"""Entity counts measured by default."""
+CLASSES = ("assault", "medic", "engineer", "tactician", "scout", "saboteur")
+
+
+def main(argv: list[str]) -> int:
+    """Run the benchmark; prints a table (and with ``--json`` one JSON line); 0 on success."""
+    args = _parser().parse_args(argv)
+    sizes = tuple(args.sizes) if args.sizes else ((24, 100) if args.quick else SIZES)
+    ticks = args.ticks if args.ticks is not None else (3 if args.quick else 10)
+    _progress(f"building the map ({args.columns} x {args.rows} waypoints)")
+    game_map = grid_map(args.columns, args.rows, spacing=5.0, wall_fraction=0.15, seed=args.seed)
+    rows = []
+    for entities in sizes:
+        _progress(f"{entities} entities: {args.warmup} warm-up + {ticks} measured ticks")
+        rows.append(_measure(game_map, entities, ticks, args))
+    report = {
+        "results": rows,
+        "baseline_allpairs_ms": {str(r["entities"]): r["baseline_allpairs_ms"] for r in rows},
+        "map": game_map.name,
+        "waypoints": len(game_map.waypoints),
+        "walls": len(game_map.walls),
+        "ticks": ticks,
+        "warmup": args.warmup,
+        "seed": args.seed,
+        "python": platform.python_version(),
+    }
+    print(_table(report))
+    if args.json:
+        print(json.dumps(report, sort_keys=True))
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="warband bench world",
+        description="World tick time (step + percepts for all agents) with 24, 100 and 1000 "
+        "entities, next to an all-pairs perception baseline on the same states.",
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")
+    parser.add_argument("--quick", action="store_true", help="24 and 100 entities, 3 ticks")
+    parser.add_argument("--sizes", type=int, nargs="+", metavar="N", help="entity counts")
+    parser.add_argument("--ticks", type=int, metavar="T", help="measured ticks per size")
+    parser.add_argument("--warmup", type=int, default=2, metavar="W", help="untimed ticks first")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=100,
+        metavar="S",
+        help="above this many observers, time the all-pairs baseline on S of them and scale up",
+    )
+    parser.add_argument("--columns", type=int, default=64, help="map width in waypoints")
+    parser.add_argument("--rows", type=int, default=40, help="map height in waypoints")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the map, roster and bots")
+    return parser
+
+
+def _progress(message: str) -> None:
+    print(f"[bench world] {message}", file=sys.stderr, flush=True)
+
+
+def _build_world(game_map: Map, entities: int, seed: int) -> World:
+    rng = random.Random(seed * 7919 + entities)
+    waypoints = game_map.waypoint_ids
+    roster = {
+        f"bot-{i:04d}": Member(
+            "red" if i % 2 == 0 else "blue", CLASSES[i % len(CLASSES)], start=rng.choice(waypoints)
+        )
+        for i in range(entities)
+    }
+    return World.create(game_map, seed=seed, roster=roster)
+
+
+def _act(world: World, agent: str, facts: list[Fact], rng: random.Random) -> None:
+    """One simple bot: fire at the nearest enemy in sight, reload when dry, else wander."""
+    if ("state", "alive") not in facts:
+        return
+    team = next(f[2] for f in facts if f[0] == "self")
+    enemy = next((str(f[1]) for f in facts if f[0] == "sees" and f[4] != team), None)
+    if enemy is None or not world.submit(agent, "fire", {"target": enemy}).accepted:
+        world.submit(agent, "reload", {})
+    if not any(f[0] == "moving" for f in facts):
+        here = next(str(f[2]) for f in facts if f[0] == "at")
+        world.submit(agent, "move", {"waypoint": rng.choice(world.map.neighbours(here))})
+
+
+def _measure(game_map: Map, entities: int, ticks: int, args: argparse.Namespace) -> dict[str, Any]:
+    world = _build_world(game_map, entities, args.seed)
+    rng = random.Random(args.seed)
+    facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
+    step_ms: list[float] = []
+    percept_ms: list[float] = []
+    act_ms: list[float] = []
+    grid_ms: list[float] = []
+    base_ms: list[float] = []
+    agree, estimated, sightings = True, False, 0
+    for tick in range(args.warmup + ticks):
+        t0 = time.perf_counter()
+        for agent in world.agent_ids:
+            _act(world, agent, facts[agent], rng)
+        t1 = time.perf_counter()
+        world.step()
+        t2 = time.perf_counter()
+        facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
+        t3 = time.perf_counter()
+        if tick < args.warmup:
+            continue
+        act_ms.append((t1 - t0) * 1000)
+        step_ms.append((t2 - t1) * 1000)
+        percept_ms.append((t3 - t2) * 1000)
+        eyes, bodies = world.perception_inputs()
+        fresh = SightIndex(game_map.walls)  # built once per map in a world: not timed
+        t4 = time.perf_counter()
+        grid = perceive(eyes, bodies, fresh)
+        grid_ms.append((time.perf_counter() - t4) * 1000)
+        sightings = sum(len(v) for v in grid.values())
+        if len(eyes) <= args.sample or not base_ms:
+            sample = eyes if len(eyes) <= args.sample else eyes[: args.sample]
+            t5 = time.perf_counter()
+            reference = perceive_all_pairs(sample, bodies, game_map.walls)
+            elapsed = (time.perf_counter() - t5) * 1000
+            estimated = estimated or len(sample) < len(eyes)
+            base_ms.append(elapsed * len(eyes) / max(len(sample), 1))
+            agree = agree and all(reference[e.id] == grid[e.id] for e in sample)
+    step, percepts = statistics.median(step_ms), statistics.median(percept_ms)
+    tick_ms = statistics.median(s + p for s, p in zip(step_ms, percept_ms, strict=True))
+    grid_median, base_median = statistics.median(grid_ms), statistics.median(base_ms)
+    _progress(f"{entities} entities: tick {tick_ms:.2f} ms, all-pairs {base_median:.1f} ms")
+    return {
+        "entities": entities,
+        "tick_ms": round(tick_ms, 3),
+        "step_ms": round(step, 3),
+        "percepts_ms": round(percepts, 3),
+        "acts_ms": round(statistics.median(act_ms), 3),
+        "perception_grid_ms": round(grid_median, 3),
+        "baseline_allpairs_ms": round(base_median, 3),
+        "baseline_estimated": estimated,
+        "speedup": round(base_median / grid_median, 1) if grid_median > 0 else None,
+        "sightings": sightings,
+        "agree": agree,
+    }
+
+
+def _table(report: dict[str, Any]) -> str:
+    lines = [
+        f"world tick on {report['map']} ({report['waypoints']} waypoints, {report['walls']} "
+        f"walls), median of {report['ticks']} ticks after {report['warmup']} warm-up",
+        "",
+        f"{'entities':>8}  {'tick ms':>9}  {'step':>8}  {'percepts':>8}  {'acts':>8}  "
+        f"{'sight grid':>10}  {'all-pairs':>10}  {'speed-up':>8}  agree",
+    ]
+    for row in report["results"]:
+        base = f"{row['baseline_allpairs_ms']:.1f}" + ("*" if row["baseline_estimated"] else "")
+        lines.append(
+            f"{row['entities']:>8}  {row['tick_ms']:>9.2f}  {row['step_ms']:>8.2f}  "
+            f"{row['percepts_ms']:>8.2f}  {row['acts_ms']:>8.2f}  "
+            f"{row['perception_grid_ms']:>10.2f}  {base:>10}  {row['speedup']!s:>8}  "
+            f"{'yes' if row['agree'] else 'NO'}"
+        )
+    lines += [
+        "",
+        "tick ms = step + percepts for every agent (the world actor's work per tick);",
+        "sight grid / all-pairs = who sees whom, grid + fresh sight index vs. every pair and wall;",
+    ]
+    if any(row["baseline_estimated"] for row in report["results"]):
+        lines.append("* all-pairs timed on a sample of the observers and scaled up linearly.")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

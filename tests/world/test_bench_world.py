@@ -1,0 +1,44 @@
+"""Smoke test of ``bench/world.py``: a tiny run prints a table and the JSON contract."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from types import ModuleType
+
+import pytest
+
+from ..conftest import REPO, last_json_line
+
+
+def _load_benchmark() -> ModuleType:
+    """Load the benchmark by file path, as ``warband bench world`` does (not in sys.modules)."""
+    path = REPO / "bench" / "world.py"
+    spec = importlib.util.spec_from_file_location("warband_bench_world_test", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tiny_run_reports_tick_times_and_an_agreeing_all_pairs_baseline(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bench = _load_benchmark()
+    argv = ["--json", "--sizes", "8", "30", "--ticks", "2", "--warmup", "1"]
+    argv += ["--columns", "12", "--rows", "8", "--sample", "10"]
+
+    code = bench.main(argv)
+
+    captured = capsys.readouterr()
+    assert 0 == code
+    report = last_json_line(captured.out)
+    assert [8, 30] == [row["entities"] for row in report["results"]]
+    for row in report["results"]:
+        for key in ("tick_ms", "step_ms", "percepts_ms", "perception_grid_ms"):
+            assert math.isfinite(row[key]) and row[key] > 0, (key, row)
+        assert row["baseline_allpairs_ms"] > 0
+        assert row["agree"] is True
+    assert [False, True] == [row["baseline_estimated"] for row in report["results"]]
+    assert {"8", "30"} == set(report["baseline_allpairs_ms"])
+    assert "all-pairs" in captured.out and "[bench world]" in captured.err
