@@ -131,3 +131,11 @@ def test_wall_index_gives_the_same_answer_as_checking_every_wall(
     walls = [(w[0], w[1]) for w in _random_walls(random.Random(seed), 40)]
     index = WallIndex(walls, cell_size=7.0)
     assert line_of_sight(a, b, walls) == index.line_of_sight(a, b)
+
+
+def test_wall_index_sees_a_wall_touching_the_line_across_a_cell_border() -> None:
+    # The wall's end sits at y=0 (cell row 0); the line runs a hair below, in cell row -1. The
+    # intersection test counts the touch, so the index must offer the wall as a candidate.
+    wall = ((0.0, 0.0), (0.0, 4.0))
+    a, b = (-3.0, -5e-24), (3.0, -5e-24)
+    assert line_of_sight(a, b, [wall]) == WallIndex([wall]).line_of_sight(a, b)

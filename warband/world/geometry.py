@@ -235,10 +235,13 @@ class WallIndex:
 
     def _cells_of_box(self, p: Point, q: Point) -> Iterable[tuple[int, int]]:
         size = self.cell_size
-        x0 = math.floor(min(p[0], q[0]) / size)
-        x1 = math.floor(max(p[0], q[0]) / size)
-        y0 = math.floor(min(p[1], q[1]) / size)
-        y1 = math.floor(max(p[1], q[1]) / size)
+        # Pad by more than the intersection test's tolerance: a wall that touches the line
+        # within _EPSILON but sits just across a cell border must still be a candidate.
+        pad = 1e-6
+        x0 = math.floor((min(p[0], q[0]) - pad) / size)
+        x1 = math.floor((max(p[0], q[0]) + pad) / size)
+        y0 = math.floor((min(p[1], q[1]) - pad) / size)
+        y1 = math.floor((max(p[1], q[1]) + pad) / size)
         for cx in range(x0, x1 + 1):
             for cy in range(y0, y1 + 1):
                 yield (cx, cy)

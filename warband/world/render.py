@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from warband.exceptions import ConfigurationError
+from warband.exceptions import ConfigurationError, MapError
 from warband.world.geometry import Point
-from warband.world.maps import Map, load_map
+from warband.world.maps import Map, bundled_maps, load_map
 from warband.world.strategic import StrategicGraph, build_strategic_graph
 
 SCALE = 12.0
@@ -96,6 +96,20 @@ class _Text:
 _Shape = _Line | _Circle | _Text
 
 
+def _snapshot_map(snapshot: Mapping[str, Any]) -> Map:
+    """The map a snapshot was taken on: by bundled name, else from the file it came from."""
+    name = str(snapshot.get("map", ""))
+    if name in bundled_maps():
+        return load_map(name)
+    source = snapshot.get("map_source")
+    if isinstance(source, str) and Path(source).is_file():
+        return load_map(Path(source))
+    raise MapError(
+        f"snapshot of map {name!r}: the map is neither bundled nor in a file "
+        f"({source!r}); a generated map cannot be drawn from the logs"
+    )
+
+
 def render(
     source: Map | Mapping[str, Any],
     *,
@@ -116,7 +130,7 @@ def render(
         game_map, snapshot = source, None
     else:
         snapshot = source
-        game_map = load_map(str(snapshot.get("map", "")))
+        game_map = _snapshot_map(snapshot)
         if tick is None and isinstance(snapshot.get("tick"), int):
             tick = snapshot["tick"]
     areas = graph or build_strategic_graph(game_map)
