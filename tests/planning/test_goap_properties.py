@@ -291,7 +291,12 @@ def planted_walk(
         effect_keys = draw(
             st.lists(st.sampled_from(sorted(DOMAINS)), min_size=1, max_size=2, unique=True)
         )
-        effects = [Effect(Key.parse(k), draw(st.sampled_from(DOMAINS[k]))) for k in effect_keys]
+        # Every step changes what it sets, so the walk really goes somewhere.
+        effects = [
+            Effect(key, draw(st.sampled_from([v for v in DOMAINS[k] if v != state[key]])))
+            for k in effect_keys
+            for key in [Key.parse(k)]
+        ]
         cost = draw(st.sampled_from(COSTS))
         result.append(Action(f"Walk{index}", preconditions=pre, effects=effects, cost=cost))
         state = state.updated((e.key, e.value) for e in effects)
