@@ -112,13 +112,15 @@ def _roster(params: Params) -> dict[str, tuple[str, str]]:
 
 @scenario.world
 def make_world(params: Params, seed: int) -> World:
-    return World.create(
+    world = World.create(
         load_map("warzone"),
         seed=seed,
         mode=str(params["mode"]),
         roster=_roster(params),
         time_limit=scenario.ticks,
     )
+    world.track_influence()  # so `warband render` can draw each team's influence
+    return world
 
 
 @scenario.actors
