@@ -55,3 +55,19 @@ def test_render_of_a_log_dir_without_that_tick_says_what_is_there(
     drawn = warband_cli("render", str(logs), *args, "--out", str(tmp_path / "x.svg"))
     assert 2 == drawn.returncode
     assert message in drawn.stderr
+
+
+@pytest.mark.processes
+def test_skirmish_plays_the_same_game_in_one_process_and_in_many(
+    warband_cli: Callable[..., CommandResult],
+) -> None:
+    reports = []
+    for extra in ([], ["--processes"]):
+        run = warband_cli("run", "scenarios/skirmish.py", "--param", "bots=2", "--json", *extra)
+        assert 0 == run.returncode, run.stderr
+        reports.append(last_json_line(run.stdout))
+    single, many = reports
+    assert 1 == single["processes"]
+    assert 6 == many["processes"]  # broker, world, four bots
+    assert single["outcome_details"] == many["outcome_details"]
+    assert single["messages_sent"] == many["messages_sent"]

@@ -38,7 +38,6 @@ from .catalog import (
     Message,
     Tick,
     TickDone,
-    Value,
     _FinishRun,
     _Ready,
     _Register,
@@ -207,8 +206,12 @@ class Actor:
     def on_undeliverable(self, notice: _Undeliverable) -> None:
         """Called when the broker could not deliver one of our messages (already logged)."""
 
-    def final_state(self) -> dict[str, Value | list[Value]]:
-        """What this actor exposes to the scenario's outcome function at the end of a run."""
+    def final_state(self) -> dict[str, Any]:
+        """What this actor exposes to the scenario's outcome function at the end of a run.
+
+        Plain data only (str, int, float, bool, None, lists and string-keyed dicts of them): in
+        a multi-process run it travels to the clock as MessagePack.
+        """
         return {}
 
     # --- sending --------------------------------------------------------------------------------

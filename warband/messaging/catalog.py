@@ -10,7 +10,7 @@ undeliverable notices, run shutdown); agents never handle them.
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import msgspec
 
@@ -280,7 +280,7 @@ class _Stats(Message, frozen=True):
     """Catalog messages this actor received and accepted (control messages are not counted)."""
     messages_rejected: int = 0
     """Frames this actor rejected as malformed."""
-    final_state: dict[str, Value | list[Value]] = {}
+    final_state: dict[str, Any] = {}
     """What the actor exposes to the scenario's outcome function."""
 
 

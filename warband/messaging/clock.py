@@ -25,7 +25,6 @@ from .catalog import (
     Message,
     Tick,
     TickDone,
-    Value,
     _FinishRun,
     _Ready,
     _RollCall,
@@ -49,7 +48,7 @@ class RunResult(msgspec.Struct, kw_only=True):
     """Frames actors rejected as malformed."""
     tick_timeouts: int = 0
     """Ticks on which some participant did not report TickDone in time."""
-    final_states: dict[str, dict[str, Value | list[Value]]] = {}
+    final_states: dict[str, dict[str, Any]] = {}
     """Each actor's ``final_state()``."""
     missing: list[str] = []
     """Participants that sent no stats before the shutdown timeout."""
