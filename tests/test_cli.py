@@ -92,8 +92,16 @@ def test_processes_run_one_process_per_actor_and_every_send_is_received(
     received_ids = {e["msg_id"] for e in recvs}
     unreceived = [e for e in sends if e["msg_id"] not in received_ids]
     assert [] == unreceived
-    for key in ("msg_id", "msg_type", "sender", "recipient", "conversation", "tick", "pid",
-                "timestamp"):
+    for key in (
+        "msg_id",
+        "msg_type",
+        "sender",
+        "recipient",
+        "conversation",
+        "tick",
+        "pid",
+        "timestamp",
+    ):
         assert all(key in e for e in sends + recvs), key
 
 
@@ -117,8 +125,16 @@ def test_a_killed_agent_process_is_restarted_and_the_run_goes_on(
 ) -> None:
     log_dir = tmp_path / "logs"
     result = warband_cli(
-        "run", PING_PONG, "--processes", "--json", "--param", "crash=bot-1@4", "--log",
-        str(log_dir), "--tick-timeout", "5",
+        "run",
+        PING_PONG,
+        "--processes",
+        "--json",
+        "--param",
+        "crash=bot-1@4",
+        "--log",
+        str(log_dir),
+        "--tick-timeout",
+        "5",
     )
     assert 0 == result.returncode, result.stderr
     summary = last_json_line(result.stdout)

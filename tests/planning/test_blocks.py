@@ -111,3 +111,17 @@ def test_the_python_built_domain_prints_as_text_that_parses_back_to_it() -> None
     again = parse_domain(format_domain(domain), functions=domain.functions)
     assert domain.methods == again.methods
     assert domain.primitives == again.primitives
+
+
+def test_is_done_follows_changes_to_the_facts_it_was_asked_about() -> None:
+    facts = FactDB([("on", "a", "b"), ("on_table", "b"), ("goal_on", "a", "b")])
+    facts.assert_fact("goal_on_table", "b")
+    assert blocks.is_done(facts, "a")
+    moved = facts.copy()
+    moved.retract("on", "a", "b")
+    assert not blocks.is_done(moved, "a")
+    assert blocks.is_done(facts, "a")
+    facts.retract("goal_on_table", "b")
+    facts.assert_fact("goal_on", "b", "c")
+    assert not blocks.is_done(facts, "a")
+    assert not blocks.is_done(facts, "b")

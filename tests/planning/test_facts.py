@@ -169,3 +169,51 @@ def test_query_answers_equal_a_naive_filter_over_all_facts(
     expected = [f for f in model if f[0] == name and list(f[1:2]) == prefix] if prefix else None
     if expected is not None:
         assert expected == db.facts(name, *prefix)  # type: ignore[arg-type]
+
+
+def test_copies_share_index_groups_until_one_side_writes_them() -> None:
+    facts = FactDB([("at", "bot", 1), ("at", "bot", 2), ("at", "cat", 3)])
+    twin = facts.copy()
+    twin.retract("at", "bot", 1)
+    twin.assert_fact("at", "cat", 4)
+    facts.assert_fact("at", "bot", 5)
+    assert [("at", "bot", 1), ("at", "bot", 2), ("at", "bot", 5)] == facts.facts("at", "bot")
+    assert [("at", "cat", 3)] == facts.facts("at", "cat")
+    assert [("at", "bot", 2)] == twin.facts("at", "bot")
+    assert [("at", "cat", 3), ("at", "cat", 4)] == twin.facts("at", "cat")
+    assert [{"n": 2}] == list(twin.query("at", "bot", "?n"))
+
+
+def test_the_version_changes_with_the_contents_and_is_shared_by_copies() -> None:
+    facts = FactDB([("a", 1)])
+    start = facts.version
+    assert not facts.assert_fact("a", 1)
+    assert not facts.retract("b")
+    assert start == facts.version
+    twin = facts.copy()
+    assert start == twin.version
+    twin.assert_fact("b")
+    assert start == facts.version
+    assert twin.version not in (start, FactDB([("a", 1)]).version)
+    for change in (
+        lambda db: db.retract("a", 1),
+        lambda db: db.retract_all("a"),
+        lambda db: db.retract_matching("a", "?x"),
+        lambda db: db.update([("c",)]),
+    ):
+        db = facts.copy()
+        before = db.version
+        change(db)
+        assert before != db.version
+
+
+def test_an_unpickled_or_deep_copied_database_has_a_version_of_its_own() -> None:
+    import copy
+    import pickle
+
+    facts = FactDB([("a", 1), ("b", "x", 2)])
+    for twin in (pickle.loads(pickle.dumps(facts)), copy.deepcopy(facts)):
+        assert facts == twin
+        assert facts.version != twin.version
+        twin.assert_fact("c")
+        assert ("c",) not in facts

@@ -330,3 +330,81 @@ def test_public_goap_names_are_exported_once() -> None:
 
     assert [] == [name for name in GOAP_NAMES if exported.count(name) != 1]
     assert [] == [name for name in GOAP_NAMES if not hasattr(planning, name)]
+
+
+# --- what is shared between searches must not change their results ---------------------------
+
+
+def _fear_plan(memory: Any) -> tuple[str, ...]:
+    from warband.planning.domains import fear
+
+    start, brain, goal, _, _ = fear.problem("soldier")
+    result = find_plan(start, goal, brain, memory)
+    assert result.plan is not None
+    return result.plan.names
+
+
+def test_context_dependent_checks_run_again_on_every_search_over_a_brain() -> None:
+    from warband.planning.domains import fear
+
+    held = fear.FearMemory().remember_failure("OpenDoor")
+
+    first = _fear_plan(None)
+    blocked = _fear_plan(held)
+    again = _fear_plan(None)
+
+    assert ("OpenDoor", "EnterWarehouse", "Attack") == first
+    assert "OpenDoor" not in blocked
+    assert first == again
+
+
+def test_costs_from_the_context_are_asked_again_on_every_search() -> None:
+    actions = [Action("Goto", effects={"at(me)": "?node"}, cost=lambda ctx, b: ctx[b["node"]])]
+    goal = {"at(me)": "far"}
+
+    cheap = find_plan(WorldState({"at(me)": "home"}), goal, actions, {"far": 2.0})
+    dear = find_plan(WorldState({"at(me)": "home"}), goal, actions, {"far": 7.0})
+
+    assert cheap.plan is not None and dear.plan is not None
+    assert (2.0, 7.0) == (cheap.plan.cost, dear.plan.cost)
+
+
+def test_repeated_solves_expand_the_same_nodes_in_the_same_order() -> None:
+    from warband.planning.domains import pirate, synthetic
+
+    for problem in (pirate.problem("no_bottle"), synthetic.problem(6, 4, 3)):
+        first = problem.solve(record_tree=True)
+        second = problem.solve(record_tree=True)
+        assert first.tree is not None and second.tree is not None
+        assert first.tree.nodes == second.tree.nodes
+        assert first.plan == second.plan
+
+
+def test_successors_equal_regressing_through_each_ground_step() -> None:
+    from warband.planning.domains import fear, pirate, synthetic
+    from warband.planning.goap import regress
+
+    problems = [fear.problem("soldier"), pirate.problem("lawful"), synthetic.problem(5, 5, 2)]
+    for problem in problems:
+        search = problem.search()
+        search.run()
+        for node in search.core.expanded:
+            for step, child, cost in search.regression.successors(node):
+                assert regress(node, step) == child
+                assert step.cost == cost
+
+
+def test_successors_of_a_node_not_in_canonical_form_match_regress() -> None:
+    from warband.planning.goap import Regression, regress
+
+    actions = [
+        Action("SetOne", effects={"x": 1}, preconditions={"y": True}),
+        Action("SetY", effects={"y": True}, preconditions={"x": 3}),
+    ]
+    regression = Regression(WorldState({"x": 0}), actions, None)
+    node = frozenset({eq("x", 1), ne("x", 2), eq("z", True)})
+
+    children = regression.successors(node)
+
+    assert ["SetOne"] == [step.name for step, _, _ in children]
+    assert [regress(node, step) for step, _, _ in children] == [c for _, c, _ in children]

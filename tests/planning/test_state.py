@@ -143,3 +143,18 @@ def test_substitution_grounds_conditions_and_effects() -> None:
     assert eq("at(me)", "n4") == eq("at(me)", "?node").substitute(bindings)
     assert Effect(Key("at", "me"), "n4") == Effect(Key("at", "me"), "?node").substitute(bindings)
     assert frozenset({"node"}) == eq("at(me)", "?node").variables
+
+
+def test_keys_and_conditions_hash_and_compare_by_value_after_copies() -> None:
+    import copy
+    import pickle
+
+    condition = eq("at(bot-3)", "n1", any_agent=True)
+    for twin in (pickle.loads(pickle.dumps(condition)), copy.deepcopy(condition)):
+        assert twin == condition
+        assert hash(twin) == hash(condition)
+        assert hash(twin.key) == hash(Key("at", "bot-3"))
+    assert condition != Condition(Key("at", "bot-3"), "n1")
+    assert Key.parse("at(bot-3)") == Key("at", "bot-3")
+    assert Key.parse("at(bot-3)") != Key("at", "bot-4")
+    assert (Key("a") == "a") is False

@@ -15,10 +15,12 @@ answers a pattern holding ``True``. Keep one type per argument position to avoid
 
 :meth:`FactDB.copy` is cheap (proportional to the number of distinct fact names, not facts):
 buckets are shared copy-on-write, so the planner can snapshot memory at every step it simulates.
+:attr:`FactDB.version` identifies the contents, so functions may cache what they derive from them.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
@@ -91,22 +93,61 @@ def format_fact(fact: Fact) -> str:
 
 
 class _Bucket:
-    """All facts of one name, plus an index of them by first argument."""
+    """All facts of one name, plus an index of them by first argument.
 
-    __slots__ = ("by_first", "facts")
+    A clone shares the index's groups with the original and copies a group only when it first
+    writes it (``owned``): the planner clones a bucket for every simulated action, and copying
+    one small group beats rebuilding every group of the index.
+    """
+
+    __slots__ = ("by_first", "facts", "owned")
 
     def __init__(self) -> None:
         self.facts: dict[Fact, None] = {}
         self.by_first: dict[FactValue, dict[Fact, None]] = {}
+        # First arguments whose group this bucket created or copied, so may change in place.
+        self.owned: set[FactValue] = set()
 
     def clone(self) -> _Bucket:
-        twin = _Bucket()
-        twin.facts = dict(self.facts)
-        twin.by_first = {first: dict(group) for first, group in self.by_first.items()}
+        twin = _Bucket.__new__(_Bucket)
+        twin.facts = self.facts.copy()
+        twin.by_first = self.by_first.copy()
+        twin.owned = set()
         return twin
+
+    def add(self, fact: Fact) -> None:
+        self.facts[fact] = None
+        if len(fact) > 1:
+            first = fact[1]
+            group = self.by_first.get(first)
+            if group is None:
+                self.by_first[first] = {fact: None}
+                self.owned.add(first)
+            else:
+                if first not in self.owned:
+                    group = self.by_first[first] = group.copy()
+                    self.owned.add(first)
+                group[fact] = None
+
+    def remove(self, fact: Fact) -> None:
+        del self.facts[fact]
+        if len(fact) > 1:
+            first = fact[1]
+            group = self.by_first[first]
+            if len(group) == 1:
+                del self.by_first[first]
+                self.owned.discard(first)
+                return
+            if first not in self.owned:
+                group = self.by_first[first] = group.copy()
+                self.owned.add(first)
+            del group[fact]
 
 
 _EMPTY: dict[Fact, None] = {}
+
+_VERSIONS = itertools.count()
+"""Every change of every database takes the next number: versions are never reused."""
 
 
 class FactDB:
@@ -115,14 +156,22 @@ class FactDB:
     Iterating yields every fact (grouped by name, in insertion order within a name).
     """
 
-    __slots__ = ("_buckets", "_owned", "_size")
+    __slots__ = ("_buckets", "_owned", "_size", "_version")
 
     def __init__(self, facts: Iterable[Fact] = ()) -> None:
         self._buckets: dict[str, _Bucket] = {}
         # Names whose bucket this database may change in place; others are shared with a copy.
         self._owned: set[str] = set()
         self._size = 0
+        self._version = next(_VERSIONS)
         self.update(facts)
+
+    def __setstate__(self, state: tuple[None, dict[str, object]]) -> None:
+        # Unpickled (or deep-copied) contents take a new version: the one they carry may have
+        # been given to other contents in this process.
+        for slot, value in state[1].items():
+            setattr(self, slot, value)
+        self._version = next(_VERSIONS)
 
     # --- changing -------------------------------------------------------------------------
 
@@ -133,11 +182,9 @@ class FactDB:
         if bucket is not None and fact in bucket.facts:
             return False
         _check_fact(fact)
-        bucket = self._writable(name)
-        bucket.facts[fact] = None
-        if args:
-            bucket.by_first.setdefault(args[0], {})[fact] = None
+        self._writable(name).add(fact)
         self._size += 1
+        self._version = next(_VERSIONS)
         return True
 
     def update(self, facts: Iterable[Fact]) -> None:
@@ -156,13 +203,9 @@ class FactDB:
         if bucket is None or fact not in bucket.facts:
             return False
         bucket = self._writable(name)
-        del bucket.facts[fact]
-        if args:
-            group = bucket.by_first[args[0]]
-            del group[fact]
-            if not group:
-                del bucket.by_first[args[0]]
+        bucket.remove(fact)
         self._size -= 1
+        self._version = next(_VERSIONS)
         if not bucket.facts:
             del self._buckets[name]
             self._owned.discard(name)
@@ -175,6 +218,7 @@ class FactDB:
         if bucket is None:
             return 0
         self._size -= len(bucket.facts)
+        self._version = next(_VERSIONS)
         return len(bucket.facts)
 
     def retract_matching(
@@ -196,15 +240,15 @@ class FactDB:
         twin._buckets = dict(self._buckets)
         twin._owned = set()
         twin._size = self._size
+        twin._version = self._version
         self._owned = set()
         return twin
 
     def _writable(self, name: str) -> _Bucket:
+        if name in self._owned:
+            return self._buckets[name]
         bucket = self._buckets.get(name)
-        if bucket is None:
-            bucket = self._buckets[name] = _Bucket()
-        elif name not in self._owned:
-            bucket = self._buckets[name] = bucket.clone()
+        bucket = self._buckets[name] = _Bucket() if bucket is None else bucket.clone()
         self._owned.add(name)
         return bucket
 
@@ -212,6 +256,14 @@ class FactDB:
 
     def __len__(self) -> int:
         return self._size
+
+    @property
+    def version(self) -> int:
+        """A token for the current contents: it changes whenever a fact is added or removed,
+        and a copy shares it until either side changes. No two different contents of any two
+        databases share a version in one process, so a domain function may cache what it derives
+        from the facts under it (``domains.blocks.is_done`` does)."""
+        return self._version
 
     def __iter__(self) -> Iterator[Fact]:
         for bucket in list(self._buckets.values()):
@@ -248,6 +300,8 @@ class FactDB:
         if not prefix:
             return list(bucket.facts)
         group = bucket.by_first.get(prefix[0], _EMPTY)
+        if len(prefix) == 1:
+            return list(group)  # the index already selected exactly these facts
         width = len(prefix) + 1
         return [fact for fact in group if fact[1:width] == prefix]
 
@@ -331,6 +385,56 @@ class FactDB:
         if resolved and resolved[0] is not None:
             return tuple(bucket.by_first.get(resolved[0], _EMPTY))
         return tuple(bucket.facts)
+
+    # The planner's compiled queries read through these three instead of query_terms: they
+    # resolve their terms themselves, so only the index lookup and the snapshot are left here.
+
+    def _change(self, deleted: Iterable[Fact], added: Iterable[Fact]) -> None:
+        """Retract ``deleted``, then assert ``added``, as retract() and assert_fact() would one
+        fact at a time: the planner's primitive effects, without a call per fact."""
+        self._version = next(_VERSIONS)  # first: even a change cut short by an error is new
+        buckets, owned = self._buckets, self._owned
+        for fact in deleted:
+            name: str = fact[0]  # type: ignore[assignment]
+            bucket = buckets.get(name)
+            if bucket is None or fact not in bucket.facts:
+                continue
+            if name not in owned:
+                bucket = buckets[name] = bucket.clone()
+                owned.add(name)
+            bucket.remove(fact)
+            self._size -= 1
+            if not bucket.facts:
+                del buckets[name]
+                owned.discard(name)
+        for fact in added:
+            name = fact[0]  # type: ignore[assignment]
+            bucket = buckets.get(name)
+            if bucket is not None and fact in bucket.facts:
+                continue
+            _check_fact(fact)
+            if bucket is None:
+                bucket = buckets[name] = _Bucket()
+                owned.add(name)
+            elif name not in owned:
+                bucket = buckets[name] = bucket.clone()
+                owned.add(name)
+            bucket.add(fact)
+            self._size += 1
+
+    def _holds(self, fact: tuple[object, ...]) -> bool:
+        bucket = self._buckets.get(fact[0])  # type: ignore[call-overload]  # fact[0]: the name
+        return bucket is not None and fact in bucket.facts
+
+    def _snapshot(self, name: str) -> tuple[Fact, ...]:
+        bucket = self._buckets.get(name)
+        return () if bucket is None else tuple(bucket.facts)
+
+    def _snapshot_first(self, name: str, first: object) -> tuple[Fact, ...]:
+        bucket = self._buckets.get(name)
+        if bucket is None:
+            return ()
+        return tuple(bucket.by_first.get(first, _EMPTY))  # type: ignore[call-overload]
 
     def _facts_matching(
         self,

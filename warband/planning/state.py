@@ -50,8 +50,28 @@ def _check_value(value: object, where: str) -> StateValue:
     )
 
 
+_PARSED_KEYS: dict[str, Key] = {}
+"""Keys read from text, shared: the same text gives the same (immutable) object, so the
+planner's dict and set look-ups find keys by identity instead of comparing fields."""
+_PARSED_KEYS_KEPT = 1 << 16
+"""A bound on the shared keys, so that endless distinct texts cannot grow it forever."""
+
+
+class _CachedHash:
+    """Gives a frozen slotted dataclass a slot for its hash, filled on first use.
+
+    Keys and conditions are hashed over and over by the planner (sets of conditions are its
+    search nodes); the generated ``__hash__`` rebuilds a tuple of the fields on every call. The
+    slot is not a dataclass field, so equality, repr and pickling ignore it (a copy or an
+    unpickled object just fills it again).
+    """
+
+    __slots__ = ("_hash",)
+    _hash: int
+
+
 @dataclass(frozen=True, slots=True)
-class Key:
+class Key(_CachedHash):
     """A world-state property name with an optional subject: ``Key("at", "bot-3")``.
 
     The subject may be a variable (``Key("holding", "?item")``) inside action effects and
@@ -76,18 +96,40 @@ class Key:
     @classmethod
     def parse(cls, text: str) -> Key:
         """Read ``name`` or ``name(subject)``; raise PlanningError naming the bad text."""
+        if cls is Key:
+            known = _PARSED_KEYS.get(text)
+            if known is not None:
+                return known
         match = _KEY_RE.match(text)
         if match is None:
             raise PlanningError(
                 f"cannot read property key {text!r}: expected 'name' or 'name(subject)', "
                 "e.g. 'hungry' or 'at(bot-3)'"
             )
-        return cls(match.group(1), match.group(2))
+        key = cls(match.group(1), match.group(2))
+        if cls is Key and len(_PARSED_KEYS) < _PARSED_KEYS_KEPT:
+            _PARSED_KEYS[text] = key
+        return key
 
     @property
     def has_variable(self) -> bool:
         """True when the subject is a variable such as ``?item``."""
         return is_variable(self.subject)
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            value = hash((self.name, self.subject))
+            object.__setattr__(self, "_hash", value)
+            return value
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, Key) and other.__class__ is self.__class__:
+            return self.name == other.name and self.subject == other.subject
+        return NotImplemented
 
     def sort_key(self) -> tuple[str, bool, str]:
         """A total order: by name, then global keys before keys with a subject."""
@@ -196,6 +238,11 @@ class WorldState(Mapping[Key, StateValue]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._values
+
+    def get(self, key: Key, default: Any = None) -> Any:
+        """The value of ``key``, or ``default``; the mixin's version goes through a raised
+        KeyError for every absent key, and conditions are checked against states constantly."""
+        return self._values.get(key, default)
 
     def __hash__(self) -> int:
         return self._hash
@@ -318,7 +365,7 @@ def unify_value(pattern: StateValue, value: StateValue, bindings: Bindings) -> B
 
 
 @dataclass(frozen=True, slots=True)
-class Condition:
+class Condition(_CachedHash):
     """``key == value`` (or ``key != value`` when ``negated``), optionally tagged.
 
     ``achievable_by_any_agent`` marks a condition another character could make hold, such as
@@ -357,6 +404,26 @@ class Condition:
     def variables(self) -> frozenset[str]:
         """Names (without ``?``) of the variables in this condition."""
         return _variables_of(self.key, self.value)
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            value = hash((self.key, self.value, self.negated, self.achievable_by_any_agent))
+            object.__setattr__(self, "_hash", value)
+            return value
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, Condition) and other.__class__ is self.__class__:
+            return (
+                self.key == other.key
+                and self.value == other.value
+                and self.negated == other.negated
+                and self.achievable_by_any_agent == other.achievable_by_any_agent
+            )
+        return NotImplemented
 
     def holds(self, state: Mapping[Key, StateValue]) -> bool:
         """True when this (ground) condition holds in ``state``."""

@@ -32,17 +32,53 @@ def is_done(facts: FactDB, block: str) -> bool:
 
     A block without a goal position counts as done when everything under it is done.
     """
+    known = _known(facts)
+    answer = known.get(block)
+    if answer is not None:
+        return answer
+    # Walk down until a block decides the answer (or was decided before): every block passed on
+    # the way is done exactly when the block under it is, so they all share that answer.
+    path = []
     current = block
     while True:
+        path.append(current)
         below = _support(facts, current)
         if facts.has("goal_on_table", current):
-            return below is None
+            answer = below is None
+            break
         goal = facts.facts("goal_on", current)
         if goal and goal[0][2] != below:
-            return False
+            answer = False
+            break
         if below is None:
-            return True
+            answer = True
+            break
         current = below
+        cached = known.get(current)
+        if cached is not None:
+            answer = cached
+            break
+    for passed in path:
+        known[passed] = answer
+    return answer
+
+
+_DONE: list[tuple[int, dict[str, bool]]] = [(-1, {})]
+"""The answers of :func:`is_done` for the facts of one version (see ``FactDB.version``).
+
+The planner asks about the same blocks in every branch of ``move_blocks``, and ``every block is
+done`` asks about all of them; one state's answers suffice, as it asks about one state at a time.
+"""
+
+
+def _known(facts: FactDB) -> dict[str, bool]:
+    version = facts.version
+    entry = _DONE[0]  # read once: another thread may replace it meanwhile
+    if entry[0] == version:
+        return entry[1]
+    known: dict[str, bool] = {}
+    _DONE[0] = (version, known)
+    return known
 
 
 def _support(facts: FactDB, block: str) -> str | None:
