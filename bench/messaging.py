@@ -15,6 +15,9 @@ ping process sends M messages as fast as it can and then one last message that t
 answers once it has counted all M; throughput is M divided by the time from the first send to
 that answer.
 
+The framework's actors run on the event loop warband picks (uvloop where installed); set
+``WARBAND_EVENT_LOOP=asyncio`` to measure them on the standard loop instead.
+
 ``main(argv)`` is the entry point (``warband bench messaging`` loads this file by path and calls
 it). With ``--json`` the last stdout line is one JSON object; the keys listed in ``JSON_KEYS``
 are a public contract. The same file is run as a child process with the hidden ``--role``
@@ -49,7 +52,7 @@ import zmq
 
 import warband
 from warband.exceptions import WarbandError
-from warband.messaging import Actor, Broker, Message, StatusReport, Value, handles
+from warband.messaging import Actor, Broker, Message, StatusReport, Value, event_loop, handles
 from warband.messaging.tracing import configure_logging, flush_logging
 
 JSON_KEYS: Final = (
@@ -420,6 +423,7 @@ def build_report(figures: dict[str, Figures], sizes: Sizes, trace_events: int) -
         "pyzmq": zmq.pyzmq_version(),
         "libzmq": zmq.zmq_version(),
         "msgspec": msgspec.__version__,
+        "event_loop": event_loop.event_loop_name(),
     }
 
 
@@ -435,7 +439,7 @@ def render_table(report: dict[str, Any]) -> str:
         f"warband messaging benchmark: {report['round_trips']} round trips and "
         f"{report['messages']} one-way messages per run, {report['repeat']} run(s) per case, "
         f"{report['transport']}://; python {report['python']}, pyzmq {report['pyzmq']}, "
-        f"libzmq {report['libzmq']}",
+        f"libzmq {report['libzmq']}, actors on the {report['event_loop']} event loop",
         "",
         f"{'case':<38}{'RTT p50 µs':>12}{'RTT p99 µs':>12}{'msgs/s':>12}",
     ]
@@ -606,7 +610,7 @@ class _Ping(Actor):
 
 def _run_actor(actor: Actor, endpoint: str) -> None:
     # No clock in this benchmark and no heartbeats: nobody would receive them.
-    asyncio.run(actor.run(endpoint, mode="realtime", heartbeat_interval=0))
+    event_loop.run(actor.run(endpoint, mode="realtime", heartbeat_interval=0))
 
 
 def _framework_pong(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -27,7 +28,7 @@ CommandResult = subprocess.CompletedProcess[str]
 def warband_cli() -> Callable[..., CommandResult]:
     """Run ``python -m warband ARGS...`` in a child process; killed if it outlives ``timeout``."""
 
-    def run(*args: str, timeout: float = 120) -> CommandResult:
+    def run(*args: str, timeout: float = 120, env: dict[str, str] | None = None) -> CommandResult:
         return subprocess.run(
             [sys.executable, "-m", "warband", *args],
             cwd=REPO,
@@ -35,6 +36,7 @@ def warband_cli() -> Callable[..., CommandResult]:
             text=True,
             timeout=timeout,
             stdin=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})},
         )
 
     return run

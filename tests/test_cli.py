@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from collections.abc import Callable
@@ -198,3 +199,37 @@ def test_processes_can_talk_over_tcp_like_agents_on_other_hosts(warband_cli: Cli
     result = warband_cli("run", PING_PONG, "--processes", "--json", "--endpoint", endpoint, "-q")
     assert 0 == result.returncode, result.stderr
     assert "success" == last_json_line(result.stdout)["outcome"]
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed here"
+)
+def test_same_seed_sends_the_same_messages_on_uvloop_and_on_asyncios_loop(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    on_uvloop, on_asyncio = tmp_path / "uvloop", tmp_path / "asyncio"
+    first = warband_cli(
+        "run",
+        PING_PONG,
+        "--seed",
+        "5",
+        "--log",
+        str(on_uvloop),
+        "-q",
+        env={"WARBAND_EVENT_LOOP": "uvloop"},
+    )
+    second = warband_cli(
+        "run",
+        PING_PONG,
+        "--seed",
+        "5",
+        "--log",
+        str(on_asyncio),
+        "-q",
+        env={"WARBAND_EVENT_LOOP": "asyncio"},
+    )
+    assert 0 == first.returncode, first.stderr
+    assert 0 == second.returncode, second.stderr
+    sends = _agent_sends(on_uvloop)
+    assert len(sends) > 50
+    assert sends == _agent_sends(on_asyncio)

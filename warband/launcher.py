@@ -22,6 +22,7 @@ import msgspec
 import zmq
 
 from .exceptions import ConfigurationError, WarbandError
+from .messaging import event_loop
 from .messaging.actor import Actor, Mode
 from .messaging.broker import Broker
 from .messaging.clock import Clock, RunResult
@@ -127,7 +128,7 @@ def run_in_process(
     actors = scenario.build(params, options.seed)
     clock = build_clock(scenario, actors, options, params)
     started = time.monotonic()
-    result = asyncio.run(_run_actors(actors, clock, options, progress))
+    result = event_loop.run(_run_actors(actors, clock, options, progress))
     return _report(scenario, params, options, result, started, processes=1, pids={})
 
 
@@ -278,7 +279,7 @@ def run_agent(
     actors = scenario.build(params, options.seed)
     if agent_id == scenario.clock_id:
         clock = build_clock(scenario, actors, options, params)
-        asyncio.run(_run_single(clock, endpoint, options))
+        event_loop.run(_run_single(clock, endpoint, options))
         if clock.result is None:
             return 1
         if result_file is not None:
@@ -290,7 +291,7 @@ def run_agent(
         raise ConfigurationError(
             f"scenario {scenario.name!r} has no agent {agent_id!r}; known agents: {known}"
         )
-    asyncio.run(_run_single(by_id[agent_id], endpoint, options, scenario.clock_id))
+    event_loop.run(_run_single(by_id[agent_id], endpoint, options, scenario.clock_id))
     return 0
 
 

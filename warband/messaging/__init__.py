@@ -4,6 +4,7 @@ The message catalog and codec, the ZeroMQ broker and connections, the Actor base
 timers, request/reply), the clock, the process supervisor, and tracing.
 """
 
+from . import event_loop
 from .actor import Actor, ActorStats, Mode, Timer, check_actor_id, handles
 from .broker import BROKER_ID, Broker
 from .catalog import (
@@ -68,6 +69,7 @@ __all__ = [
     "Value",
     "WireCondition",
     "check_actor_id",
+    "event_loop",
     "handles",
     "incarnation",
 ]

@@ -19,6 +19,11 @@ from ..exceptions import DeliveryError
 DEFAULT_LINGER_MS = 2000
 """How long closing waits for unsent frames; ZeroMQ's default (forever) can hang an exit."""
 
+# Plain ints: passing pyzmq's enum members makes it build enum values on every call.
+_NOBLOCK = int(zmq.NOBLOCK)
+_EVENTS = int(zmq.EVENTS)
+_POLLIN = int(zmq.POLLIN)
+
 
 class Connection:
     """The DEALER socket of one actor, connected to the broker with the actor's id as routing id.
@@ -49,6 +54,8 @@ class Connection:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._fd: int | None = None
         self._paused = False
+        self._draining = False
+        self._look_scheduled = False
 
     def open(self) -> None:
         """Create the socket, connect it and start reading from the running event loop."""
@@ -77,11 +84,14 @@ class Connection:
     def send(self, frame: bytes) -> None:
         """Queue ``frame`` for the broker without blocking."""
         socket = self._require_socket()
-        socket.send(frame, zmq.NOBLOCK)
-        # Sending can consume the fd's readable edge; look for frames that arrived meanwhile.
-        events = socket.getsockopt(zmq.EVENTS)
-        if isinstance(events, int) and events & zmq.POLLIN and self._loop is not None:
-            self._loop.call_soon(self._drain)
+        socket.send(frame, _NOBLOCK)
+        # libzmq handles queued commands on send, which can consume the fd's readable edge: a
+        # frame that arrived meanwhile would then wait for the next one. Look again once the
+        # current callback is done (one look serves a burst of sends); sends made while
+        # draining are covered by the drain's own last look.
+        if not self._draining and not self._look_scheduled and self._loop is not None:
+            self._look_scheduled = True
+            self._loop.call_soon(self._look)
 
     def resume(self) -> None:
         """Read again after the inbox was full."""
@@ -104,23 +114,60 @@ class Connection:
         """True once :meth:`close` ran."""
         return self._socket is None
 
+    def _look(self) -> None:
+        self._look_scheduled = False
+        if self._readable():
+            self._drain()
+
+    def _readable(self) -> bool:
+        # Reading ZMQ_EVENTS also handles libzmq's queued commands, which re-arms the fd.
+        socket = self._socket
+        if socket is None:
+            return False
+        events = socket.get(_EVENTS)
+        return isinstance(events, int) and bool(events & _POLLIN)
+
     def _drain(self) -> None:
+        if self._draining:
+            return  # a handler resumed a paused read; the running drain goes on by itself
+        self._draining = True
+        try:
+            while self._receive_queued():
+                self._on_frames()
+                # Handlers may have sent, consuming the edge of frames that came meanwhile.
+                if not self._readable():
+                    break
+        finally:
+            self._draining = False
+
+    def _receive_queued(self) -> bool:
+        """Move every queued frame into the inbox (until it is full); True if any came."""
         socket = self._socket
         if socket is None or self._paused:
-            return
-        received = False
+            return False
+        if len(self.inbox) >= self.inbox_limit:
+            self._paused = True
+            return False
+        try:
+            self.inbox.append(socket.recv(_NOBLOCK))
+        except zmq.Again:
+            return False
+        # Mostly one frame comes per wake-up: asking ZMQ_EVENTS is cheaper than the zmq.Again
+        # exception that ends a read-until-empty loop, which only bursts need.
+        if self._readable():
+            self._receive_burst(socket)
+        return True
+
+    def _receive_burst(self, socket: zmq.Socket[bytes]) -> None:
+        inbox = self.inbox
         while True:
-            if len(self.inbox) >= self.inbox_limit:
+            if len(inbox) >= self.inbox_limit:
                 self._paused = True
-                break
+                return
             try:
-                frame = socket.recv(zmq.NOBLOCK)
+                inbox.append(socket.recv(_NOBLOCK))
             except zmq.Again:
-                break
-            self.inbox.append(frame)
-            received = True
-        if received:
-            self._on_frames()
+                return
 
     def _require_socket(self) -> zmq.Socket[bytes]:
         if self._socket is None:

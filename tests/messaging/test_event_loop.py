@@ -1,0 +1,42 @@
+"""Choosing the event loop actors run on: uvloop where installed, asyncio's own on request."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+
+import pytest
+
+from warband.exceptions import ConfigurationError
+from warband.messaging import event_loop
+
+HAS_UVLOOP = importlib.util.find_spec("uvloop") is not None
+
+
+async def _loop_class_name() -> str:
+    return type(asyncio.get_running_loop()).__module__
+
+
+def test_asyncio_is_used_when_the_environment_asks_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(event_loop.EVENT_LOOP_ENV, "asyncio")
+    assert "asyncio" == event_loop.event_loop_name()
+    assert event_loop.run(_loop_class_name()).startswith("asyncio")
+
+
+@pytest.mark.skipif(not HAS_UVLOOP, reason="uvloop is not installed here")
+def test_uvloop_is_the_default_where_it_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(event_loop.EVENT_LOOP_ENV, raising=False)
+    assert "uvloop" == event_loop.event_loop_name()
+    assert event_loop.run(_loop_class_name()).startswith("uvloop")
+
+
+def test_an_unknown_loop_name_is_an_error_naming_the_choices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(event_loop.EVENT_LOOP_ENV, "trio")
+    coroutine = _loop_class_name()
+    with pytest.raises(ConfigurationError, match=r"'trio'.*uvloop, asyncio"):
+        event_loop.run(coroutine)
+    assert coroutine.cr_frame is None  # closed, not left to warn "never awaited"
