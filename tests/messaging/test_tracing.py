@@ -104,3 +104,32 @@ def test_reconfiguring_moves_logging_to_the_new_directory(tmp_path: Path) -> Non
 def test_an_unknown_level_is_refused_with_the_valid_ones() -> None:
     with pytest.raises(ConfigurationError, match="unknown log level 'loud'; use one of debug"):
         configure_logging(None, "main", level="loud")
+
+
+def test_events_keep_their_order_and_their_values_as_they_were_when_logged(
+    tmp_path: Path,
+) -> None:
+    configure_logging(tmp_path, "main")
+    orders = ["hold"]
+    trace_send("a:1", "Order", "a", "b", None, 1)
+    get_logger().info("orders.given", orders=orders)
+    orders.append("charge")  # after logging: must not change the recorded event
+    trace_recv("b:1", "CompletionReport", "b", "a", None, 2)
+    flush_logging()
+    events = _lines(tmp_path / f"main.{os.getpid()}.jsonl")
+    assert ["msg.send", "orders.given", "msg.recv"] == [e["event"] for e in events]
+    assert ["hold"] == events[1]["orders"]
+    stamps = [str(e["timestamp"]) for e in events]
+    assert stamps == sorted(stamps)
+    assert all(len(s) == len("2026-11-23T09:12:17.123456+00:00") for s in stamps)
+
+
+def test_timestamps_are_iso_8601_utc_with_microseconds() -> None:
+    from datetime import UTC, datetime
+
+    from warband.messaging.tracing import _iso_utc
+
+    moment = datetime(2026, 11, 23, 9, 12, 17, 123456, tzinfo=UTC)
+    nanoseconds = int(moment.timestamp()) * 1_000_000_000 + 123_456_789
+    assert moment.isoformat(timespec="microseconds") == _iso_utc(nanoseconds)
+    assert "2026-11-23T09:12:18.000000+00:00" == _iso_utc(nanoseconds - 123_456_789 + 10**9)

@@ -129,7 +129,7 @@ class Connection:
 
     def _drain(self) -> None:
         if self._draining:
-            return  # a handler resumed a paused read; the running drain goes on by itself
+            return  # never nest drains: the running one reads on until the socket is empty
         self._draining = True
         try:
             while self._receive_queued():

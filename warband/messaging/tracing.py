@@ -60,10 +60,11 @@ class _JsonLinesSink:
     def __init__(self, path: Path, pid: int) -> None:
         self.path = path
         self.pid = pid
-        self._file: IO[bytes] = open(path, "ab", buffering=0)  # noqa: SIM115
+        self._file: IO[bytes] = open(path, "ab")  # noqa: SIM115
         self._encoder = msgspec.json.Encoder()
         self._lock = threading.Lock()
-        self._pending: list[_TraceRecord | dict[str, Any]] = []
+        # Trace records, and other events already encoded (their values may be mutable).
+        self._pending: list[_TraceRecord | bytes] = []
 
     def trace(self, record: _TraceRecord) -> None:
         with self._lock:
@@ -73,8 +74,9 @@ class _JsonLinesSink:
                 self._write_out()
 
     def write(self, event: dict[str, Any], *, flush: bool = False) -> None:
+        line = self._encoder.encode(event)
         with self._lock:
-            self._pending.append(event)
+            self._pending.append(line)
             if flush or len(self._pending) >= _FLUSH_EVERY:
                 self._write_out()
 
@@ -94,9 +96,11 @@ class _JsonLinesSink:
         buffer = bytearray()
         encode_into, pid = self._encoder.encode_into, self.pid
         for item in pending:
-            if isinstance(item, tuple):
+            if isinstance(item, bytes):
+                buffer.extend(item)
+            else:
                 time_ns, event, msg_id, msg_type, sender, recipient, conversation, tick = item
-                line: _TraceEvent | dict[str, Any] = _TraceEvent(
+                line = _TraceEvent(
                     _iso_utc(time_ns),
                     "info",
                     pid,
@@ -108,11 +112,10 @@ class _JsonLinesSink:
                     conversation,
                     tick,
                 )
-            else:
-                line = item
-            encode_into(line, buffer, -1)
+                encode_into(line, buffer, -1)
             buffer.extend(b"\n")
-        self._file.write(buffer)
+        self._file.write(buffer)  # a buffered file: it writes all of it, even in parts
+        self._file.flush()
 
 
 class _State:
