@@ -218,6 +218,9 @@ class Actor:
 
     def send(self, message: M) -> M:
         """Stamp ``message`` with our id, a sequence number and the tick, and send it."""
+        return self._send(message, about_to_wait=False)
+
+    def _send(self, message: M, *, about_to_wait: bool) -> M:
         if not message.recipient:
             raise DeliveryError(f"{self.id}: {type(message).__name__} has no recipient")
         control = type(message).__name__.startswith("_")
@@ -233,7 +236,7 @@ class Actor:
         connection = self._connection
         if connection is None:
             raise DeliveryError(f"{self.id} is not running; cannot send {type(message).__name__}")
-        connection.send(self._codec.encode(stamped))
+        connection.send(self._codec.encode(stamped), about_to_wait=about_to_wait)
         if not control:
             self.stats.sent += 1
         if tracing_enabled():
@@ -273,7 +276,7 @@ class Actor:
         """
         if message.conversation is None:
             message = msgspec.structs.replace(message, conversation=f"{self.id}:{self._seq + 1}")
-        sent = self.send(message)
+        sent = self._send(message, about_to_wait=True)
         tracked = asyncio.current_task() in self._tracked
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         pending = _Pending(future, sent, tracked)

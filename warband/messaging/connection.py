@@ -55,6 +55,7 @@ class Connection:
         self._fd: int | None = None
         self._paused = False
         self._draining = False
+        self._sent_while_draining = False
         self._look_scheduled = False
 
     def open(self) -> None:
@@ -81,15 +82,24 @@ class Connection:
         # Frames may already be queued: the fd only signals edges.
         self._loop.call_soon(self._drain)
 
-    def send(self, frame: bytes) -> None:
-        """Queue ``frame`` for the broker without blocking."""
+    def send(self, frame: bytes, *, about_to_wait: bool = False) -> None:
+        """Queue ``frame`` for the broker without blocking.
+
+        ``about_to_wait``: the caller awaits an answer right after this send (a request), so
+        the look for frames below happens now rather than in one more turn of the loop.
+        """
         socket = self._require_socket()
         socket.send(frame, _NOBLOCK)
         # libzmq handles queued commands on send, which can consume the fd's readable edge: a
-        # frame that arrived meanwhile would then wait for the next one. Look again once the
-        # current callback is done (one look serves a burst of sends); sends made while
-        # draining are covered by the drain's own last look.
-        if not self._draining and not self._look_scheduled and self._loop is not None:
+        # frame that arrived meanwhile would then wait for the next one. So look again: sends
+        # made while draining are covered by the drain's own look; others look once the
+        # current callback is done (one look serves a burst of sends).
+        if self._draining:
+            self._sent_while_draining = True
+        elif about_to_wait:
+            if self._readable() and self._loop is not None:
+                self._loop.call_soon(self._drain)
+        elif not self._look_scheduled and self._loop is not None:
             self._look_scheduled = True
             self._loop.call_soon(self._look)
 
@@ -133,9 +143,10 @@ class Connection:
         self._draining = True
         try:
             while self._receive_queued():
+                self._sent_while_draining = False
                 self._on_frames()
-                # Handlers may have sent, consuming the edge of frames that came meanwhile.
-                if not self._readable():
+                # A handler's send may have consumed the edge of frames that came meanwhile.
+                if not self._sent_while_draining or not self._readable():
                     break
         finally:
             self._draining = False
