@@ -14,6 +14,21 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
+TRACE_CONTRACT_KEYS = frozenset(
+    {
+        "event",
+        "msg_id",
+        "msg_type",
+        "sender",
+        "recipient",
+        "conversation",
+        "tick",
+        "pid",
+        "timestamp",
+    }
+)
+"""The keys every msg.send / msg.recv event has, as the issue spells them (a user contract)."""
+
 
 @pytest.fixture
 def repo() -> Path:

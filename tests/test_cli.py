@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import REPO, CommandResult, last_json_line, read_log_events
+from .conftest import REPO, TRACE_CONTRACT_KEYS, CommandResult, last_json_line, read_log_events
 
 Cli = Callable[..., CommandResult]
 PING_PONG = "scenarios/ping_pong.py"
@@ -93,16 +93,7 @@ def test_processes_run_one_process_per_actor_and_every_send_is_received(
     received_ids = {e["msg_id"] for e in recvs}
     unreceived = [e for e in sends if e["msg_id"] not in received_ids]
     assert [] == unreceived
-    for key in (
-        "msg_id",
-        "msg_type",
-        "sender",
-        "recipient",
-        "conversation",
-        "tick",
-        "pid",
-        "timestamp",
-    ):
+    for key in TRACE_CONTRACT_KEYS:
         assert all(key in e for e in sends + recvs), key
 
 

@@ -18,6 +18,8 @@ from warband.messaging.trace_view import (
     trace_command,
 )
 
+from ..conftest import TRACE_CONTRACT_KEYS
+
 
 def _event(
     kind: str,
@@ -148,18 +150,7 @@ def test_mermaid_diagram_has_one_arrow_per_message(run_logs: Path) -> None:
 def test_json_rendering_keeps_the_contract_keys_and_delivery(run_logs: Path) -> None:
     rendered = json.loads(render_json(load_trace(run_logs)))
     first = rendered["events"][0]
-    assert {
-        "event",
-        "msg_id",
-        "msg_type",
-        "sender",
-        "recipient",
-        "conversation",
-        "tick",
-        "pid",
-        "timestamp",
-        "delivered",
-    } == set(first)
+    assert TRACE_CONTRACT_KEYS | {"delivered"} == set(first)
     assert [True, False, True] == [e["delivered"] for e in rendered["events"]]
     assert 1 == rendered["summary"]["unmatched_sends"]
 

@@ -19,17 +19,7 @@ from warband.messaging.tracing import (
     tracing_enabled,
 )
 
-TRACE_KEYS = {
-    "event",
-    "msg_id",
-    "msg_type",
-    "sender",
-    "recipient",
-    "conversation",
-    "tick",
-    "pid",
-    "timestamp",
-}
+from ..conftest import TRACE_CONTRACT_KEYS
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +39,7 @@ def test_trace_events_carry_exactly_the_contract_keys(tmp_path: Path) -> None:
     flush_logging()
     log_file = tmp_path / f"bot-3.{os.getpid()}.jsonl"
     sent, received = _lines(log_file)
-    assert TRACE_KEYS | {"level"} == set(sent) == set(received)
+    assert TRACE_CONTRACT_KEYS | {"level"} == set(sent) == set(received)
     assert ("msg.send", "Order", 7, "bot-3:1") == (
         sent["event"],
         sent["msg_type"],

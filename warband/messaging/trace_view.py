@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..exceptions import ConfigurationError
+from .tracing import TRACE_KEYS
 
 MESSAGE_EVENTS = ("msg.send", "msg.recv")
 FORMATS = ("text", "mermaid", "json")
@@ -199,19 +200,8 @@ def render_mermaid(trace: TraceLog) -> str:
 def render_json(trace: TraceLog) -> str:
     """One JSON object: ``events`` (each send with ``delivered``) and ``summary``."""
     delivered = trace.delivered
-    keys = (
-        "event",
-        "msg_id",
-        "msg_type",
-        "sender",
-        "recipient",
-        "conversation",
-        "tick",
-        "pid",
-        "timestamp",
-    )
     events = [
-        {**{key: e.get(key) for key in keys}, "delivered": e["msg_id"] in delivered}
+        {**{key: e.get(key) for key in TRACE_KEYS}, "delivered": e["msg_id"] in delivered}
         for e in trace.sends()
     ]
     return json.dumps({"events": events, "summary": summary(trace)})

@@ -25,6 +25,20 @@ from typing import IO, Any
 import msgspec
 import structlog
 
+TRACE_KEYS = (
+    "event",
+    "msg_id",
+    "msg_type",
+    "sender",
+    "recipient",
+    "conversation",
+    "tick",
+    "pid",
+    "timestamp",
+)
+"""The keys of every ``msg.send`` / ``msg.recv`` event: a contract ``warband trace`` and users'
+tools read (each event also has ``level``)."""
+
 _FLUSH_EVERY = 256
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
 
