@@ -267,3 +267,56 @@ async def test_realtime_mode_runs_the_same_request_reply() -> None:
         [Asker("asker", "echo", timeout=5), Echo("echo")], ticks=20, mode="realtime"
     )
     assert result.final_states["asker"]["outcome"] == "CompletionReport:['w1']"
+
+
+class Wanderer(Member):
+    """Moves from area "a1" to area "a2" at tick 2, keeping itself in its area's group."""
+
+    def __init__(self, actor_id: str) -> None:
+        super().__init__(actor_id, ["a1"])
+
+    def on_tick(self, tick: int) -> None:
+        if tick == 2:
+            self.leave_group("a1")
+            self.join_group("a2")
+            self.got.append(f"in {','.join(self.groups)}")
+
+
+class AreaShouter(Member):
+    """Warns everyone nearby, i.e. in area ``area``, on every tick."""
+
+    def __init__(self, actor_id: str, area: str) -> None:
+        super().__init__(actor_id, [area])
+        self.area = area
+
+    def on_tick(self, tick: int) -> None:
+        self.broadcast(self.area, Order(task=f"{self.area}@{tick}"))
+
+
+async def test_groups_change_at_run_time_so_a_group_can_mean_nearby() -> None:
+    actors = [AreaShouter("s1", "a1"), AreaShouter("s2", "a2"), Wanderer("bot")]
+    result = await run_actors(actors, ticks=5)
+    # Broadcasts of tick N are handled at tick N+1. The bot moves during tick 2, so it hears
+    # area a1 up to tick 2's broadcast and area a2 from tick 3's on, in every run.
+    assert ["a1@1", "in a2", "a1@2", "a2@3", "a2@4"] == result.final_states["bot"]["got"]
+
+
+async def test_in_realtime_a_group_change_holds_from_the_brokers_next_frame() -> None:
+    actors = [AreaShouter("s1", "a1"), AreaShouter("s2", "a2"), Wanderer("bot")]
+    got = (await run_actors(actors, ticks=8, mode="realtime")).final_states["bot"]["got"]
+    moved = got.index("in a2")
+    assert all(not g.startswith("a2@") for g in got[:moved]), got
+    assert any(g.startswith("a2@") for g in got[moved:]), got
+
+
+def test_a_bad_group_name_is_refused_naming_the_rules() -> None:
+    import pytest
+
+    from warband.exceptions import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="invalid group name '#red'"):
+        Member("m", ["#red"])
+    with pytest.raises(ConfigurationError, match="'ticks'"):
+        Member("m", []).leave_group("ticks")
+    with pytest.raises(DeliveryError, match="m is not running"):
+        Member("m", []).join_group("red")

@@ -5,7 +5,7 @@ timers, request/reply), the clock, the process supervisor, and tracing.
 """
 
 from . import event_loop
-from .actor import Actor, ActorStats, Mode, Timer, check_actor_id, handles
+from .actor import Actor, ActorStats, Mode, Timer, check_actor_id, check_group_name, handles
 from .broker import BROKER_ID, Broker
 from .catalog import (
     AGENT_MESSAGES,
@@ -69,6 +69,7 @@ __all__ = [
     "Value",
     "WireCondition",
     "check_actor_id",
+    "check_group_name",
     "event_loop",
     "handles",
     "incarnation",

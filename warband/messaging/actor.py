@@ -31,7 +31,7 @@ import msgspec
 import zmq
 
 from ..exceptions import ConfigurationError, DeliveryError, ProtocolError, RequestTimeout
-from .broker import BROKER_ID, GROUP_PREFIX
+from .broker import ALL_GROUP, BROKER_ID, GROUP_PREFIX
 from .catalog import (
     EndTalk,
     Heartbeat,
@@ -68,6 +68,17 @@ def handles(*message_types: type[Message]) -> Callable[[Handler], Handler]:
         return function
 
     return mark
+
+
+def check_group_name(group: str) -> str:
+    """Return ``group`` if actors may join or leave it, else raise ConfigurationError."""
+    if group in (ALL_GROUP, TICK_GROUP) or not _VALID_ID.match(group):
+        raise ConfigurationError(
+            f"invalid group name {group!r}: use 1-64 letters, digits, '-', '_', '.', ':' "
+            f"starting with a letter or digit (no leading '#'), and not {ALL_GROUP!r} or "
+            f"{TICK_GROUP!r}, which the framework manages"
+        )
+    return group
 
 
 def check_actor_id(actor_id: str) -> str:
@@ -147,7 +158,7 @@ class Actor:
 
     def __init__(self, actor_id: str, *, groups: Iterable[str] = (), seed: int = 0) -> None:
         self.id = check_actor_id(actor_id)
-        self.groups = tuple(groups)
+        self.groups = tuple(check_group_name(group) for group in groups)
         self.seed = seed
         self.random = random.Random(f"{seed}/{actor_id}")
         """This actor's own seeded random source: use it, never the global one."""
@@ -446,12 +457,45 @@ class Actor:
                 f"{self.id} did not start within {timeout} s; is its run() task running?"
             ) from None
 
-    async def _register(self, timeout: float) -> None:
+    def join_group(self, group: str) -> None:
+        """Join ``group``, so that broadcasts to it reach this actor.
+
+        Groups may change during a run, so a group can stand for "nearby": a bot that keeps
+        itself in the group of the area it stands in reaches its neighbours with
+        ``broadcast(area_group, ...)``. In lockstep the change takes effect as the next tick
+        begins: broadcasts sent during this tick still follow the old groups, those of later
+        ticks the new ones, so runs stay deterministic. In realtime it takes effect as soon as
+        the broker reads it (before anything this actor sends afterwards).
+        """
+        check_group_name(group)
+        if group not in self.groups:
+            self._change_groups((*self.groups, group))
+
+    def leave_group(self, group: str) -> None:
+        """Leave ``group``; takes effect like :meth:`join_group`."""
+        check_group_name(group)
+        if group in self.groups:
+            self._change_groups(tuple(g for g in self.groups if g != group))
+
+    def _change_groups(self, groups: tuple[str, ...]) -> None:
+        if self._connection is None or self._connection.closed or not self._registered.is_set():
+            raise DeliveryError(
+                f"{self.id} is not running; change its groups from on_start on, or pass "
+                "groups= to the constructor"
+            )
+        self.groups = groups
+        # Registering again replaces the groups (the broker answers; see _handle_immediate).
+        self.send(self._registration())
+
+    def _registration(self) -> _Register:
         groups = list(self.groups)
         lockstep = self.lockstep_participant and self.mode == "lockstep"
         if self.lockstep_participant:
             groups.append(TICK_GROUP)
-        self.send(_Register(recipient=BROKER_ID, groups=groups, lockstep=lockstep))
+        return _Register(recipient=BROKER_ID, groups=groups, lockstep=lockstep)
+
+    async def _register(self, timeout: float) -> None:
+        self.send(self._registration())
         dispatcher = asyncio.create_task(self._dispatch_until_registered())
         try:
             await asyncio.wait_for(dispatcher, timeout)
@@ -549,7 +593,9 @@ class Actor:
             self._deliver(message)
 
     async def _handle_immediate(self, message: Message) -> None:
-        if isinstance(message, _Registered):
+        if isinstance(message, _Registered) and self._registered.is_set():
+            pass  # the broker's answer to a change of groups: nothing to do
+        elif isinstance(message, _Registered):
             self._peers_at_registration = tuple(message.peers)
             self._clock_seen = self.clock_id in message.peers
             self._registered.set()

@@ -68,6 +68,8 @@ class Broker:
         self._context = context or zmq.Context.instance()
         self._codec = codec or Codec()
         self._groups: defaultdict[str, set[str]] = defaultdict(set)
+        # Lockstep group changes wait for the next Tick: (tick stamped, peer, new groups).
+        self._deferred: list[tuple[int, str, list[str]]] = []
         self._seq = 0
         self._log = get_logger(agent=BROKER_ID)
         self._stop = threading.Event()
@@ -193,19 +195,39 @@ class Broker:
         assert isinstance(message, _Register)
         if tracing_enabled():
             trace_recv(message.id, "_Register", peer, BROKER_ID, None, message.tick)
-        for members in self._groups.values():
-            members.discard(peer)
-        for group in [ALL_GROUP, *message.groups]:
-            self._groups[group].add(peer)
-        self._log.info("broker.register", peer=peer, groups=sorted(message.groups))
+        if message.lockstep and peer in self._groups[ALL_GROUP]:
+            # A lockstep actor changing its groups during tick N: every broadcast of tick N
+            # was sent before the clock's Tick N+1 reached us (each actor's TickDone follows
+            # its sends on the same connection), so applying the change as Tick N+1 passes
+            # gives every run the same deliveries, in one process or many.
+            self._deferred.append((message.tick, peer, list(message.groups)))
+        else:
+            self._join(peer, message.groups)
         self.stats.peers.add(peer)
         peers = sorted(self._groups[ALL_GROUP])
         self._send_own(router, peer, _Registered(recipient=peer, reply_to=message.id, peers=peers))
+
+    def _join(self, peer: str, groups: list[str]) -> None:
+        """Make ``groups`` (and ``all``) the groups of ``peer``, replacing its earlier ones."""
+        for members in self._groups.values():
+            members.discard(peer)
+        for group in [ALL_GROUP, *groups]:
+            self._groups[group].add(peer)
+        self._log.info("broker.register", peer=peer, groups=sorted(groups))
+
+    def _apply_deferred(self, tick: int) -> None:
+        due = [change for change in self._deferred if change[0] < tick]
+        if due:
+            self._deferred = [change for change in self._deferred if change[0] >= tick]
+            for _, peer, groups in due:
+                self._join(peer, groups)
 
     def _broadcast(
         self, router: zmq.Socket[bytes], peer: str, payload: bytes, envelope: Envelope
     ) -> None:
         group = envelope.recipient[len(GROUP_PREFIX) :]
+        if self._deferred and envelope.type == "Tick":
+            self._apply_deferred(envelope.tick)
         # An empty group is not an error: a team whose members all died still has a channel.
         for member in sorted(self._groups.get(group, ())):
             if member != peer:
