@@ -38,6 +38,7 @@ from .htn_compile import (
     _DomainCache,
     _Trail,
     _unbound,
+    function_error,
 )
 from .htn_domain import BUILTIN_FUNCTIONS as BUILTIN_FUNCTIONS
 from .htn_domain import CONTINUE as CONTINUE
@@ -461,10 +462,7 @@ class _Run:
         except PlanningError:
             raise
         except Exception as exc:
-            raise PlanningError(
-                f"function '{expr.function}' raised {type(exc).__name__}: {exc} "
-                f"(called as {expr} with {', '.join(map(repr, args)) or 'no arguments'})"
-            ) from exc
+            raise function_error(expr, exc, args) from exc
 
     def _value(self, term: ArgTerm, bindings: Bindings, state: FactDB) -> FactValue:
         if isinstance(term, Var):

@@ -5,7 +5,7 @@ numbered variable slots, primitive effects as argument positions, and the per-do
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, NoReturn, TypeAlias
 
 from ..exceptions import PlanningError
@@ -391,10 +391,7 @@ class _Compiler:
                 except PlanningError:
                     raise
                 except Exception as exc:
-                    raise PlanningError(
-                        f"function '{expr.function}' raised {type(exc).__name__}: {exc} "
-                        f"(called as {expr} with {arg!r})"
-                    ) from exc
+                    raise function_error(expr, exc, [arg]) from exc
 
             return invoke1
         getters = tuple(self.term(arg) for arg in expr.args)
@@ -406,12 +403,18 @@ class _Compiler:
             except PlanningError:
                 raise
             except Exception as exc:
-                raise PlanningError(
-                    f"function '{expr.function}' raised {type(exc).__name__}: {exc} "
-                    f"(called as {expr} with {', '.join(map(repr, args)) or 'no arguments'})"
-                ) from exc
+                raise function_error(expr, exc, args) from exc
 
         return invoke
+
+
+def function_error(expr: Call, exc: Exception, args: Sequence[object]) -> PlanningError:
+    """The error for a registered function that raised: which function, what, and its call."""
+    shown = ", ".join(map(repr, args)) or "no arguments"
+    return PlanningError(
+        f"function '{expr.function}' raised {type(exc).__name__}: {exc} "
+        f"(called as {expr} with {shown})"
+    )
 
 
 def _unbound(name: str) -> NoReturn:
