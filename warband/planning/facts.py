@@ -202,13 +202,8 @@ class FactDB:
         bucket = self._buckets.get(name)
         if bucket is None or fact not in bucket.facts:
             return False
-        bucket = self._writable(name)
-        bucket.remove(fact)
-        self._size -= 1
+        self._remove(name, fact)
         self._version = next(_VERSIONS)
-        if not bucket.facts:
-            del self._buckets[name]
-            self._owned.discard(name)
         return True
 
     def retract_all(self, name: str) -> int:
@@ -393,34 +388,28 @@ class FactDB:
         """Retract ``deleted``, then assert ``added``, as retract() and assert_fact() would one
         fact at a time: the planner's primitive effects, without a call per fact."""
         self._version = next(_VERSIONS)  # first: even a change cut short by an error is new
-        buckets, owned = self._buckets, self._owned
+        buckets = self._buckets
         for fact in deleted:
             name: str = fact[0]  # type: ignore[assignment]
             bucket = buckets.get(name)
-            if bucket is None or fact not in bucket.facts:
-                continue
-            if name not in owned:
-                bucket = buckets[name] = bucket.clone()
-                owned.add(name)
-            bucket.remove(fact)
-            self._size -= 1
-            if not bucket.facts:
-                del buckets[name]
-                owned.discard(name)
+            if bucket is not None and fact in bucket.facts:
+                self._remove(name, fact)
         for fact in added:
             name = fact[0]  # type: ignore[assignment]
             bucket = buckets.get(name)
-            if bucket is not None and fact in bucket.facts:
-                continue
-            _check_fact(fact)
-            if bucket is None:
-                bucket = buckets[name] = _Bucket()
-                owned.add(name)
-            elif name not in owned:
-                bucket = buckets[name] = bucket.clone()
-                owned.add(name)
-            bucket.add(fact)
-            self._size += 1
+            if bucket is None or fact not in bucket.facts:
+                _check_fact(fact)
+                self._writable(name).add(fact)
+                self._size += 1
+
+    def _remove(self, name: str, fact: Fact) -> None:
+        """Remove ``fact``, known to be present, dropping its bucket once empty."""
+        bucket = self._writable(name)
+        bucket.remove(fact)
+        self._size -= 1
+        if not bucket.facts:
+            del self._buckets[name]
+            self._owned.discard(name)
 
     def _holds(self, fact: tuple[object, ...]) -> bool:
         bucket = self._buckets.get(fact[0])  # type: ignore[call-overload]  # fact[0]: the name
