@@ -14,11 +14,11 @@ from typing import Any, TypeAlias
 
 import msgspec
 
-Value: TypeAlias = str | int | float | bool | None
-"""A scalar carried in message arguments and facts: MessagePack nil, bool, int, float or str."""
+from ..values import Value as Value
 
 Fact: TypeAlias = list[Value]
-"""A fact on the wire: ``[name, arg1, arg2, ...]`` (a tuple in memory, an array on the wire)."""
+"""A fact on the wire: ``[name, arg1, arg2, ...]``, an array; :data:`warband.values.Fact` is
+the same fact in memory (a tuple). ``Value`` is :data:`warband.values.Value`."""
 
 
 class Message(msgspec.Struct, tag=True, frozen=True, kw_only=True):
@@ -227,6 +227,9 @@ class _Register(Message, frozen=True):
     """Groups to join, without the leading ``#``."""
     lockstep: bool = True
     """True when the actor takes part in the lockstep tick."""
+    watch: list[str] = []
+    """Agent ids whose departure the broker reports to this actor with ``_Left``; ``"*"`` watches
+    every peer (the clock does)."""
 
 
 class _Registered(Message, frozen=True):
@@ -271,6 +274,37 @@ class _Shutdown(Message, frozen=True):
     """Why the run ended."""
 
 
+class _Leave(Message, frozen=True):
+    """An actor tells the broker it is leaving for good (stopped, failed, shut down)."""
+
+    reason: str = ""
+    """Why it leaves."""
+
+
+class _Left(Message, frozen=True):
+    """The broker tells a watcher that a peer is gone: it left, its connection went away, or it
+    was silent for longer than its heartbeats allow."""
+
+    agent: str
+    """The id of the peer that is gone."""
+    reason: str = ""
+    """How the broker knows: ``left: <the peer's reason>``, ``disconnected`` or ``silent ...``."""
+
+
+class _Ping(Message, frozen=True):
+    """An actor's liveness heartbeat to the broker, sent from its event loop on the wall clock."""
+
+    interval: float = 1.0
+    """Seconds until the next ping; the broker counts a peer gone after a few silent intervals."""
+
+
+class _Pong(Message, frozen=True):
+    """The broker's answer to _Ping; it tells the actor whether the broker knows it."""
+
+    registered: bool = True
+    """False from a broker that does not know the actor (it restarted): register again."""
+
+
 class _Stats(Message, frozen=True):
     """An actor's final counters and state, sent in answer to _Shutdown."""
 
@@ -280,6 +314,10 @@ class _Stats(Message, frozen=True):
     """Catalog messages this actor received and accepted (control messages are not counted)."""
     messages_rejected: int = 0
     """Frames this actor rejected as malformed."""
+    handler_failures: int = 0
+    """Exceptions raised by this actor's handlers, timers and ``on_tick``."""
+    undeliverable: int = 0
+    """Messages of this actor the broker could not deliver."""
     final_state: dict[str, Any] = {}
     """What the actor exposes to the scenario's outcome function."""
 
@@ -314,6 +352,10 @@ CONTROL_MESSAGES: tuple[type[Message], ...] = (
     _FinishRun,
     _Shutdown,
     _Stats,
+    _Leave,
+    _Left,
+    _Ping,
+    _Pong,
 )
 """The runtime's own control messages."""
 
