@@ -52,8 +52,10 @@ import zmq
 
 import warband
 from warband.exceptions import WarbandError
-from warband.messaging import Actor, Broker, Message, StatusReport, Value, event_loop, handles
+from warband.messaging import Actor, Message, StatusReport, event_loop, handles
+from warband.messaging.broker import Broker
 from warband.messaging.tracing import configure_logging, flush_logging
+from warband.values import Value
 
 JSON_KEYS: Final = (
     "rtt_p50_us",

@@ -1,49 +1,88 @@
 """warband: team AI for games, built from message-passing actors over ZeroMQ.
 
-The public API is re-exported here; see the subpackages for the rest:
+What a scenario script needs is re-exported here; see the subpackages for the rest:
 ``warband.messaging`` (actors, messages, transport), ``warband.planning`` (GOAP, HTN),
 ``warband.world`` (maps and the simulated world), ``warband.agents`` (bot, squad, commander).
+
+Only the exceptions are imported eagerly. Every other name is imported on first use
+(PEP 562), because importing a subpackage runs this file first: ``import warband.planning``
+must stay pure and fast, without ZeroMQ, asyncio or the scenario runner.
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib
+from typing import TYPE_CHECKING
 
 from .exceptions import (
     ConfigurationError,
     DeliveryError,
+    DomainSyntaxError,
+    MapError,
     PlanningError,
     ProtocolError,
     RequestTimeout,
     WarbandError,
 )
-from .messaging import (
-    Act,
-    Actor,
-    ActResult,
-    Clock,
-    CompletionReport,
-    CooperationReply,
-    CooperationResult,
-    EndTalk,
-    GoalBias,
-    Heartbeat,
-    Message,
-    Order,
-    Percept,
-    RequestCooperation,
-    RequestTalk,
-    RunResult,
-    StatusReport,
-    TalkReply,
-    ThreatReport,
-    Tick,
-    TickDone,
-    WireCondition,
-    handles,
-    incarnation,
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from .messaging import (
+        Act,
+        Actor,
+        ActResult,
+        Clock,
+        CompletionReport,
+        CooperationReply,
+        CooperationResult,
+        EndTalk,
+        GoalBias,
+        Message,
+        Order,
+        Percept,
+        RequestCooperation,
+        RequestTalk,
+        RunResult,
+        StatusReport,
+        TalkReply,
+        ThreatReport,
+        WireCondition,
+        handles,
+        incarnation,
+    )
+    from .scenario import Outcome, Params, Scenario, load_scenario
+
+_MESSAGING_NAMES = (
+    "Act",
+    "ActResult",
+    "Actor",
+    "Clock",
+    "CompletionReport",
+    "CooperationReply",
+    "CooperationResult",
+    "EndTalk",
+    "GoalBias",
+    "Message",
+    "Order",
+    "Percept",
+    "RequestCooperation",
+    "RequestTalk",
+    "RunResult",
+    "StatusReport",
+    "TalkReply",
+    "ThreatReport",
+    "WireCondition",
+    "handles",
+    "incarnation",
 )
-from .scenario import Outcome, Params, Scenario, load_scenario
+_SCENARIO_NAMES = ("Outcome", "Params", "Scenario", "load_scenario")
+
+# Which module defines each lazily imported name.
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(_MESSAGING_NAMES, "warband.messaging"),
+    **dict.fromkeys(_SCENARIO_NAMES, "warband.scenario"),
+}
 
 __all__ = [
     "Act",
@@ -55,9 +94,10 @@ __all__ = [
     "CooperationReply",
     "CooperationResult",
     "DeliveryError",
+    "DomainSyntaxError",
     "EndTalk",
     "GoalBias",
-    "Heartbeat",
+    "MapError",
     "Message",
     "Order",
     "Outcome",
@@ -73,8 +113,6 @@ __all__ = [
     "StatusReport",
     "TalkReply",
     "ThreatReport",
-    "Tick",
-    "TickDone",
     "WarbandError",
     "WireCondition",
     "__version__",
@@ -82,3 +120,17 @@ __all__ = [
     "incarnation",
     "load_scenario",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name from its module the first time it is read, then keep it here."""
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'warband' has no attribute {name!r}")
+    value: object = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from warband.messaging import AGENT_MESSAGES, Codec
 from warband.messaging import catalog as c
+from warband.messaging.catalog import AGENT_MESSAGES
+from warband.messaging.codec import Codec
 
 SAMPLES: list[c.Message] = [
     c.Order(recipient="bot-1", task="defend", args=["area-4", 3, 1.5, True, None], priority=2),

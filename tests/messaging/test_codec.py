@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from warband.exceptions import ProtocolError
-from warband.messaging import Codec, Order
+from warband.messaging import Order
+from warband.messaging.codec import Codec
 
 DEEP = (
     b"\x82"

@@ -19,7 +19,8 @@ import zmq.asyncio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from warband.messaging import Actor, Codec, Order, handles
+from warband.messaging import Actor, Order, handles
+from warband.messaging.codec import Codec
 from warband.testing import running_broker
 
 

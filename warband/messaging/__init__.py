@@ -1,55 +1,54 @@
 """Messaging: how actors exist and talk.
 
-The message catalog and codec, the ZeroMQ broker and connections, the Actor base (mailbox,
-timers, request/reply), the clock, the process supervisor, and tracing.
+What an actor's author needs is exported here: the :class:`Actor` base and :func:`handles`,
+every message of the catalog, the :class:`Clock` and its :class:`RunResult`,
+:func:`incarnation` (which restart of a supervised process this is) and
+:func:`configure_logging` (trace logs for actors run outside the ``warband`` command).
+
+The runtime's plumbing stays in its modules, importable by the CLI, tests and benchmarks
+but not part of this surface: ``broker.Broker``, ``codec.Codec``, ``connection``,
+``supervisor.Supervisor``, ``event_loop``, ``trace_view``, the catalog's control messages
+(``_Register``, ``_Shutdown``, ...) and ``AGENT_MESSAGES``. The values that messages carry
+are defined once in :mod:`warband.values`.
 """
 
-from . import event_loop
-from .actor import Actor, ActorStats, Mode, Timer, check_actor_id, check_group_name, handles
-from .broker import BROKER_ID, Broker
-from .catalog import (
-    AGENT_MESSAGES,
-    Act,
-    ActResult,
-    CompletionReport,
-    CooperationReply,
-    CooperationResult,
-    EndTalk,
-    Fact,
-    GoalBias,
-    Heartbeat,
-    Message,
-    Order,
-    Percept,
-    RequestCooperation,
-    RequestTalk,
-    StatusReport,
-    TalkReply,
-    ThreatReport,
-    Tick,
-    TickDone,
-    Value,
-    WireCondition,
-)
-from .clock import Clock, RunResult
-from .codec import Codec
-from .supervisor import Supervisor, incarnation
+from .actor import Actor as Actor
+from .actor import Mode as Mode
+from .actor import Timer as Timer
+from .actor import handles as handles
+from .catalog import Act as Act
+from .catalog import ActResult as ActResult
+from .catalog import CompletionReport as CompletionReport
+from .catalog import CooperationReply as CooperationReply
+from .catalog import CooperationResult as CooperationResult
+from .catalog import EndTalk as EndTalk
+from .catalog import GoalBias as GoalBias
+from .catalog import Heartbeat as Heartbeat
+from .catalog import Message as Message
+from .catalog import Order as Order
+from .catalog import Percept as Percept
+from .catalog import RequestCooperation as RequestCooperation
+from .catalog import RequestTalk as RequestTalk
+from .catalog import StatusReport as StatusReport
+from .catalog import TalkReply as TalkReply
+from .catalog import ThreatReport as ThreatReport
+from .catalog import Tick as Tick
+from .catalog import TickDone as TickDone
+from .catalog import WireCondition as WireCondition
+from .clock import Clock as Clock
+from .clock import RunResult as RunResult
+from .supervisor import incarnation as incarnation
+from .tracing import configure_logging as configure_logging
 
 __all__ = [
-    "AGENT_MESSAGES",
-    "BROKER_ID",
     "Act",
     "ActResult",
     "Actor",
-    "ActorStats",
-    "Broker",
     "Clock",
-    "Codec",
     "CompletionReport",
     "CooperationReply",
     "CooperationResult",
     "EndTalk",
-    "Fact",
     "GoalBias",
     "Heartbeat",
     "Message",
@@ -60,17 +59,13 @@ __all__ = [
     "RequestTalk",
     "RunResult",
     "StatusReport",
-    "Supervisor",
     "TalkReply",
     "ThreatReport",
     "Tick",
     "TickDone",
     "Timer",
-    "Value",
     "WireCondition",
-    "check_actor_id",
-    "check_group_name",
-    "event_loop",
+    "configure_logging",
     "handles",
     "incarnation",
 ]

@@ -23,8 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from ..messaging import Act, ActResult, Clock, Percept, Value, handles
+from ..messaging import Act, ActResult, Clock, Percept, handles
 from ..messaging.tracing import logging_to_files
+from ..values import Value
 
 WORLD_ID = "world"
 """The world actor's id (and so the run's clock id) in scenarios that declare a world."""
