@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -16,19 +17,23 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import zmq
 
 from .exceptions import ConfigurationError, WarbandError
+from .interrupts import Interrupted, SignalFlag, run_until_signalled, signal_name, stop_on_signal
 from .messaging import event_loop
-from .messaging.actor import Actor, Mode
+from .messaging.actor import DEFAULT_CLOCK_ID, Actor, Mode
 from .messaging.broker import Broker
-from .messaging.clock import Clock, RunResult
+from .messaging.clock import Clock, DeparturePolicy, RunResult
 from .messaging.supervisor import Supervisor
 from .messaging.tracing import get_logger
 from .scenario import Outcome, Params, Scenario
+
+if TYPE_CHECKING:
+    from .world.actor import WorldModel
 
 Progress = Callable[[str], None]
 
@@ -54,6 +59,14 @@ class RunReport:
     tick_timeouts: int = 0
     missing: list[str] = field(default_factory=list)
     log_dir: str | None = None
+    departed: dict[str, str] = field(default_factory=dict)
+    handler_failures: dict[str, int] = field(default_factory=dict)
+    undeliverable: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def clean(self) -> bool:
+        """True when no actor's handler, timer or ``on_tick`` raised during the run."""
+        return not self.handler_failures
 
     def as_json(self) -> dict[str, Any]:
         """The run summary as one JSON-ready object (keys documented in README, 'Run output')."""
@@ -77,6 +90,10 @@ class RunReport:
             "tick_timeouts": self.tick_timeouts,
             "missing": self.missing,
             "log_dir": self.log_dir,
+            "departed": self.departed,
+            "handler_failures": self.handler_failures,
+            "undeliverable": self.undeliverable,
+            "clean": self.clean,
         }
 
 
@@ -91,32 +108,73 @@ class RunOptions:
     mode: Mode = "lockstep"
     tick_timeout: float = 10.0
     endpoint: str | None = None
+    broker_timeout: float = 30.0
+    """Seconds an actor waits for a lost broker to come back before it gives up."""
+
+
+def make_clock(
+    participants: list[str],
+    *,
+    ticks: int,
+    seed: int = 0,
+    tick_timeout: float = 10.0,
+    world: WorldModel | None = None,
+    clock_id: str | None = None,
+    departure_policy: DeparturePolicy | None = None,
+    progress: Progress | None = None,
+) -> Clock:
+    """The clock of a run: a world actor stepping ``world`` if given, else a plain clock.
+
+    Its id is ``clock_id``, by default ``"world"`` with a world and ``"clock"`` without.
+    ``progress`` receives a line about every tenth of the run.
+    """
+    on_tick = _progress_reporter(ticks, progress) if progress is not None else None
+    common: dict[str, Any] = {
+        "participants": participants,
+        "ticks": ticks,
+        "seed": seed,
+        "tick_timeout": tick_timeout,
+        "departure_policy": departure_policy,
+        "on_tick_complete": on_tick,
+    }
+    if world is not None:
+        from .world.actor import WORLD_ID, WorldActor
+
+        return WorldActor(world, clock_id or WORLD_ID, **common)
+    return Clock(clock_id or DEFAULT_CLOCK_ID, **common)
+
+
+def _progress_reporter(ticks: int, progress: Progress) -> Callable[[int], None]:
+    every = max(1, ticks // 10)
+
+    def report(tick: int) -> None:
+        if tick % every == 0 or tick == ticks:
+            progress(f"tick {tick}/{ticks}")
+
+    return report
 
 
 def build_clock(
-    scenario: Scenario, actors: list[Actor], options: RunOptions, params: Params
+    scenario: Scenario,
+    actors: list[Actor],
+    options: RunOptions,
+    params: Params,
+    progress: Progress | None = None,
 ) -> Clock:
     """The clock that drives ``actors`` for ``scenario``: the world actor if it declares one."""
-    ticks = options.ticks if options.ticks is not None else scenario.ticks
-    participants = [a.id for a in actors]
-    model = scenario.build_world(params, options.seed)
-    if model is not None:
-        from .world.actor import WorldActor
 
-        return WorldActor(
-            model,
-            scenario.clock_id,
-            participants=participants,
-            ticks=ticks,
-            seed=options.seed,
-            tick_timeout=options.tick_timeout,
-        )
-    return Clock(
-        scenario.clock_id,
-        participants=participants,
-        ticks=ticks,
+    def departure_policy(agent: str, reason: str) -> str | None:
+        return scenario.on_departure(agent, reason, params)
+
+    return make_clock(
+        [a.id for a in actors],
+        ticks=options.ticks if options.ticks is not None else scenario.ticks,
         seed=options.seed,
         tick_timeout=options.tick_timeout,
+        world=scenario.build_world(params, options.seed),
+        clock_id=scenario.clock_id,
+        departure_policy=departure_policy,
+        progress=progress,
     )
 
 
@@ -126,56 +184,62 @@ def run_in_process(
     """Run the broker (a thread) and every actor (asyncio tasks) in this process."""
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
-    clock = build_clock(scenario, actors, options, params)
+    clock = build_clock(scenario, actors, options, params, progress)
     started = time.monotonic()
-    result = event_loop.run(_run_actors(actors, clock, options, progress))
+    try:
+        result = event_loop.run(
+            run_until_signalled(
+                run_actors_in_process(actors, clock, mode=options.mode, endpoint=options.endpoint)
+            )
+        )
+    except Interrupted as interrupted:
+        report = interrupted_report(scenario, params, options, interrupted.signum, started)
+        raise RunInterrupted(interrupted.signum, report) from None
     return _report(scenario, params, options, result, started, processes=1, pids={})
 
 
-async def _run_actors(
-    actors: list[Actor], clock: Clock, options: RunOptions, progress: Progress | None
+async def run_actors_in_process(
+    actors: list[Actor],
+    clock: Clock,
+    *,
+    mode: Mode = "lockstep",
+    endpoint: str | None = None,
+    broker_timeout: float = 30.0,
 ) -> RunResult:
+    """Run ``clock`` and ``actors`` to the end of the run, with a broker thread, in this process.
+
+    The one in-process runner: ``warband run`` and :func:`warband.testing.run_actors` both use
+    it. An actor whose ``run`` raised (it failed in ``on_start``, say) is logged as
+    ``actor.crashed``; the clock heard of its departure and the result lists it in
+    ``departed``. Raises :class:`WarbandError` when the clock itself failed.
+    """
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    endpoint = options.endpoint or f"inproc://warband-{uuid.uuid4().hex[:12]}"
-    broker = Broker(endpoint, context=context)
+    broker = Broker(endpoint or f"inproc://warband-{uuid.uuid4().hex[:12]}", context=context)
     broker.start()
-    if progress is not None:
-        _watch_progress(clock, progress)
+    bound = broker.bound_endpoint
+    options: dict[str, Any] = {"context": context, "mode": mode, "broker_timeout": broker_timeout}
     tasks = [
-        asyncio.create_task(
-            actor.run(endpoint, context=context, mode=options.mode, clock_id=clock.id)
-        )
-        for actor in actors
+        asyncio.create_task(actor.run(bound, clock_id=clock.id, **options)) for actor in actors
     ]
     try:
-        await clock.run(endpoint, context=context, mode=options.mode)
-        done, stragglers = await asyncio.wait(tasks, timeout=clock.shutdown_timeout)
-        for task in stragglers:
-            task.cancel()
+        await clock.run(bound, **options)
+        done, _ = await asyncio.wait(tasks, timeout=clock.shutdown_timeout)
         for task in done:
-            if task.exception() is not None:
+            if not task.cancelled() and task.exception() is not None:
                 get_logger(agent="launcher").error("actor.crashed", error=repr(task.exception()))
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        broker.stop()
-        context.term()
+        # Both block (a thread join, the context's teardown): keep the event loop free.
+        await asyncio.to_thread(broker.stop)
+        await asyncio.to_thread(context.term)
     if clock.result is None:
-        raise WarbandError("the clock stopped without a result; see the log for actor.failure")
+        raise WarbandError(
+            f"the clock {clock.id!r} stopped without a result; rerun with --log DIR and read "
+            "its actor.failure events"
+        )
     return clock.result
-
-
-def _watch_progress(clock: Clock, progress: Progress) -> None:
-    every = max(1, clock.max_ticks // 10)
-    original = clock.advance
-
-    async def advance_and_report(tick: int) -> None:
-        await original(tick)
-        if tick % every == 0 or tick == clock.max_ticks:
-            progress(f"tick {tick}/{clock.max_ticks}")
-
-    clock.advance = advance_and_report  # type: ignore[method-assign]
 
 
 def run_in_processes(
@@ -186,31 +250,53 @@ def run_in_processes(
         raise ConfigurationError("a multi-process run needs a scenario loaded from a file")
     params = scenario.resolve_params(options.params)
     actor_ids = [a.id for a in scenario.build(params, options.seed)]
-    workdir = Path(tempfile.mkdtemp(prefix="warband-run-"))
-    endpoint = options.endpoint or f"ipc://{workdir / 'broker.sock'}"
-    result_file = workdir / "result.json"
     supervisor = Supervisor()
     started = time.monotonic()
-    try:
-        supervisor.start("broker", _broker_argv(endpoint, options), restartable=False)
-        common = _agent_argv(scenario.path, endpoint, options)
-        clock_argv = [*common, "--id", scenario.clock_id, "--result", str(result_file)]
-        supervisor.start(scenario.clock_id, clock_argv, restartable=False)
-        for actor_id in actor_ids:
-            supervisor.start(actor_id, [*common, "--id", actor_id])
-        _supervise_until_clock_exits(supervisor, scenario.clock_id, progress)
-        supervisor.stop_restarting()
-        supervisor.wait_all(timeout=10.0, exclude=("broker",))
-    finally:
-        supervisor.stop_all()
-    if not result_file.exists():
+    result: RunResult | None = None
+    # SIGTERM, SIGINT and SIGHUP are recorded, not fatal, until every child has been reaped and
+    # the run's directory (its ipc socket, the clock's result file) removed.
+    with (
+        SignalFlag() as signals,
+        tempfile.TemporaryDirectory(prefix="warband-run-", ignore_cleanup_errors=True) as tmp,
+    ):
+        workdir = Path(tmp)
+        endpoint = options.endpoint or f"ipc://{workdir / 'broker.sock'}"
+        result_file = workdir / "result.json"
+        try:
+            supervisor.start("broker", _broker_argv(endpoint, options), restartable=False)
+            common = _agent_argv(scenario.path, endpoint, options)
+            clock_argv = [*common, "--id", scenario.clock_id, "--result", str(result_file)]
+            supervisor.start(scenario.clock_id, clock_argv, restartable=False)
+            for actor_id in actor_ids:
+                if signals.received is not None:
+                    break
+                supervisor.start(actor_id, [*common, "--id", actor_id])
+            _supervise_until_clock_exits(supervisor, scenario.clock_id, progress, signals)
+            supervisor.stop_restarting()
+            supervisor.wait_all(
+                timeout=10.0, exclude=("broker",), give_up=lambda: signals.received is not None
+            )
+            if result_file.exists():
+                result = msgspec.json.decode(result_file.read_bytes(), type=RunResult)
+        except WarbandError:
+            if signals.received is None:
+                raise
+        finally:
+            supervisor.stop_all()
+            _remove_ipc_socket(endpoint)
+    pids = {name: managed.pids for name, managed in supervisor.processes.items()}
+    if result is None and signals.received is not None:
+        report = interrupted_report(
+            scenario, params, options, signals.received, started, processes=len(pids), pids=pids
+        )
+        report.restarts = supervisor.total_restarts
+        raise RunInterrupted(signals.received, report)
+    if result is None:
         code = supervisor.processes[scenario.clock_id].returncode
         raise WarbandError(
             f"the clock process exited with code {code} before finishing the run; "
             f"rerun with --log DIR and read {scenario.clock_id}.*.jsonl"
         )
-    result = msgspec.json.decode(result_file.read_bytes(), type=RunResult)
-    pids = {name: managed.pids for name, managed in supervisor.processes.items()}
     report = _report(
         scenario, params, options, result, started, processes=len(supervisor.processes), pids=pids
     )
@@ -219,11 +305,11 @@ def run_in_processes(
 
 
 def _supervise_until_clock_exits(
-    supervisor: Supervisor, clock_id: str, progress: Progress | None
+    supervisor: Supervisor, clock_id: str, progress: Progress | None, signals: SignalFlag
 ) -> None:
     clock = supervisor.processes[clock_id]
     broker = supervisor.processes["broker"]
-    while True:
+    while signals.received is None:
         for ended in supervisor.check():
             if ended is broker:
                 raise WarbandError(f"the broker process exited early (code {ended.returncode})")
@@ -232,6 +318,59 @@ def _supervise_until_clock_exits(
             if ended.returncode not in (0, None) and progress is not None:
                 progress(f"{ended.name} failed with code {ended.returncode} and stays down")
         time.sleep(0.05)
+
+
+def _remove_ipc_socket(endpoint: str) -> None:
+    """Remove the socket file of an ``ipc://`` endpoint that a killed broker left behind."""
+    if not endpoint.startswith("ipc://"):
+        return
+    path = Path(endpoint.removeprefix("ipc://"))
+    try:
+        if stat.S_ISSOCK(path.stat().st_mode):
+            path.unlink()
+    except OSError:
+        pass  # gone already: the broker removed it when it closed
+
+
+class RunInterrupted(Interrupted):
+    """A signal ended a run before it had a result; every process of it was stopped.
+
+    ``report`` sums up the interrupted run (``completed`` false, the signal as its reason), so
+    ``warband run --json`` still ends with its JSON line.
+    """
+
+    def __init__(self, signum: int, report: RunReport) -> None:
+        super().__init__(signum)
+        self.report = report
+
+
+def interrupted_report(
+    scenario: Scenario,
+    params: Params,
+    options: RunOptions,
+    signum: int,
+    started: float,
+    *,
+    processes: int = 1,
+    pids: dict[str, list[int]] | None = None,
+) -> RunReport:
+    """The summary of a run that a signal ended before its clock had a result."""
+    reason = f"interrupted by {signal_name(signum)}"
+    return RunReport(
+        scenario=scenario.name,
+        seed=options.seed,
+        ticks=0,
+        processes=processes,
+        messages_sent=0,
+        messages_received=0,
+        outcome=Outcome(success=False, summary=reason),
+        finish_reason=reason,
+        completed=False,
+        duration_s=time.monotonic() - started,
+        params=dict(params),
+        pids=pids or {"main": [os.getpid()]},
+        log_dir=str(options.log_dir) if options.log_dir else None,
+    )
 
 
 def _broker_argv(endpoint: str, options: RunOptions) -> list[str]:
@@ -284,6 +423,8 @@ def run_agent(
             return 1
         if result_file is not None:
             result_file.write_bytes(msgspec.json.encode(clock.result))
+        if not clock.result.started:
+            raise WarbandError(f"the run never started: {clock.result.finish_reason}")
         return 0
     by_id = {actor.id: actor for actor in actors}
     if agent_id not in by_id:
@@ -300,7 +441,13 @@ async def _run_single(
 ) -> None:
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     try:
-        await actor.run(endpoint, context=context, mode=options.mode, clock_id=clock_id or actor.id)
+        await actor.run(
+            endpoint,
+            context=context,
+            mode=options.mode,
+            clock_id=clock_id or actor.id,
+            broker_timeout=options.broker_timeout,
+        )
     finally:
         context.term()
 
@@ -316,7 +463,7 @@ def _report(
     pids: dict[str, list[int]],
 ) -> RunReport:
     outcome = scenario.judge(result, params)
-    completed = not result.missing and not result.finish_reason.startswith("participants never")
+    completed = result.completed and not result.missing
     return RunReport(
         scenario=scenario.name,
         seed=options.seed,
@@ -334,12 +481,17 @@ def _report(
         tick_timeouts=result.tick_timeouts,
         missing=list(result.missing),
         log_dir=str(options.log_dir) if options.log_dir else None,
+        departed=dict(result.departed),
+        handler_failures=dict(result.handler_failures),
+        undeliverable=dict(result.undeliverable),
     )
 
 
 def format_report(report: RunReport) -> str:
     """A human summary of a run, a few lines long."""
     verdict = "SUCCESS" if report.outcome.success else "FAILURE"
+    if report.outcome.success and not report.clean:
+        verdict = "SUCCESS, NOT CLEAN"
     lines = [
         f"scenario {report.scenario}: {verdict} - {report.outcome.summary}",
         f"  ticks {report.ticks} ({report.finish_reason}), seed {report.seed}, "
@@ -356,6 +508,14 @@ def format_report(report: RunReport) -> str:
         lines.append(f"  tick timeouts: {report.tick_timeouts}")
     if report.missing:
         lines.append(f"  no final report from: {', '.join(report.missing)}")
+    for agent, reason in report.departed.items():
+        lines.append(f"  left the run: {agent} ({reason})")
+    if report.handler_failures:
+        counts = ", ".join(f"{a} {n}" for a, n in report.handler_failures.items())
+        lines.append(f"  handler failures: {counts} (actor.failure events in the log)")
+    if report.undeliverable:
+        counts = ", ".join(f"{a} {n}" for a, n in report.undeliverable.items())
+        lines.append(f"  undeliverable messages: {counts}")
     if report.log_dir:
         lines.append(f"  logs: {report.log_dir} (read them with `warband trace {report.log_dir}`)")
     return "\n".join(lines)

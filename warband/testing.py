@@ -4,25 +4,45 @@
         result = await run_actors([Commander("commander"), Bot("bot-1")], ticks=10)
         assert 1 == result.final_states["commander"]["reports"]
 
-:func:`run_actors` runs a lockstep (or realtime) run to its end and returns the clock's
-:class:`~warband.messaging.clock.RunResult`; :func:`running_broker` gives a broker and an
-endpoint for tests that drive actors, or raw ZeroMQ sockets, themselves.
+:func:`run_actors` is a coroutine: it runs a lockstep (or realtime) run to its end with the same
+in-process runner as ``warband run`` and returns the clock's
+:class:`~warband.messaging.clock.RunResult`. By default it raises :class:`ActorFailures` when any
+actor's handler, timer or ``on_tick`` raised, so a test cannot pass over a swallowed exception.
+:func:`running_broker` gives a broker and an endpoint for tests that drive actors, or raw
+ZeroMQ sockets, themselves.
 """
 
 from __future__ import annotations
 
-import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import zmq
 
 from .exceptions import WarbandError
+from .launcher import make_clock, run_actors_in_process
 from .messaging.actor import Actor, Mode
 from .messaging.broker import Broker
-from .messaging.clock import Clock, RunResult
-from .world.actor import WORLD_ID, WorldActor, WorldModel
+from .messaging.clock import DeparturePolicy, RunResult
+
+if TYPE_CHECKING:
+    from .world.actor import WorldModel
+
+__all__ = ["ActorFailures", "run_actors", "running_broker"]
+
+
+class ActorFailures(WarbandError):
+    """Actors' handlers, timers or ``on_tick`` raised during a run; ``result`` has the counts."""
+
+    def __init__(self, result: RunResult) -> None:
+        counts = ", ".join(f"{agent}: {n}" for agent, n in result.handler_failures.items())
+        super().__init__(
+            f"actors raised during the run ({counts}); their actor.failure log events hold the "
+            "tracebacks; pass raise_on_failure=False to inspect the result instead"
+        )
+        self.result = result
 
 
 @contextmanager
@@ -50,65 +70,28 @@ async def run_actors(
     clock_id: str | None = None,
     seed: int = 0,
     world: WorldModel | None = None,
+    departure_policy: DeparturePolicy | None = None,
+    raise_on_failure: bool = True,
 ) -> RunResult:
     """Run ``actors`` under a clock for ``ticks`` ticks in this process; return the result.
 
     With ``world`` (e.g. a ``warband.world.World``), the clock is a world actor (id ``"world"``
     unless ``clock_id`` says otherwise) that steps it, answers Acts and sends Percepts.
+    ``departure_policy`` decides whether the run goes on when an actor leaves for good (see
+    :class:`~warband.messaging.clock.Clock`). Raises :class:`ActorFailures` when an actor's
+    handler, timer or ``on_tick`` raised, unless ``raise_on_failure`` is False.
     """
     actors = list(actors)
-    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    clock: Clock
-    if world is not None:
-        clock = WorldActor(
-            world,
-            clock_id or WORLD_ID,
-            participants=[a.id for a in actors],
-            ticks=ticks,
-            seed=seed,
-            tick_timeout=tick_timeout,
-            tick_interval=0.01,
-        )
-    else:
-        clock = Clock(
-            clock_id or "clock",
-            participants=[a.id for a in actors],
-            ticks=ticks,
-            seed=seed,
-            tick_timeout=tick_timeout,
-            tick_interval=0.01,
-        )
-    try:
-        with running_broker(context=context) as broker:
-            async with _actors_running(actors, broker.bound_endpoint, context, mode, clock.id):
-                await clock.run(broker.bound_endpoint, context=context, mode=mode)
-    finally:
-        context.term()
-    if clock.result is None:
-        raise WarbandError("the run ended without a result; see the actor.failure log events")
-    return clock.result
-
-
-@asynccontextmanager
-async def _actors_running(
-    actors: list[Actor],
-    endpoint: str,
-    context: zmq.Context[zmq.Socket[bytes]],
-    mode: Mode,
-    clock_id: str,
-) -> AsyncIterator[None]:
-    tasks = [
-        asyncio.create_task(actor.run(endpoint, context=context, mode=mode, clock_id=clock_id))
-        for actor in actors
-    ]
-    try:
-        yield
-        await asyncio.wait(tasks, timeout=10)
-    finally:
-        for task in tasks:
-            task.cancel()
-        results = await asyncio.gather(*tasks, return_exceptions=True)
-    failures = [r for r in results if isinstance(r, BaseException)]
-    failures = [f for f in failures if not isinstance(f, asyncio.CancelledError)]
-    if failures:
-        raise failures[0]
+    clock = make_clock(
+        [a.id for a in actors],
+        ticks=ticks,
+        seed=seed,
+        tick_timeout=tick_timeout,
+        world=world,
+        clock_id=clock_id,
+        departure_policy=departure_policy,
+    )
+    result = await run_actors_in_process(actors, clock, mode=mode)
+    if raise_on_failure and not result.clean:
+        raise ActorFailures(result)
+    return result

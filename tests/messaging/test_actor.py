@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from warband.exceptions import DeliveryError, RequestTimeout
 from warband.messaging import (
     Actor,
@@ -16,7 +18,7 @@ from warband.messaging import (
     TalkReply,
     handles,
 )
-from warband.testing import run_actors
+from warband.testing import ActorFailures, run_actors
 
 
 class Echo(Actor):
@@ -133,8 +135,17 @@ class Sender(Actor):
 
 async def test_a_failing_handler_is_reported_and_the_actor_keeps_handling() -> None:
     actors = [Sender("sender", "fragile", ["explode", "hold"]), Fragile("fragile")]
-    result = await run_actors(actors, ticks=3)
+    result = await run_actors(actors, ticks=3, raise_on_failure=False)
     assert result.final_states["fragile"] == {"handled": ["hold"], "failures": ["ValueError:Order"]}
+    assert {"fragile": 1} == result.handler_failures
+    assert not result.clean
+
+
+async def test_run_actors_raises_when_a_handler_raised_unless_told_not_to() -> None:
+    actors = [Sender("sender", "fragile", ["explode", "hold"]), Fragile("fragile")]
+    with pytest.raises(ActorFailures, match="fragile: 1") as caught:
+        await run_actors(actors, ticks=3)
+    assert {"fragile": 1} == caught.value.result.handler_failures
 
 
 class Recorder(Actor):

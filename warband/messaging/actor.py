@@ -39,6 +39,10 @@ from .catalog import (
     Tick,
     TickDone,
     _FinishRun,
+    _Leave,
+    _Left,
+    _Ping,
+    _Pong,
     _Ready,
     _Register,
     _Registered,
@@ -144,6 +148,8 @@ class Actor:
         _Registered,
         _RollCall,
         _Shutdown,
+        _Pong,
+        _Left,
     )
     _handlers: ClassVar[dict[type[Message], str]] = {}
 
@@ -188,6 +194,10 @@ class Actor:
         self._stopping = False
         self._stop_reason = ""
         self._heartbeat_interval: float | None = None
+        self._tick_done_sent = 0
+        self._tick_running = False
+        self._liveness = _BrokerLiveness()
+        self._fatal: BaseException | None = None
 
     # --- hooks ----------------------------------------------------------------------------------
 
@@ -403,12 +413,22 @@ class Actor:
         clock_id: str = DEFAULT_CLOCK_ID,
         heartbeat_interval: float | None = None,
         register_timeout: float = 30.0,
+        ping_interval: float = 1.0,
+        broker_timeout: float = 30.0,
     ) -> None:
         """Connect to the broker at ``endpoint`` and handle messages until stopped.
 
         In realtime mode the actor sends a Heartbeat to the clock every ``heartbeat_interval``
         seconds (default 1) from its event loop, so a stuck loop shows as silence. In lockstep,
         TickDone plays that part and the clock's tick timeout catches a stuck actor.
+
+        In both modes the actor pings the broker every ``ping_interval`` wall-clock seconds
+        (pings are control messages: they change no agent message's id or order). A broker that
+        stays silent for a few intervals is counted lost; the actor then registers again until
+        a broker answers, and gives up after ``broker_timeout`` seconds: it stops and ``run``
+        raises :class:`DeliveryError`. The actor also stops with that error when its clock
+        leaves the run for good. When it stops, for whatever reason, it tells the broker
+        (``_Leave``), and the broker tells the clock, which stops waiting for it.
         """
         if heartbeat_interval is None and mode == "realtime":
             heartbeat_interval = 1.0
@@ -425,10 +445,16 @@ class Actor:
             inbox_limit=self.mailbox_limit,
         )
         self._connection.open()
+        self._liveness = _BrokerLiveness(ping_interval, broker_timeout)
         self.log.info("actor.start", endpoint=endpoint, mode=mode)
         try:
             await self._register(register_timeout)
-            await self.on_start()
+            self._schedule_ping()
+            try:
+                await self.on_start()
+            except BaseException as error:
+                self._stop_reason = f"on_start failed: {error!r}"
+                raise
             # If the clock is not registered yet, its roll call will reach us instead.
             if self.lockstep_participant and self._clock_seen:
                 self._announce_ready()
@@ -441,8 +467,79 @@ class Actor:
                 await self.on_stop()
             finally:
                 self._cancel_tracked()
+                self._leave()
                 self._connection.close()
                 self.log.info("actor.stop", reason=self._stop_reason, **vars(self.stats))
+        if self._fatal is not None:
+            raise self._fatal
+
+    def _leave(self) -> None:
+        """Tell the broker we are gone for good, so the clock stops waiting for us."""
+        self._liveness.cancel()
+        if self._registered.is_set() and not self._connection.closed and not self._liveness.lost:
+            self.send(_Leave(recipient=BROKER_ID, reason=self._stop_reason or "stopped"))
+
+    # --- liveness -------------------------------------------------------------------------------
+
+    def _schedule_ping(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._liveness.heard(loop.time())
+        self._liveness.handle = loop.call_later(self._liveness.interval, self._ping)
+
+    def _ping(self) -> None:
+        if self._stopping or self._connection is None or self._connection.closed:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        liveness = self._liveness
+        if liveness.silent(now) and not liveness.lost:
+            liveness.lost = True
+            liveness.lost_since = now
+            self.log.error("broker.lost", endpoint=self._connection.endpoint)
+        if liveness.lost and now - liveness.lost_since > liveness.give_up_after:
+            self._fail_fatally(
+                DeliveryError(
+                    f"{self.id}: the broker at {self._connection.endpoint!r} did not come back "
+                    f"within {liveness.give_up_after:g} s; restart it (`warband broker --bind "
+                    "ENDPOINT`) and the run, or raise the broker timeout"
+                )
+            )
+            return
+        if liveness.lost:
+            # Whichever broker answers next has never heard of us: register right away.
+            self.send(self._registration())
+        self.send(_Ping(recipient=BROKER_ID, interval=liveness.interval))
+        liveness.handle = loop.call_later(liveness.interval, self._ping)
+
+    def _broker_answered(self, message: _Pong | _Registered) -> None:
+        liveness = self._liveness
+        if isinstance(message, _Pong) and not message.registered and not liveness.lost:
+            self.log.warning("broker.reregister", endpoint=self._connection.endpoint)
+            self.send(self._registration())
+        if isinstance(message, _Registered) and liveness.lost:
+            liveness.lost = False
+            self.log.warning("broker.back", endpoint=self._connection.endpoint)
+            self.on_broker_back()
+
+    def on_broker_back(self) -> None:
+        """Called when the broker came back after it was lost and this actor registered again.
+
+        The default re-sends ``TickDone`` for the last tick finished (the first one may have
+        been lost with the broker); the clock re-sends its current tick.
+        """
+        if self.lockstep_participant and self.mode == "lockstep" and self._tick_done_sent:
+            self.send(TickDone(recipient=self.clock_id))
+
+    def _fail_fatally(self, error: BaseException) -> None:
+        self.log.error("actor.fatal", error=str(error))
+        self._fatal = error
+        self.stop(str(error))
+
+    def _peer_left(self, notice: _Left) -> None:
+        if notice.agent == self.clock_id and notice.agent != self.id:
+            self._fail_fatally(
+                DeliveryError(f"{self.id}: the clock {self.clock_id!r} left ({notice.reason})")
+            )
 
     async def wait_started(self, timeout: float = 10.0) -> None:
         """Wait until :meth:`run` has registered with the broker and ran ``on_start``.
@@ -492,7 +589,13 @@ class Actor:
         lockstep = self.lockstep_participant and self.mode == "lockstep"
         if self.lockstep_participant:
             groups.append(TICK_GROUP)
-        return _Register(recipient=BROKER_ID, groups=groups, lockstep=lockstep)
+        return _Register(
+            recipient=BROKER_ID, groups=groups, lockstep=lockstep, watch=self._watched()
+        )
+
+    def _watched(self) -> list[str]:
+        """Peers whose departure the broker reports to us: our clock."""
+        return [self.clock_id] if self.clock_id != self.id else []
 
     async def _register(self, timeout: float) -> None:
         self.send(self._registration())
@@ -528,6 +631,7 @@ class Actor:
             self._wakeup.clear()
 
     def _frames_arrived(self) -> None:
+        self._liveness.heard(asyncio.get_running_loop().time())
         # A running realtime actor handles frames right in the reader callback: waking the
         # dispatcher task first costs an extra event-loop turn per message, which was a third of
         # the round-trip time in `warband bench messaging`. Lockstep buffers by tick and the
@@ -594,7 +698,13 @@ class Actor:
 
     async def _handle_immediate(self, message: Message) -> None:
         if isinstance(message, _Registered) and self._registered.is_set():
-            pass  # the broker's answer to a change of groups: nothing to do
+            # The broker's answer to a change of groups, or to registering again after it was
+            # lost (see _ping).
+            self._broker_answered(message)
+        elif isinstance(message, _Pong):
+            self._broker_answered(message)
+        elif isinstance(message, _Left):
+            self._peer_left(message)
         elif isinstance(message, _Registered):
             self._peers_at_registration = tuple(message.peers)
             self._clock_seen = self.clock_id in message.peers
@@ -613,10 +723,24 @@ class Actor:
             "messages_sent": self.stats.sent,
             "messages_received": self.stats.received,
             "messages_rejected": self.stats.rejected,
+            "handler_failures": self.stats.handler_failures,
+            "undeliverable": self.stats.undeliverable,
             "final_state": self.final_state(),
         }
 
     async def _run_tick(self, tick: int) -> None:
+        if self.mode == "lockstep" and (self._tick_running or tick <= self._tick_done_sent):
+            # A tick the clock sent again (it lost our TickDone with a restarted broker).
+            if tick == self._tick_done_sent and self.lockstep_participant:
+                self.send(TickDone(recipient=self.clock_id))
+            return
+        self._tick_running = True
+        try:
+            await self._run_tick_body(tick)
+        finally:
+            self._tick_running = False
+
+    async def _run_tick_body(self, tick: int) -> None:
         self.tick = tick
         if self.mode == "lockstep":
             await self.flush_buffer(before_tick=tick)
@@ -627,6 +751,7 @@ class Actor:
         self._spawn(lambda: self.on_tick(tick), None)
         if self.lockstep_participant and self.mode == "lockstep":
             await self._quiesce()
+            self._tick_done_sent = tick
             self.send(TickDone(recipient=self.clock_id))
 
     async def flush_buffer(self, *, before_tick: int) -> None:
@@ -782,3 +907,34 @@ class Actor:
             if not pending.future.done():
                 pending.future.cancel()
         self._pending.clear()
+
+
+class _BrokerLiveness:
+    """An actor's view of its broker: when it last heard from it, and whether it is lost."""
+
+    SILENT_PINGS = 3
+    """Ping intervals without any frame after which the broker counts as lost."""
+
+    def __init__(self, interval: float = 1.0, give_up_after: float = 30.0) -> None:
+        if interval <= 0 or give_up_after <= 0:
+            raise ConfigurationError(
+                f"ping interval and broker timeout must be positive seconds, got {interval} "
+                f"and {give_up_after}"
+            )
+        self.interval = interval
+        self.give_up_after = give_up_after
+        self.last_heard = 0.0
+        self.lost = False
+        self.lost_since = 0.0
+        self.handle: asyncio.TimerHandle | None = None
+
+    def heard(self, now: float) -> None:
+        self.last_heard = now
+
+    def silent(self, now: float) -> bool:
+        return now - self.last_heard > self.SILENT_PINGS * self.interval
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None

@@ -15,6 +15,7 @@ The routing loop is blocking pyzmq in a thread (in-process runs) or in its own p
 from __future__ import annotations
 
 import threading
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -22,7 +23,16 @@ import msgspec
 import zmq
 
 from ..exceptions import ConfigurationError, ProtocolError
-from .catalog import Message, _Register, _Registered, _Undeliverable
+from .catalog import (
+    Message,
+    _Leave,
+    _Left,
+    _Ping,
+    _Pong,
+    _Register,
+    _Registered,
+    _Undeliverable,
+)
 from .codec import Codec, Envelope
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
@@ -33,6 +43,9 @@ GROUP_PREFIX = "#"
 ALL_GROUP = "all"
 
 _POLL_MS = 200
+
+SILENT_PINGS = 5
+"""A peer that pings is counted gone after this many ping intervals without a frame from it."""
 
 # Plain ints: pyzmq builds an enum value per call when given its enum members.
 _NOBLOCK = int(zmq.NOBLOCK)
@@ -47,6 +60,17 @@ class BrokerStats:
     rejected: int = 0
     undeliverable: int = 0
     peers: set[str] = field(default_factory=set)
+    departed: int = 0
+
+
+@dataclass
+class _Peer:
+    """What the broker knows of a registered peer, for liveness and departure notices."""
+
+    watch: frozenset[str] = frozenset()
+    last_seen: float = 0.0
+    ping_interval: float | None = None
+    """Set once the peer pings: only peers that ping can be found silent."""
 
 
 class Broker:
@@ -71,6 +95,8 @@ class Broker:
         # Lockstep group changes wait for the next Tick: (tick stamped, peer, new groups).
         self._deferred: list[tuple[int, str, list[str]]] = []
         self._seq = 0
+        self._registry: dict[str, _Peer] = {}
+        self._next_liveness_check = 0.0
         self._log = get_logger(agent=BROKER_ID)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -82,7 +108,9 @@ class Broker:
 
     def start(self) -> None:
         """Bind and route in a daemon thread; returns once the socket is bound."""
-        self._thread = threading.Thread(target=self.serve, name="warband-broker", daemon=True)
+        self._thread = threading.Thread(
+            target=self._serve_in_thread, name="warband-broker", daemon=True
+        )
         self._thread.start()
         self._bound.wait()
         if self._bind_error is not None:
@@ -102,6 +130,15 @@ class Broker:
         """Wait up to ``timeout`` s for the routing thread to end."""
         if self._thread is not None:
             self._thread.join(timeout)
+
+    def _serve_in_thread(self) -> None:
+        try:
+            self.serve()
+        except ConfigurationError as error:
+            # start() raises the bind error in its caller's thread; the thread's own report
+            # would only interleave a traceback with the caller's one-line error.
+            if error is not self._bind_error:
+                raise
 
     def serve(self) -> None:
         """Bind and route frames until :meth:`stop` is called."""
@@ -142,12 +179,17 @@ class Broker:
         # non-blocking receive (zmq.Again is an exception) cost more than the routing itself.
         router.setsockopt(zmq.RCVTIMEO, _POLL_MS)
         stopped = self._stop.is_set
+        handled = 0
         while not stopped():
             try:
                 frames = _receive_message(router)
             except zmq.Again:
+                self._check_liveness(router)
                 continue
             self._handle(router, frames)
+            handled += 1
+            if handled & 1023 == 0:
+                self._check_liveness(router)
 
     # --- routing --------------------------------------------------------------------------------
 
@@ -174,6 +216,9 @@ class Broker:
             )
             return
         self.stats.peers.add(peer)
+        known = self._registry.get(peer)
+        if known is not None:
+            known.last_seen = time.monotonic()
         if envelope.recipient == BROKER_ID:
             self._handle_control(router, peer, payload, envelope)
         elif envelope.recipient.startswith(GROUP_PREFIX):
@@ -184,7 +229,7 @@ class Broker:
     def _handle_control(
         self, router: zmq.Socket[bytes], peer: str, payload: bytes, envelope: Envelope
     ) -> None:
-        if envelope.type != "_Register":
+        if envelope.type not in ("_Register", "_Ping", "_Leave"):
             self._reject(router, peer.encode(), peer, f"the broker does not handle {envelope.type}")
             return
         try:
@@ -192,9 +237,16 @@ class Broker:
         except ProtocolError as error:
             self._reject(router, peer.encode(), peer, str(error), envelope)
             return
-        assert isinstance(message, _Register)
         if tracing_enabled():
-            trace_recv(message.id, "_Register", peer, BROKER_ID, None, message.tick)
+            trace_recv(message.id, envelope.type, peer, BROKER_ID, None, message.tick)
+        if isinstance(message, _Ping):
+            self._ping(router, peer, message)
+        elif isinstance(message, _Leave):
+            self._depart(router, peer, f"left: {message.reason}" if message.reason else "left")
+        elif isinstance(message, _Register):
+            self._register(router, peer, message)
+
+    def _register(self, router: zmq.Socket[bytes], peer: str, message: _Register) -> None:
         if message.lockstep and peer in self._groups[ALL_GROUP]:
             # A lockstep actor changing its groups during tick N: every broadcast of tick N
             # was sent before the clock's Tick N+1 reached us (each actor's TickDone follows
@@ -204,8 +256,51 @@ class Broker:
         else:
             self._join(peer, message.groups)
         self.stats.peers.add(peer)
+        known = self._registry.get(peer)
+        self._registry[peer] = _Peer(
+            watch=frozenset(message.watch),
+            last_seen=time.monotonic(),
+            ping_interval=known.ping_interval if known else None,
+        )
         peers = sorted(self._groups[ALL_GROUP])
         self._send_own(router, peer, _Registered(recipient=peer, reply_to=message.id, peers=peers))
+
+    # --- liveness and departures ----------------------------------------------------------------
+
+    def _ping(self, router: zmq.Socket[bytes], peer: str, ping: _Ping) -> None:
+        known = self._registry.get(peer)
+        if known is not None:
+            known.ping_interval = max(ping.interval, 0.01)
+        self._send_own(router, peer, _Pong(recipient=peer, registered=known is not None))
+
+    def _check_liveness(self, router: zmq.Socket[bytes]) -> None:
+        """Count a pinging peer gone once it has been silent for SILENT_PINGS intervals."""
+        now = time.monotonic()
+        if now < self._next_liveness_check:
+            return
+        self._next_liveness_check = now + _POLL_MS / 1000
+        for peer, known in list(self._registry.items()):
+            if known.ping_interval is None:
+                continue
+            silent = now - known.last_seen
+            if silent > SILENT_PINGS * known.ping_interval:
+                self._depart(router, peer, f"silent for {silent:.1f} s")
+
+    def _depart(self, router: zmq.Socket[bytes], peer: str, reason: str) -> None:
+        """Forget ``peer`` (groups, pending group changes) and tell whoever watches it."""
+        if self._registry.pop(peer, None) is None:
+            return
+        self.stats.departed += 1
+        for members in self._groups.values():
+            members.discard(peer)
+        self._deferred = [change for change in self._deferred if change[1] != peer]
+        if reason.startswith("left"):
+            self._log.info("broker.departed", peer=peer, reason=reason)
+        else:
+            self._log.warning("broker.departed", peer=peer, reason=reason)
+        for watcher, known in sorted(self._registry.items()):
+            if "*" in known.watch or peer in known.watch:
+                self._send_own(router, watcher, _Left(recipient=watcher, agent=peer, reason=reason))
 
     def _join(self, peer: str, groups: list[str]) -> None:
         """Make ``groups`` (and ``all``) the groups of ``peer``, replacing its earlier ones."""
@@ -244,6 +339,7 @@ class Broker:
             if error.errno != zmq.EHOSTUNREACH:
                 raise
             self._undeliverable(router, envelope, f"no agent {target!r} is connected")
+            self._depart(router, target, "disconnected")
         else:
             self.stats.routed += 1
 

@@ -9,12 +9,19 @@ Realtime: ticks follow the wall clock every ``tick_interval`` seconds; nobody is
 
 At the end (``ticks`` reached or a ``_FinishRun`` request) the clock sends ``_Shutdown`` to every
 participant, collects their ``_Stats``, and stores a :class:`RunResult`.
+
+Participants that leave for good (they stopped, failed in ``on_start``, their process died and
+stayed down, their host went silent) are reported by the broker with ``_Left``. The clock stops
+waiting for them at once, records why in ``RunResult.departed``, and asks its departure policy
+whether the run goes on without them (the default) or ends there, not completed. A departed
+participant that comes back (a restarted process announcing itself) takes part again from the
+next tick.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 import msgspec
@@ -26,6 +33,7 @@ from .catalog import (
     Tick,
     TickDone,
     _FinishRun,
+    _Left,
     _Ready,
     _RollCall,
     _Shutdown,
@@ -52,6 +60,29 @@ class RunResult(msgspec.Struct, kw_only=True):
     """Each actor's ``final_state()``."""
     missing: list[str] = []
     """Participants that sent no stats before the shutdown timeout."""
+    started: bool = True
+    """False when the ticks never began (participants never connected)."""
+    completed: bool = True
+    """False when the run did not start, or ended early because a participant left and the
+    departure policy said the run cannot go on without it."""
+    departed: dict[str, str] = {}
+    """Participants that left for good during the run, with the reason the broker gave."""
+    handler_failures: dict[str, int] = {}
+    """Per actor (those with any): exceptions raised by handlers, timers and ``on_tick``."""
+    undeliverable: dict[str, int] = {}
+    """Per actor (those with any): messages the broker could not deliver."""
+    rejected: dict[str, int] = {}
+    """Per actor (those with any): frames it rejected."""
+
+    @property
+    def clean(self) -> bool:
+        """True when no actor's handler, timer or ``on_tick`` raised."""
+        return not self.handler_failures
+
+
+DeparturePolicy = Callable[[str, str], "str | None"]
+"""Called with (agent id, reason) when a participant leaves for good: None lets the run go on,
+a string ends it there (not completed) with that string as the reason."""
 
 
 class Clock(Actor):
@@ -78,6 +109,8 @@ class Clock(Actor):
         tick_timeout: float = 10.0,
         ready_timeout: float = 60.0,
         shutdown_timeout: float = 10.0,
+        departure_policy: DeparturePolicy | None = None,
+        on_tick_complete: Callable[[int], None] | None = None,
     ) -> None:
         super().__init__(actor_id, seed=seed)
         self.participants = sorted(set(participants))
@@ -98,6 +131,11 @@ class Clock(Actor):
         self._last_heartbeat: dict[str, float] = {}
         self._driver: asyncio.Task[None] | None = None
         self._started = False
+        self._departed: dict[str, str] = {}
+        self._departure_policy = departure_policy
+        self._ended_by_departure = False
+        self._resend_ticks = False
+        self._on_tick_complete = on_tick_complete
 
     async def before_ticks(self) -> None:
         """Called once every participant is ready, before tick 1; the world sends first percepts."""
@@ -135,6 +173,8 @@ class Clock(Actor):
                 break
             await self._run_one_tick(tick)
             completed = tick
+            if self._on_tick_complete is not None:
+                self._on_tick_complete(tick)
         reason = self._finish_reason or "ticks"
         self.log.info("run.finish", ticks=completed, reason=reason)
         await self._shut_down(reason)
@@ -161,13 +201,63 @@ class Clock(Actor):
         self._waiting = set(self.participants)
         self._tick_complete.clear()
         self.broadcast(TICK_GROUP, Tick())
-        try:
-            await asyncio.wait_for(self._tick_complete.wait(), self.tick_timeout)
-        except TimeoutError:
+        if not self._waiting:
+            self._tick_complete.set()
+        if not await self._wait_for_tick_done():
             self._tick_timeouts += 1
             self.log.error("tick.timeout", tick=tick, missing=sorted(self._waiting))
+        self._resend_ticks = False
         await self.flush_buffer(before_tick=tick + 1)
         await self.advance(tick)
+
+    async def _wait_for_tick_done(self) -> bool:
+        """Wait for every TickDone of this tick; False when the tick timeout passed first.
+
+        After the broker came back from a restart, the tick is sent again every ping interval
+        until it completes: the first one, or the answers to it, may have been lost with the
+        old broker, and participants register again one by one.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.tick_timeout
+        while not self._tick_complete.is_set():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return False
+            wait = min(remaining, self._liveness.interval) if self._resend_ticks else remaining
+            try:
+                await asyncio.wait_for(self._tick_complete.wait(), wait)
+            except TimeoutError:
+                if self._resend_ticks:
+                    self.broadcast(TICK_GROUP, Tick())
+        return True
+
+    def on_broker_back(self) -> None:
+        self._resend_ticks = True
+        if not self._tick_complete.is_set():
+            self.broadcast(TICK_GROUP, Tick())
+
+    def _watched(self) -> list[str]:
+        return ["*"]
+
+    def _peer_left(self, notice: _Left) -> None:
+        agent = notice.agent
+        if agent not in self.participants or agent in self._stats:
+            return
+        self.participants = [p for p in self.participants if p != agent]
+        self._departed[agent] = notice.reason
+        self._ready.discard(agent)
+        self.log.warning("agent.departed", peer=agent, reason=notice.reason, tick=self.tick)
+        self._waiting.discard(agent)
+        if not self._waiting:
+            self._tick_complete.set()
+        self._check_ready()
+        if set(self.participants) <= set(self._stats):
+            self._stats_complete.set()
+        verdict = self._departure_policy(agent, notice.reason) if self._departure_policy else None
+        if verdict is not None and self._finish_reason is None:
+            self._ended_by_departure = True
+            self._finish_reason = verdict
+            self.log.error("run.cannot_go_on", peer=agent, reason=verdict)
 
     async def _shut_down(self, reason: str) -> None:
         for participant in self.participants:
@@ -183,7 +273,17 @@ class Clock(Actor):
 
     def _build_result(self, ticks: int, reason: str) -> RunResult:
         stats = list(self._stats.values())
+        counts = {
+            self.id: self._stats_fields(),
+            **{name: msgspec.structs.asdict(s) for name, s in self._stats.items()},
+        }
         return RunResult(
+            started=self._started,
+            completed=self._started and not self._ended_by_departure,
+            departed=dict(sorted(self._departed.items())),
+            handler_failures=_nonzero(counts, "handler_failures"),
+            undeliverable=_nonzero(counts, "undeliverable"),
+            rejected=_nonzero(counts, "messages_rejected"),
             ticks=ticks,
             finish_reason=reason,
             messages_sent=self.stats.sent + sum(s.messages_sent for s in stats),
@@ -224,6 +324,8 @@ class Clock(Actor):
             self._tick_complete.set()
 
     def _participant_ready(self, agent: str) -> None:
+        if self._departed.pop(agent, None) is not None:
+            self.log.warning("agent.returned", peer=agent, tick=self.tick)
         if agent not in self.participants:
             self.participants = sorted({*self.participants, agent})
             self.log.info("agent.joined", peer=agent)
@@ -248,3 +350,7 @@ class Clock(Actor):
 
     def final_state(self) -> dict[str, Any]:
         return {"ticks": self.tick}
+
+
+def _nonzero(counts: dict[str, Any], key: str) -> dict[str, int]:
+    return {name: fields[key] for name, fields in sorted(counts.items()) if fields[key]}

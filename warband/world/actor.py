@@ -93,7 +93,9 @@ class WorldActor(Clock):
         seed: int = 0,
         tick_interval: float = 0.05,
         tick_timeout: float = 10.0,
+        **clock_options: Any,
     ) -> None:
+        """``clock_options`` go to :class:`~warband.messaging.clock.Clock` as they are."""
         super().__init__(
             actor_id,
             participants=participants,
@@ -101,6 +103,7 @@ class WorldActor(Clock):
             seed=seed,
             tick_interval=tick_interval,
             tick_timeout=tick_timeout,
+            **clock_options,
         )
         self.model = model
         self.acts_accepted = 0
