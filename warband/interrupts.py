@@ -1,0 +1,152 @@
+"""How runs and actors end on a signal: SIGTERM, SIGINT and SIGHUP stop them in order.
+
+The launcher of a run (``warband run``) and each actor process (``warband agent``) turn these
+signals into a clean stop: actors stop, sockets close, logs flush, child processes are reaped,
+and the process exits with 128 + the signal number (130 for SIGINT, 143 for SIGTERM).
+
+No handler here raises. An exception thrown from a signal handler lands on whatever line the
+process happened to run, possibly in the middle of the cleanup it should let finish (or, in an
+event loop, in a callback, where it surfaces as "Task exception was never retrieved"). The
+handlers record the signal, or stop the actor through its event loop, and the code that polls
+or awaits decides what to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from types import FrameType, TracebackType
+from typing import Any, TypeVar
+
+from .exceptions import WarbandError
+
+T = TypeVar("T")
+
+STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+"""The signals that end a run or an actor cleanly instead of killing it."""
+
+
+def signal_name(signum: int) -> str:
+    """``"SIGTERM"`` for 15, and so on."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+class Interrupted(WarbandError):
+    """A signal ended the work early; everything it had started was stopped and reaped."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(f"interrupted by {signal_name(signum)}")
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's convention for a process ended by a signal: 128 + its number."""
+        return 128 + self.signum
+
+
+class SignalFlag:
+    """While entered, records the first stop signal instead of letting it end the process.
+
+    For synchronous code that polls: it reads :attr:`received` between two steps and winds down
+    when it is set. Outside the main thread (where Python cannot install handlers) it records
+    nothing and the signals keep their previous behaviour.
+    """
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self._previous: dict[signal.Signals, Any] = {}
+
+    def __enter__(self) -> SignalFlag:
+        if threading.current_thread() is threading.main_thread():
+            for signum in STOP_SIGNALS:
+                self._previous[signum] = signal.signal(signum, self._record)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        for signum, previous in self._previous.items():
+            # None: a handler installed outside Python; the default is the closest we can do.
+            signal.signal(signum, signal.SIG_DFL if previous is None else previous)
+        self._previous.clear()
+
+    def _record(self, signum: int, frame: FrameType | None) -> None:
+        if self.received is None:
+            self.received = signum
+
+
+async def run_until_signalled(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Await ``coroutine``; the first stop signal cancels it.
+
+    Once the cancelled coroutine has run its cleanup (its ``finally`` blocks), raises
+    :class:`Interrupted`. A coroutine that finished with a result despite the signal returns it.
+    """
+    task = asyncio.ensure_future(coroutine)
+    received: list[int] = []
+
+    def interrupt(signum: int) -> None:
+        if not received:
+            received.append(signum)
+            task.cancel()
+
+    with _loop_signal_handlers(interrupt):
+        try:
+            return await task
+        except (asyncio.CancelledError, WarbandError):
+            if received:
+                raise Interrupted(received[0]) from None
+            raise
+
+
+async def stop_on_signal(
+    coroutine: Coroutine[Any, Any, None], stop: Callable[[str], None], *, grace: float = 1.0
+) -> int | None:
+    """Await ``coroutine`` (an actor's ``run``); the first stop signal calls ``stop(reason)``.
+
+    ``stop`` asks for a clean stop (the actor finishes its message, runs ``on_stop`` and closes
+    its socket); if the coroutine is still running ``grace`` s later it is cancelled. Returns
+    the number of the signal that stopped it, or None when it ended on its own.
+    """
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(coroutine)
+    received: list[int] = []
+
+    def interrupt(signum: int) -> None:
+        if not received:
+            received.append(signum)
+            stop(f"interrupted by {signal_name(signum)}")
+            loop.call_later(grace, task.cancel)
+
+    with _loop_signal_handlers(interrupt):
+        try:
+            await task
+        except asyncio.CancelledError:
+            if not received:
+                raise
+    return received[0] if received else None
+
+
+@contextlib.contextmanager
+def _loop_signal_handlers(callback: Callable[[int], None]) -> Iterator[None]:
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+    try:
+        for signum in STOP_SIGNALS:
+            try:
+                loop.add_signal_handler(signum, callback, signum)
+            except (ValueError, RuntimeError, NotImplementedError):
+                break  # not the main thread, or no signal support: the defaults stay
+            installed.append(signum)
+        yield
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
