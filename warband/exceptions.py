@@ -39,3 +39,12 @@ class DomainSyntaxError(PlanningError):
 
 class MapError(ConfigurationError):
     """A map file is malformed; the message names the file, the element and the problem."""
+
+
+class UnknownIdError(ConfigurationError, KeyError):
+    """A lookup named a waypoint, marker, object, agent or team that does not exist; the
+    message names the id and the map. Also a ``KeyError``, for callers that catch that."""
+
+    def __str__(self) -> str:
+        # KeyError's str() is the repr of its argument; the message reads better as it is.
+        return str(self.args[0]) if self.args else ""
