@@ -16,7 +16,8 @@ Sets and dicts that must honour this equality key their entries by :func:`value_
 
 **Text.** :func:`format_value` writes a value the way the HTN and GOAP texts read it, with one
 quoting rule: a string is written bare when it looks like a name (``bot-3``, ``w7``,
-``door.open``), otherwise in double quotes with ``\\`` and ``"`` escaped.
+``door.open``, ``[Soldier:TimV]``; see :data:`BARE_STRING`), otherwise in double quotes
+with ``\\`` and ``"`` escaped.
 
 **Projections** of a Percept fact into the planners:
 
@@ -55,8 +56,10 @@ Fact: TypeAlias = tuple[Value, ...]
 GoapProperty: TypeAlias = tuple[str, Value]
 """A GOAP property as text key and value: ``("at(bot-3)", "w7")``; see :func:`goap_properties`."""
 
-_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]*")
-"""Strings written without quotes: names, ids, enum members."""
+BARE_STRING = re.compile(r"[A-Za-z_\[][A-Za-z0-9_.:\-\[\]/*+]*")
+"""Strings written without quotes: names, ids, enum members (``bot-3``, ``[Soldier:TimV]``).
+Never operator-like (no ``=``, ``<``, ``>``, ``!``, quotes or spaces), so both readers tell a
+value from junk such as ``a === true``."""
 _RESERVED = frozenset({"true", "false", "nil"})
 """Bare words that read as something other than a string; a string spelled so is quoted."""
 _SUBJECT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:\-]*")
@@ -133,10 +136,12 @@ def check_fact(fact: object, error: type[WarbandError] = WarbandError) -> Fact:
     if not isinstance(fact, tuple | list) or not fact or not isinstance(fact[0], str):
         raise error(f"bad fact {fact!r}: a fact is a tuple (name, arg1, ...) whose name is a str")
     for value in fact[1:]:
-        problem = value_problem(value)
-        if problem is not None:
-            raise error(f"bad fact {tuple(fact)!r}: argument {problem}")
-    return tuple(fact)
+        # str and int (bool included) first: the planner checks every fact it adds.
+        if not isinstance(value, str | int):
+            problem = value_problem(value)
+            if problem is not None:
+                raise error(f"bad fact {tuple(fact)!r}: argument {problem}")
+    return fact if isinstance(fact, tuple) else tuple(fact)
 
 
 def format_value(value: Value) -> str:
@@ -148,7 +153,7 @@ def format_value(value: Value) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value)
-    if _BARE.fullmatch(value) and value.lower() not in _RESERVED:
+    if BARE_STRING.fullmatch(value) and value.lower() not in _RESERVED:
         return value
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
     return f'"{escaped}"'

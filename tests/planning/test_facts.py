@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from warband.exceptions import PlanningError
 from warband.planning import ConstRef, FactDB, Var, parse_term
-from warband.planning.facts import format_fact
+from warband.values import fact_key, format_fact, values_equal
 
 
 def test_asserting_a_fact_twice_keeps_one_copy() -> None:
@@ -95,10 +95,37 @@ def test_the_database_may_change_while_a_query_is_being_read() -> None:
 
 
 def test_facts_with_unsupported_values_are_rejected() -> None:
-    with pytest.raises(PlanningError, match="must be str, int, float or bool"):
+    with pytest.raises(PlanningError, match=r"use None, bool, int, float or str"):
         FactDB().assert_fact("pos", (1, 2))  # type: ignore[arg-type]
+    with pytest.raises(PlanningError, match="not a finite number"):
+        FactDB().assert_fact("range", float("nan"))
     with pytest.raises(PlanningError, match="name is a str"):
         FactDB([(3, "x")])
+
+
+def test_true_and_one_are_two_facts_that_never_answer_for_each_other() -> None:
+    facts = FactDB([("armed", "bot-1", 1)])
+    assert True is facts.assert_fact("armed", "bot-1", True)
+    assert 2 == len(facts)
+    assert [] == list(facts.query("armed", "bot-2", True))
+    assert [{"x": True}] == list(facts.query("armed", "bot-1", "?x"))[1:]
+    assert [] == list(FactDB([("armed", "bot-1", 1)]).query("armed", "bot-1", True))
+    assert not FactDB([("armed", "bot-1", 1)]).has("armed", "bot-1", True)
+    assert [("flag", True)] == FactDB([("flag", 1), ("flag", True)]).facts("flag", True)
+    assert True is facts.retract("armed", "bot-1", True)
+    assert [("armed", "bot-1", 1)] == list(facts)
+
+
+def test_one_equals_one_point_zero_in_facts_as_in_numbers() -> None:
+    facts = FactDB([("range", "bot-7", 12)])
+    assert facts.has("range", "bot-7", 12.0)
+    assert False is facts.assert_fact("range", "bot-7", 12.0)
+
+
+def test_a_percept_fact_holding_none_goes_in_as_it_is() -> None:
+    facts = FactDB([("sees", "bot-7", "w9", 12.5, None)])
+    assert [{"team": None}] == list(facts.query("sees", "bot-7", "w9", 12.5, "?team"))
+    assert facts.has("sees", "bot-7", "w9", 12.5, None)
 
 
 def test_parse_term_reads_variables_and_constants() -> None:
@@ -115,7 +142,8 @@ def test_facts_print_in_the_domain_syntax() -> None:
 
 
 _names = st.sampled_from(["a", "b", "c"])
-_values = st.one_of(st.sampled_from(["x", "y", "z"]), st.integers(0, 3))
+# True/1, False/0 and 1/1.0 side by side: the database must keep the one equality.
+_values = st.one_of(st.sampled_from(["x", "y", "z", True, False, None, 1.0]), st.integers(0, 3))
 _fact = st.builds(lambda n, args: (n, *args), _names, st.lists(_values, max_size=3))
 _ops = st.lists(st.tuples(st.booleans(), _fact), max_size=60)
 _pattern = st.lists(st.one_of(_values, st.sampled_from(["?p", "?q", "?r"])), max_size=3)
@@ -133,9 +161,9 @@ def _naive(
         ok = True
         for term, value in zip(pattern, fact[1:], strict=True):
             if isinstance(term, str) and term.startswith("?"):
-                if bound.setdefault(term[1:], value) != value:
+                if not values_equal(bound.setdefault(term[1:], value), value):
                     ok = False
-            elif term != value:
+            elif not values_equal(term, value):
                 ok = False
         if ok:
             answers.append(bound)
@@ -148,25 +176,30 @@ def test_query_answers_equal_a_naive_filter_over_all_facts(
     ops: list[tuple[bool, tuple[object, ...]]], name: str, pattern: list[object], snapshot: bool
 ) -> None:
     db = FactDB()
-    model: dict[tuple[object, ...], None] = {}  # insertion-ordered set, like the database
+    # An insertion-ordered set under the one equality, like the database.
+    model: dict[tuple[object, ...], tuple[object, ...]] = {}
     for add, fact in ops:
         if add:
             db.assert_fact(*fact)  # type: ignore[arg-type]
-            model.setdefault(fact, None)
+            model.setdefault(fact_key(fact), fact)  # type: ignore[arg-type]
         else:
             db.retract(*fact)  # type: ignore[arg-type]
-            model.pop(fact, None)
+            model.pop(fact_key(fact), None)  # type: ignore[arg-type]
     if snapshot:
         # Query a copy after changing the original: the copy must still hold every fact.
         copy = db.copy()
         db.retract_all(name)
         db = copy
     assert len(model) == len(db)
-    assert set(model) == set(db)
+    assert set(model) == {fact_key(fact) for fact in db}
     answers = list(db.query(name, *pattern))  # type: ignore[arg-type]
-    assert _naive(list(model), name, pattern) == answers
+    assert _naive(list(model.values()), name, pattern) == answers
     prefix = [v for v in pattern if not (isinstance(v, str) and v.startswith("?"))][:1]
-    expected = [f for f in model if f[0] == name and list(f[1:2]) == prefix] if prefix else None
+    expected = (
+        [f for f in model.values() if f[0] == name and f[1:2] and values_equal(f[1], prefix[0])]
+        if prefix
+        else None
+    )
     if expected is not None:
         assert expected == db.facts(name, *prefix)  # type: ignore[arg-type]
 

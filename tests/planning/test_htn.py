@@ -22,7 +22,7 @@ from warband.planning import (
     query,
     task,
 )
-from warband.planning.facts import FactValue
+from warband.values import Value
 
 
 def _steps(result: HtnResult) -> list[str]:
@@ -242,7 +242,7 @@ def _heal_domain() -> DomainBuilder:
     return b
 
 
-def _plan(facts: list[tuple[FactValue, ...]], current: HtnPlan | None = None) -> HtnResult:
+def _plan(facts: list[tuple[Value, ...]], current: HtnPlan | None = None) -> HtnResult:
     return HtnPlanner(_heal_domain().build()).plan(FactDB(facts), "behave", current=current)
 
 

@@ -30,7 +30,7 @@ from warband.planning import (
     task,
 )
 from warband.planning.domains.htn_library import BUNDLED_DOMAINS, load_domain
-from warband.planning.facts import FactValue
+from warband.values import Value
 
 ATTACK = """
 ; a comment
@@ -240,7 +240,7 @@ def test_task_arguments_may_be_nested_calls_evaluated_when_planning() -> None:
         st.booleans(),
     )
 )
-def test_every_value_prints_as_text_that_reads_back_as_the_same_value(value: FactValue) -> None:
+def test_every_value_prints_as_text_that_reads_back_as_the_same_value(value: Value) -> None:
     domain = DomainBuilder("v")
     domain.primitive("!say", "?x")
     domain.method("t").branch("b", subtasks=[task("!say", value)])

@@ -39,7 +39,8 @@ from .state import Condition, Effect, Key, StateValue, WorldState, eq, ne
 
 # --- HTN block: public names of the fact database / HTN / parser / HTN-explanation modules ---
 # isort: split
-from .facts import Bindings, ConstRef, Fact, FactDB, FactValue, Term, Var, parse_term
+from ..values import Fact, Value
+from .facts import ConstRef, FactDB, HtnBindings, Term, Var, parse_term
 from .htn import (
     And,
     Bind,
@@ -117,7 +118,6 @@ __all__ += [
 __all__ += [
     "And",
     "Bind",
-    "Bindings",
     "Branch",
     "BranchFailure",
     "BranchNode",
@@ -127,7 +127,7 @@ __all__ += [
     "DomainBuilder",
     "Fact",
     "FactDB",
-    "FactValue",
+    "HtnBindings",
     "HtnDomain",
     "HtnPlan",
     "HtnPlanner",
@@ -141,6 +141,7 @@ __all__ += [
     "Task",
     "TaskNode",
     "Term",
+    "Value",
     "Var",
     "bind",
     "call",

@@ -1,8 +1,9 @@
 """The agent's fact database (working memory) and the query language the HTN planner uses on it.
 
 A fact is a tuple ``(name, arg1, arg2, ...)``: a name (str) followed by zero or more values
-(str, int, float or bool), e.g. ``("distance_to_threat", "bot-7", 12.5)``. The database is a set
-of facts: asserting a fact twice keeps one copy. Facts are indexed by name and, within a name, by
+(:data:`warband.values.Value`: None, bool, int, float or str), e.g. ``("sees", "bot-7", 12.5)``.
+A Percept fact goes in as it is, ``None`` included. The database is a set of facts: asserting a
+fact twice keeps one copy. Facts are indexed by name and, within a name, by
 their first argument, so ``(distance_to_threat bot-7 ?d)`` looks at one small bucket.
 
 A query pattern is a name plus terms. A term is a value, a :class:`Var` (``?d``: matches anything
@@ -10,8 +11,9 @@ and binds it, or must equal its binding), or a :class:`ConstRef` (``@max_range``
 supplied by the domain or the agent). :func:`parse_term` reads the text forms ``?d`` and ``@self``.
 Answers come in insertion order of the facts, so queries are deterministic.
 
-Values compare as Python compares them: ``True == 1`` and ``1 == 1.0``, so a fact holding ``1``
-answers a pattern holding ``True``. Keep one type per argument position to avoid surprises.
+Values compare by the one equality of :mod:`warband.values`: ``True`` is not ``1`` (the facts
+``("armed", True)`` and ``("armed", 1)`` are two facts, and neither answers a query for the
+other), while ``1`` equals ``1.0``. Facts are stored under :func:`~warband.values.fact_key`.
 
 :meth:`FactDB.copy` is cheap (proportional to the number of distinct fact names, not facts):
 buckets are shared copy-on-write, so the planner can snapshot memory at every step it simulates.
@@ -26,15 +28,11 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from ..exceptions import PlanningError
+from ..values import Fact, Value, check_fact, fact_key, value_key, values_equal
 
-FactValue: TypeAlias = str | int | float | bool
-"""One argument of a fact."""
-
-Fact: TypeAlias = tuple[FactValue, ...]
-"""``(name, arg1, ...)``; the first element is always the fact's name (a str)."""
-
-Bindings: TypeAlias = dict[str, FactValue]
-"""Variable name (without the ``?``) to value."""
+HtnBindings: TypeAlias = dict[str, Value]
+"""HTN variable bindings: variable name (without the ``?``) to value (GOAP's are
+:class:`warband.planning.state.Bindings`, an immutable mapping)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +55,11 @@ class ConstRef:
         return f"@{self.name}"
 
 
-Term: TypeAlias = Var | ConstRef | FactValue
+Term: TypeAlias = Var | ConstRef | Value
 """One position of a query pattern."""
 
 
-def parse_term(value: FactValue | Var | ConstRef) -> Term:
+def parse_term(value: Value | Var | ConstRef) -> Term:
     """Turn ``"?x"`` into ``Var("x")`` and ``"@x"`` into ``ConstRef("x")``; keep anything else."""
     if isinstance(value, str) and len(value) > 1:
         if value[0] == "?":
@@ -71,68 +69,66 @@ def parse_term(value: FactValue | Var | ConstRef) -> Term:
     return value
 
 
-def format_value(value: FactValue) -> str:
-    """The text form of a value as the HTN syntax writes it (strings quoted only when needed)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if (
-        value
-        and all(ch.isalnum() or ch in "_-.:[]/*+<>=!" for ch in value)
-        and not (value[0] in "?@!+-." or value[0].isdigit() or value in ("true", "false"))
-    ):
-        return value
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{escaped}"'
-
-
-def format_fact(fact: Fact) -> str:
-    """``("at", "bot-1", 3)`` -> ``(at bot-1 3)``."""
-    return "(" + " ".join(format_value(v) for v in fact) + ")"
-
-
 class _Bucket:
     """All facts of one name, plus an index of them by first argument.
+
+    Both are keyed by :func:`fact_key` / :func:`value_key` (so ``True`` and ``1`` stay apart)
+    and hold the facts as they were asserted. ``exact`` stays True while no fact here holds a
+    value equal to ``True`` or ``False`` (a bool, 0, 1, 0.0 or 1.0): then every key is the fact
+    itself and a look-up may use the fact as it comes, skipping :func:`fact_key` (most buckets
+    hold names and ids only, and the planner looks facts up far more often than it adds them).
 
     A clone shares the index's groups with the original and copies a group only when it first
     writes it (``owned``): the planner clones a bucket for every simulated action, and copying
     one small group beats rebuilding every group of the index.
     """
 
-    __slots__ = ("by_first", "facts", "owned")
+    __slots__ = ("by_first", "exact", "facts", "owned")
 
     def __init__(self) -> None:
-        self.facts: dict[Fact, None] = {}
-        self.by_first: dict[FactValue, dict[Fact, None]] = {}
+        self.facts: dict[Fact, Fact] = {}
+        self.by_first: dict[object, dict[Fact, Fact]] = {}
         # First arguments whose group this bucket created or copied, so may change in place.
-        self.owned: set[FactValue] = set()
+        self.owned: set[object] = set()
+        self.exact = True
+
+    def key(self, fact: tuple[object, ...]) -> object:
+        """The key ``fact`` is stored under here, if it is stored."""
+        return fact if self.exact else fact_key(fact)  # type: ignore[arg-type]
 
     def clone(self) -> _Bucket:
         twin = _Bucket.__new__(_Bucket)
         twin.facts = self.facts.copy()
         twin.by_first = self.by_first.copy()
         twin.owned = set()
+        twin.exact = self.exact
         return twin
 
     def add(self, fact: Fact) -> None:
-        self.facts[fact] = None
+        """Store ``fact``, known to be absent."""
+        if True in fact or False in fact:  # also true for 0, 1, 0.0 and 1.0
+            self.exact = False
+            key = fact_key(fact)
+            first = value_key(fact[1]) if len(fact) > 1 else None
+        else:
+            key = fact
+            first = fact[1] if len(fact) > 1 else None
+        self.facts[key] = fact
         if len(fact) > 1:
-            first = fact[1]
             group = self.by_first.get(first)
             if group is None:
-                self.by_first[first] = {fact: None}
+                self.by_first[first] = {key: fact}
                 self.owned.add(first)
             else:
                 if first not in self.owned:
                     group = self.by_first[first] = group.copy()
                     self.owned.add(first)
-                group[fact] = None
+                group[key] = fact
 
-    def remove(self, fact: Fact) -> None:
-        del self.facts[fact]
+    def remove(self, key: Fact) -> None:
+        fact = self.facts.pop(key)
         if len(fact) > 1:
-            first = fact[1]
+            first = fact[1] if self.exact else value_key(fact[1])
             group = self.by_first[first]
             if len(group) == 1:
                 del self.by_first[first]
@@ -141,10 +137,10 @@ class _Bucket:
             if first not in self.owned:
                 group = self.by_first[first] = group.copy()
                 self.owned.add(first)
-            del group[fact]
+            del group[key]
 
 
-_EMPTY: dict[Fact, None] = {}
+_EMPTY: dict[Fact, Fact] = {}
 
 _VERSIONS = itertools.count()
 """Every change of every database takes the next number: versions are never reused."""
@@ -175,13 +171,16 @@ class FactDB:
 
     # --- changing -------------------------------------------------------------------------
 
-    def assert_fact(self, name: str, *args: FactValue) -> bool:
-        """Add the fact ``(name, *args)``; return False if it was already there."""
+    def assert_fact(self, name: str, *args: Value) -> bool:
+        """Add the fact ``(name, *args)``; return False if it was already there.
+
+        Raises PlanningError for an argument that is not a :data:`~warband.values.Value`
+        (or a float that is not finite)."""
         fact: Fact = (name, *args)
         bucket = self._buckets.get(name)
-        if bucket is not None and fact in bucket.facts:
+        if bucket is not None and bucket.key(fact) in bucket.facts:
             return False
-        _check_fact(fact)
+        check_fact(fact, PlanningError)
         self._writable(name).add(fact)
         self._size += 1
         self._version = next(_VERSIONS)
@@ -191,18 +190,18 @@ class FactDB:
         """Assert every fact of ``facts`` (each a tuple whose first element is the name)."""
         for fact in facts:
             if not fact or not isinstance(fact[0], str):
-                raise PlanningError(
-                    f"bad fact {fact!r}: a fact is a tuple (name, arg1, ...) whose name is a str"
-                )
-            self.assert_fact(fact[0], *fact[1:])
+                check_fact(fact, PlanningError)  # raises, naming the fact
+            self.assert_fact(fact[0], *fact[1:])  # type: ignore[arg-type]  # the name: a str
 
-    def retract(self, name: str, *args: FactValue) -> bool:
+    def retract(self, name: str, *args: Value) -> bool:
         """Remove the fact ``(name, *args)``; return False if it was not there."""
-        fact: Fact = (name, *args)
         bucket = self._buckets.get(name)
-        if bucket is None or fact not in bucket.facts:
+        if bucket is None:
             return False
-        self._remove(name, fact)
+        key = bucket.key((name, *args))
+        if key not in bucket.facts:
+            return False
+        self._remove(name, key)
         self._version = next(_VERSIONS)
         return True
 
@@ -220,7 +219,7 @@ class FactDB:
         self,
         name: str,
         *pattern: Term,
-        constants: Mapping[str, FactValue] | None = None,
+        constants: Mapping[str, Value] | None = None,
     ) -> int:
         """Remove every fact matching the pattern (``?vars`` act as wildcards); return the count."""
         doomed = list(self._facts_matching(name, pattern, {}, constants or {}))
@@ -262,13 +261,13 @@ class FactDB:
 
     def __iter__(self) -> Iterator[Fact]:
         for bucket in list(self._buckets.values()):
-            yield from tuple(bucket.facts)
+            yield from tuple(bucket.facts.values())
 
     def __contains__(self, fact: object) -> bool:
         if not isinstance(fact, tuple) or not fact or not isinstance(fact[0], str):
             return False
         bucket = self._buckets.get(fact[0])
-        return bucket is not None and fact in bucket.facts
+        return bucket is not None and bucket.key(fact) in bucket.facts
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FactDB):
@@ -284,7 +283,7 @@ class FactDB:
         """The names that have at least one fact, in first-assertion order."""
         return list(self._buckets)
 
-    def facts(self, name: str, *prefix: FactValue) -> list[Fact]:
+    def facts(self, name: str, *prefix: Value) -> list[Fact]:
         """Every fact called ``name`` whose arguments start with ``prefix``, in insertion order.
 
         ``facts("on", "a")`` uses the first-argument index: the quick way to read ``a``'s facts.
@@ -293,25 +292,34 @@ class FactDB:
         if bucket is None:
             return []
         if not prefix:
-            return list(bucket.facts)
-        group = bucket.by_first.get(prefix[0], _EMPTY)
-        if len(prefix) == 1:
-            return list(group)  # the index already selected exactly these facts
+            return list(bucket.facts.values())
+        if bucket.exact:  # keys are the facts themselves
+            group = bucket.by_first.get(prefix[0], _EMPTY)
+            if len(prefix) == 1:
+                return list(group)  # the index already selected exactly these facts
+        else:
+            group = bucket.by_first.get(value_key(prefix[0]), _EMPTY)
+            if len(prefix) == 1:
+                return list(group.values())
         width = len(prefix) + 1
-        return [fact for fact in group if fact[1:width] == prefix]
+        want = fact_key(prefix)
+        return [fact for key, fact in group.items() if key[1:width] == want]
 
-    def has(self, name: str, *args: FactValue) -> bool:
+    def has(self, name: str, *args: Value) -> bool:
         """True if the ground fact ``(name, *args)`` holds."""
         bucket = self._buckets.get(name)
-        return bucket is not None and (name, *args) in bucket.facts
+        if bucket is None:
+            return False
+        fact = (name, *args)
+        return (fact if bucket.exact else fact_key(fact)) in bucket.facts
 
     def query(
         self,
         name: str,
         *pattern: Term,
-        bindings: Mapping[str, FactValue] | None = None,
-        constants: Mapping[str, FactValue] | None = None,
-    ) -> Iterator[Bindings]:
+        bindings: Mapping[str, Value] | None = None,
+        constants: Mapping[str, Value] | None = None,
+    ) -> Iterator[HtnBindings]:
         """Yield, for every fact matching ``(name, *pattern)``, the bindings extended by it.
 
         Strings ``"?x"`` / ``"@x"`` in ``pattern`` are read as variables / constants (see
@@ -325,33 +333,35 @@ class FactDB:
         self,
         name: str,
         terms: Sequence[Term],
-        bindings: Bindings,
-        constants: Mapping[str, FactValue],
-    ) -> Iterator[Bindings]:
+        bindings: HtnBindings,
+        constants: Mapping[str, Value],
+    ) -> Iterator[HtnBindings]:
         """Like :meth:`query` with terms already parsed; the planner's fast path.
 
         Each answer is a new dict; ``bindings`` itself is never changed. The candidate facts are
         snapshot before the first answer, so the caller may change the database while iterating.
         """
         arity = len(terms) + 1
-        resolved: list[FactValue | None] = []
+        # Each position as value_key(value), or _MISSING where a new variable goes: facts are
+        # matched on their keys, so True never meets 1.
+        resolved: list[object] = []
         new_vars: list[tuple[int, str]] = []
         for position, term in enumerate(terms, start=1):
             if isinstance(term, Var):
                 if term.name in bindings:
-                    resolved.append(bindings[term.name])
+                    resolved.append(value_key(bindings[term.name]))
                 else:
-                    resolved.append(None)
+                    resolved.append(_MISSING)
                     new_vars.append((position, term.name))
             elif isinstance(term, ConstRef):
-                resolved.append(_constant(term.name, constants))
+                resolved.append(value_key(_constant(term.name, constants)))
             else:
-                resolved.append(term)
-        for fact in self._candidates(name, resolved, bool(new_vars)):
+                resolved.append(value_key(term))
+        for key, fact in self._candidates(name, resolved, bool(new_vars)):
             if len(fact) != arity:
                 continue
             if not all(
-                want is None or fact[position] == want
+                want is _MISSING or key[position] == want
                 for position, want in enumerate(resolved, start=1)
             ):
                 continue
@@ -362,24 +372,26 @@ class FactDB:
                 seen = answer.get(var, _MISSING)
                 if seen is _MISSING:
                     answer[var] = value
-                elif seen != value:
+                elif not values_equal(seen, value):
                     consistent = False  # the pattern repeats ?var with two different values
                     break
             if consistent:
                 yield answer
 
     def _candidates(
-        self, name: str, resolved: Sequence[FactValue | None], open_vars: bool
-    ) -> tuple[Fact, ...]:
+        self, name: str, resolved: Sequence[object], open_vars: bool
+    ) -> tuple[tuple[Fact, Fact], ...]:
+        """(key, fact) pairs that may match ``resolved`` (positions as value keys)."""
         bucket = self._buckets.get(name)
         if bucket is None:
             return ()
         if not open_vars:
-            fact: Fact = (name, *resolved)  # type: ignore[arg-type]  # all positions known
-            return (fact,) if fact in bucket.facts else ()
-        if resolved and resolved[0] is not None:
-            return tuple(bucket.by_first.get(resolved[0], _EMPTY))
-        return tuple(bucket.facts)
+            key: Fact = (name, *resolved)  # type: ignore[arg-type]  # value keys, all known
+            fact = bucket.facts.get(key)
+            return () if fact is None else ((key, fact),)
+        if resolved and resolved[0] is not _MISSING:
+            return tuple(bucket.by_first.get(resolved[0], _EMPTY).items())
+        return tuple(bucket.facts.items())
 
     # The planner's compiled queries read through these three instead of query_terms: they
     # resolve their terms themselves, so only the index lookup and the snapshot are left here.
@@ -392,20 +404,23 @@ class FactDB:
         for fact in deleted:
             name: str = fact[0]  # type: ignore[assignment]
             bucket = buckets.get(name)
-            if bucket is not None and fact in bucket.facts:
-                self._remove(name, fact)
+            if bucket is not None:
+                key = fact if bucket.exact else fact_key(fact)
+                if key in bucket.facts:
+                    self._remove(name, key)
         for fact in added:
             name = fact[0]  # type: ignore[assignment]
             bucket = buckets.get(name)
-            if bucket is None or fact not in bucket.facts:
-                _check_fact(fact)
+            if bucket is None or (fact if bucket.exact else fact_key(fact)) not in bucket.facts:
+                check_fact(fact, PlanningError)
                 self._writable(name).add(fact)
                 self._size += 1
 
-    def _remove(self, name: str, fact: Fact) -> None:
-        """Remove ``fact``, known to be present, dropping its bucket once empty."""
+    def _remove(self, name: str, key: Fact) -> None:
+        """Remove the fact stored under ``key``, known to be present; drop its bucket once
+        empty."""
         bucket = self._writable(name)
-        bucket.remove(fact)
+        bucket.remove(key)
         self._size -= 1
         if not bucket.facts:
             del self._buckets[name]
@@ -413,24 +428,28 @@ class FactDB:
 
     def _holds(self, fact: tuple[object, ...]) -> bool:
         bucket = self._buckets.get(fact[0])  # type: ignore[call-overload]  # fact[0]: the name
-        return bucket is not None and fact in bucket.facts
+        if bucket is None:
+            return False
+        return (fact if bucket.exact else fact_key(fact)) in bucket.facts  # type: ignore[arg-type]
 
     def _snapshot(self, name: str) -> tuple[Fact, ...]:
         bucket = self._buckets.get(name)
-        return () if bucket is None else tuple(bucket.facts)
+        return () if bucket is None else tuple(bucket.facts.values())
 
     def _snapshot_first(self, name: str, first: object) -> tuple[Fact, ...]:
+        """The facts whose first argument equals ``first`` (typed: True is not 1)."""
         bucket = self._buckets.get(name)
         if bucket is None:
             return ()
-        return tuple(bucket.by_first.get(first, _EMPTY))  # type: ignore[call-overload]
+        group = bucket.by_first.get(first if bucket.exact else value_key(first), _EMPTY)  # type: ignore[arg-type]
+        return tuple(group.values())
 
     def _facts_matching(
         self,
         name: str,
         pattern: Sequence[Term],
-        bindings: Bindings,
-        constants: Mapping[str, FactValue],
+        bindings: HtnBindings,
+        constants: Mapping[str, Value],
     ) -> Iterator[Fact]:
         terms = tuple(parse_term(term) for term in pattern)
         for answer in self.query_terms(name, terms, bindings, constants):
@@ -440,7 +459,7 @@ class FactDB:
 _MISSING = object()
 
 
-def _constant(name: str, constants: Mapping[str, FactValue]) -> FactValue:
+def _constant(name: str, constants: Mapping[str, Value]) -> Value:
     try:
         return constants[name]
     except KeyError:
@@ -451,20 +470,9 @@ def _constant(name: str, constants: Mapping[str, FactValue]) -> FactValue:
         ) from None
 
 
-def _ground(
-    term: Term, bindings: Mapping[str, FactValue], constants: Mapping[str, FactValue]
-) -> FactValue:
+def _ground(term: Term, bindings: Mapping[str, Value], constants: Mapping[str, Value]) -> Value:
     if isinstance(term, Var):
         return bindings[term.name]
     if isinstance(term, ConstRef):
         return _constant(term.name, constants)
     return term
-
-
-def _check_fact(fact: Fact) -> None:
-    for value in fact[1:]:
-        if not isinstance(value, str | int | float):  # bool is an int
-            raise PlanningError(
-                f"bad fact {fact!r}: argument {value!r} has type {type(value).__name__}; "
-                "fact arguments must be str, int, float or bool"
-            )

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, TypeAlias
 
 from ..exceptions import PlanningError
-from .facts import Bindings, ConstRef, FactDB, FactValue, Var, _constant
+from ..values import Value
+from .facts import ConstRef, FactDB, HtnBindings, Var, _constant
 from .htn_compile import (
     _COMPILED,
     _compile_method,
@@ -91,7 +92,7 @@ class Choice:
     index: int
     """Index of the chosen branch in its method."""
     branch: str
-    bindings: tuple[tuple[str, FactValue], ...]
+    bindings: tuple[tuple[str, Value], ...]
     """Variables the branch's precondition bound (the method parameters excluded)."""
     subtasks: tuple[Task, ...]
     """The ground subtasks; ``(!continue)`` alone for a continuation branch."""
@@ -238,7 +239,7 @@ class HtnPlanner:
         facts: FactDB,
         root: Task | str,
         *,
-        constants: Mapping[str, FactValue] | None = None,
+        constants: Mapping[str, Value] | None = None,
         current: HtnPlan | None = None,
         explain: bool = False,
         max_expansions: int = 1_000_000,
@@ -280,7 +281,7 @@ class _Run:
         planner: HtnPlanner,
         facts: FactDB,
         root: Task,
-        constants: Mapping[str, FactValue],
+        constants: Mapping[str, Value],
         current: HtnPlan | None,
         explain: bool,
         budget: int,
@@ -304,11 +305,11 @@ class _Run:
             )
         self.start = _Node((root, None), facts.copy(), None, None)
 
-    def query_constant(self, name: str) -> FactValue:
+    def query_constant(self, name: str) -> Value:
         """A constant named in a query (FactDB's message when it is missing)."""
         return _constant(name, self.constants)
 
-    def term_constant(self, name: str) -> FactValue:
+    def term_constant(self, name: str) -> Value:
         """A constant used as a call or task argument."""
         try:
             return self.constants[name]
@@ -393,7 +394,7 @@ class _Run:
                 [effect(args) for effect in compiled.add],
             )
             return after, True
-        bindings: Bindings = {p.name: a for p, a in zip(primitive.params, args, strict=True)}  # type: ignore[misc]
+        bindings: HtnBindings = {p.name: a for p, a in zip(primitive.params, args, strict=True)}  # type: ignore[misc]
         for effect in primitive.delete:
             after.retract(effect.name, *(self._value(t, bindings, after) for t in effect.args))
         for effect in primitive.add:
@@ -452,7 +453,7 @@ class _Run:
 
     # --- terms ---
 
-    def _call(self, expr: Call, bindings: Bindings, state: FactDB) -> object:
+    def _call(self, expr: Call, bindings: HtnBindings, state: FactDB) -> object:
         fn = self.planner._functions.get(expr.function)
         if fn is None:
             raise PlanningError(f"unknown function '{expr.function}'")
@@ -464,7 +465,7 @@ class _Run:
         except Exception as exc:
             raise function_error(expr, exc, args) from exc
 
-    def _value(self, term: ArgTerm, bindings: Bindings, state: FactDB) -> FactValue:
+    def _value(self, term: ArgTerm, bindings: HtnBindings, state: FactDB) -> Value:
         if isinstance(term, Var):
             try:
                 return bindings[term.name]
@@ -477,8 +478,8 @@ class _Run:
         return term
 
 
-def _merge_constants(domain: HtnDomain, supplied: Mapping[str, FactValue]) -> dict[str, FactValue]:
-    merged: dict[str, FactValue] = {}
+def _merge_constants(domain: HtnDomain, supplied: Mapping[str, Value]) -> dict[str, Value]:
+    merged: dict[str, Value] = {}
     missing = []
     for name, default in domain.constants.items():
         value = supplied.get(name, default)

@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, NoReturn, TypeAlias
 
 from ..exceptions import PlanningError
-from .facts import Bindings, ConstRef, Fact, FactDB, Var
+from ..values import Fact, values_equal
+from .facts import ConstRef, FactDB, HtnBindings, Var
 from .htn_domain import (
     And,
     ArgTerm,
@@ -278,7 +279,7 @@ class _Compiler:
 
             def equals(env: _Env, state: FactDB, run: _Run) -> bool:
                 value = get(env, state, run)
-                return value is not None and env[slot] == value
+                return value is not None and values_equal(env[slot], value)
 
             return True, equals
         bound.add(slot)
@@ -294,7 +295,7 @@ class _Compiler:
                 yield
                 trail.pop()
                 env[slot] = _UNBOUND
-            elif seen == value:
+            elif values_equal(seen, value):
                 yield
 
         return False, solve
@@ -572,7 +573,7 @@ def _open_query_of_vars(name: str, slots: tuple[int, ...]) -> _Solver:
             return
         if b is not _UNBOUND:
             for fact in state._snapshot(name):
-                if len(fact) == 3 and fact[2] == b:
+                if len(fact) == 3 and fact[2] == b and _same_kind(fact[2], b):
                     env[first] = fact[1]
                     trail.append(first)
                     yield
@@ -627,7 +628,7 @@ def _open_query(
                 if len(fact) != arity:
                     continue
                 for where, value in checks:
-                    if fact[where] != value:
+                    if fact[where] != value or not _same_kind(fact[where], value):
                         break
                 else:
                     env[slot] = fact[position]
@@ -640,7 +641,7 @@ def _open_query(
             if len(fact) != arity:
                 continue
             for where, value in checks:
-                if fact[where] != value:
+                if fact[where] != value or not _same_kind(fact[where], value):
                     break
             else:
                 bound = 0
@@ -650,7 +651,7 @@ def _open_query(
                         env[slot] = fact[position]
                         trail.append(slot)
                         bound += 1
-                    elif seen != fact[position]:
+                    elif not values_equal(seen, fact[position]):
                         break  # the pattern repeats ?var with two different values
                 else:
                     yield
@@ -660,20 +661,26 @@ def _open_query(
     return solve
 
 
-def _head_bindings(method: Method, head: Task) -> Bindings | None:
+def _same_kind(a: object, b: object) -> bool:
+    """For two values that compare equal: True unless one is a bool and the other is not
+    (:func:`warband.values.values_equal`, split so hot loops call it only on a match)."""
+    return (a.__class__ is bool) is (b.__class__ is bool)
+
+
+def _head_bindings(method: Method, head: Task) -> HtnBindings | None:
     if len(head.args) != len(method.params):
         raise PlanningError(
             f"task {head} has {len(head.args)} argument(s); method '{method.task}' takes "
             f"{len(method.params)}"
         )
-    bindings: Bindings = {}
+    bindings: HtnBindings = {}
     for param, arg in zip(method.params, head.args, strict=True):
         if isinstance(arg, Var | ConstRef | Call):
             raise PlanningError(f"task {head} must be ground (its arguments values) to plan")
         seen = bindings.get(param.name, _NOTHING)
         if seen is _NOTHING:
             bindings[param.name] = arg
-        elif seen != arg:
+        elif not values_equal(seen, arg):
             return None  # the head repeats ?param and the task gives two different values
     return bindings
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import NoReturn, TypeAlias
 
 from ..exceptions import PlanningError
-from .facts import ConstRef, FactValue, Term, Var, format_value, parse_term
+from ..values import Value, format_value, values_equal
+from .facts import ConstRef, Term, Var, parse_term
 
 HtnFunction: TypeAlias = Callable[..., object]
 """A registered function, called as ``fn(facts, *args)``; ``facts`` is the planning snapshot."""
@@ -110,22 +111,22 @@ class Task:
         return "(" + " ".join([self.name, *(_term_text(a) for a in self.args)]) + ")"
 
 
-def task(name: str, *args: FactValue | Var | ConstRef | Call) -> Task:
+def task(name: str, *args: Value | Var | ConstRef | Call) -> Task:
     """Build a task, reading ``"?x"`` as a variable and ``"@x"`` as a constant."""
     return Task(name, tuple(a if isinstance(a, Call) else parse_term(a) for a in args))
 
 
-def query(name: str, *args: FactValue | Var | ConstRef) -> Query:
+def query(name: str, *args: Value | Var | ConstRef) -> Query:
     """Build a fact query, reading ``"?x"`` as a variable and ``"@x"`` as a constant."""
     return Query(name, tuple(parse_term(a) for a in args))
 
 
-def call(function: str, *args: FactValue | Var | ConstRef | Call) -> Call:
+def call(function: str, *args: Value | Var | ConstRef | Call) -> Call:
     """Build a function call, reading ``"?x"`` as a variable and ``"@x"`` as a constant."""
     return Call(function, tuple(a if isinstance(a, Call) else parse_term(a) for a in args))
 
 
-def bind(var: str, expr: FactValue | Var | ConstRef | Call) -> Bind:
+def bind(var: str, expr: Value | Var | ConstRef | Call) -> Bind:
     """Build ``(?var = expr)``; ``var`` is written with its ``?``."""
     target = parse_term(var)
     if not isinstance(target, Var):
@@ -179,13 +180,14 @@ BUILTIN_FUNCTIONS: Mapping[str, HtnFunction] = {
     "le": lambda facts, a, b: a <= b,
     "gt": lambda facts, a, b: a > b,
     "ge": lambda facts, a, b: a >= b,
-    "eq": lambda facts, a, b: a == b,
-    "ne": lambda facts, a, b: a != b,
+    "eq": lambda facts, a, b: values_equal(a, b),
+    "ne": lambda facts, a, b: not values_equal(a, b),
     "add": lambda facts, a, b: a + b,
     "sub": lambda facts, a, b: a - b,
     "mul": lambda facts, a, b: a * b,
 }
-"""Functions every domain knows: comparisons (``lt le gt ge eq ne``) and ``add sub mul``."""
+"""Functions every domain knows: comparisons (``lt le gt ge eq ne``; ``eq`` is
+:func:`warband.values.values_equal`, so ``true`` is not ``1``) and ``add sub mul``."""
 
 
 @dataclass(frozen=True)
@@ -200,7 +202,7 @@ class HtnDomain:
     name: str
     methods: Mapping[str, Method]
     primitives: Mapping[str, Primitive]
-    constants: Mapping[str, FactValue | None] = field(default_factory=dict)
+    constants: Mapping[str, Value] = field(default_factory=dict)
     functions: Mapping[str, HtnFunction] = field(default_factory=dict, compare=False)
 
     def function(self, name: str) -> HtnFunction:
@@ -380,10 +382,10 @@ class DomainBuilder:
         self.name = name
         self._methods: dict[str, MethodBuilder] = {}
         self._primitives: dict[str, Primitive] = {}
-        self._constants: dict[str, FactValue | None] = {}
+        self._constants: dict[str, Value] = {}
         self._functions: dict[str, HtnFunction] = {}
 
-    def constant(self, name: str, value: FactValue | None = None) -> DomainBuilder:
+    def constant(self, name: str, value: Value = None) -> DomainBuilder:
         """Declare ``@name`` with a default value, or None when the agent must supply it."""
         self._constants[name.removeprefix("@")] = value
         return self

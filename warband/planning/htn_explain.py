@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .facts import FactValue, format_value
+from ..values import Value, format_value
 from .htn import BranchFailure, Choice, HtnDomain, HtnPlan, HtnResult, Task
 
 Mark = Literal["+", "-"]
@@ -40,7 +40,7 @@ class BranchNode:
     mark: Mark
     reason: str | None
     """Why a failed branch failed, when recorded (see :class:`.BranchFailure`)."""
-    bindings: tuple[tuple[str, FactValue], ...]
+    bindings: tuple[tuple[str, Value], ...]
     """Variables the chosen branch's precondition bound."""
     subtasks: tuple[TaskNode, ...]
 

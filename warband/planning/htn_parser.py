@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from ..exceptions import DomainSyntaxError, PlanningError
-from .facts import ConstRef, FactValue, Term, Var, format_value
+from ..values import Value, format_value
+from .facts import ConstRef, Term, Var
 from .htn import (
     CONTINUE,
     And,
@@ -170,7 +171,7 @@ class _Parser:
         name = default_name
         methods: dict[str, Method] = {}
         primitives: dict[str, Primitive] = {}
-        constants: dict[str, FactValue | None] = {}
+        constants: dict[str, Value] = {}
         where: dict[str, _Expr] = {}
         for form in self.read():
             keyword = self.keyword(form)
@@ -219,7 +220,7 @@ class _Parser:
             )
         where[key] = form
 
-    def constant(self, form: _List) -> tuple[str, FactValue | None]:
+    def constant(self, form: _List) -> tuple[str, Value]:
         items = form.items
         if len(items) not in (2, 3) or not isinstance(items[1], _Atom):
             self.fail_at("expected (:constant @name) or (:constant @name value)", form)
