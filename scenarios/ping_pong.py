@@ -9,9 +9,10 @@ commander has a CompletionReport for every order, and succeeds only then.
     warband run scenarios/ping_pong.py --processes --log runs/pp --param bots=4
     python scenarios/ping_pong.py --json
 
-Parameters: ``bots`` (how many), ``rounds`` (orders per bot), ``crash`` (``bot-1@5`` makes
-bot-1's process die at tick 5 the first time it runs, to watch the supervisor restart it;
-ignored in a single-process run).
+Parameters: ``bots`` (how many, at least 1), ``rounds`` (orders per bot, at least 1),
+``crash`` (``bot-1@5`` makes bot-1's process die at tick 5 the first time it runs, to watch the
+supervisor restart it; ignored in a single-process run). A value the scenario cannot use is a
+:class:`~warband.ConfigurationError`, which ``warband run`` reports as one line (exit 2).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 from warband import (
     Actor,
     CompletionReport,
+    ConfigurationError,
     DeliveryError,
     EndTalk,
     Order,
@@ -87,7 +89,7 @@ class Commander(Actor):
     def on_status(self, report: StatusReport) -> None:
         self.log.debug("bot.status", bot=report.sender, status=report.status)
 
-    def final_state(self) -> dict[str, object]:  # type: ignore[override]
+    def final_state(self) -> dict[str, object]:
         return {
             "completed": self.completed,
             "expected": len(self.bots) * self.rounds,
@@ -143,31 +145,44 @@ class Bot(Actor):
     def on_talk(self, request: RequestTalk) -> None:
         self.reply(request, TalkReply(accepted=True))
 
-    def final_state(self) -> dict[str, object]:  # type: ignore[override]
+    def final_state(self) -> dict[str, object]:
         return {"patrols": self.patrols, "talks": self.talks}
 
 
 @scenario.actors
 def build(params: Params, seed: int) -> list[Actor]:
-    count = int(params["bots"])
+    count, rounds = int(params["bots"]), int(params["rounds"])
     if count < 1:
-        raise ValueError("ping_pong needs at least one bot (--param bots=N)")
+        raise ConfigurationError(f"ping_pong needs at least one bot (--param bots=N), got {count}")
+    if rounds < 1:
+        raise ConfigurationError(f"rounds must be at least 1 (--param rounds=N), got {rounds}")
     bots = [f"bot-{i}" for i in range(1, count + 1)]
-    crash_agent, _, crash_tick = str(params["crash"]).partition("@")
-    actors: list[Actor] = [
-        Commander("commander", bots=bots, rounds=int(params["rounds"]), seed=seed)
-    ]
+    crash_agent, crash_tick = _crash(str(params["crash"]), bots)
+    actors: list[Actor] = [Commander("commander", bots=bots, rounds=rounds, seed=seed)]
     for index, bot in enumerate(bots):
         actors.append(
             Bot(
                 bot,
                 commander="commander",
                 peer=bots[(index + 1) % len(bots)],
-                crash_at=int(crash_tick) if crash_agent == bot and crash_tick else None,
+                crash_at=crash_tick if crash_agent == bot else None,
                 seed=seed,
             )
         )
     return actors
+
+
+def _crash(text: str, bots: list[str]) -> tuple[str | None, int | None]:
+    """The ``crash`` parameter ``AGENT@TICK`` (or empty: no crash) as (agent, tick)."""
+    if not text:
+        return None, None
+    agent, _, tick = text.partition("@")
+    if agent not in bots or not tick.isdigit() or int(tick) < 1:
+        raise ConfigurationError(
+            f"crash expects AGENT@TICK with AGENT one of {', '.join(bots)} and TICK a tick "
+            f"number from 1, e.g. {bots[0]}@5; got {text!r}"
+        )
+    return agent, int(tick)
 
 
 @scenario.outcome
@@ -182,4 +197,6 @@ def judge(result: RunResult, params: Params) -> Outcome:
 
 
 if __name__ == "__main__":
-    raise SystemExit(scenario.main())
+    from warband.cli import run_file
+
+    raise SystemExit(run_file(__file__))

@@ -17,7 +17,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from warband import Act, Actor, ActResult, Outcome, Params, Percept, RunResult, Scenario, handles
+from warband import (
+    Act,
+    Actor,
+    ActResult,
+    ConfigurationError,
+    Outcome,
+    Params,
+    Percept,
+    RunResult,
+    Scenario,
+    handles,
+)
 from warband.world import World, load_map, waypoint_path
 
 scenario = Scenario(
@@ -103,7 +114,7 @@ class ScriptedBot(Actor):
 def _roster(params: Params) -> dict[str, tuple[str, str]]:
     count = int(params["bots"])
     if not 1 <= count <= 12:
-        raise ValueError(f"bots must be 1..12 per team, got {count}")
+        raise ConfigurationError(f"bots must be 1..12 per team (--param bots=N), got {count}")
     classes = ("assault", "medic", "engineer", "tactician")
     return {
         f"{team}-{i}": (team, classes[i % len(classes)]) for team in TEAMS for i in range(count)
@@ -149,4 +160,6 @@ def judge(result: RunResult, params: Params) -> Outcome:
 
 
 if __name__ == "__main__":
-    raise SystemExit(scenario.main())
+    from warband.cli import run_file
+
+    raise SystemExit(run_file(__file__))

@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
+import os
 import signal
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .exceptions import ConfigurationError, WarbandError
+
+if TYPE_CHECKING:
+    from .launcher import RunOptions
+    from .scenario import Scenario
 
 BENCHMARKS = ("messaging", "planning", "world")
 
@@ -38,6 +45,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("warband: interrupted", file=sys.stderr)
         return 130
     return code
+
+
+def run_file(path: str | Path, argv: Sequence[str] | None = None) -> int:
+    """``warband run PATH ARGV...``: how a scenario file runs itself as a script.
+
+    A scenario ends with ``raise SystemExit(run_file(__file__))`` under
+    ``if __name__ == "__main__":``, so ``python scenarios/x.py --json`` takes every option of
+    ``warband run`` (``argv`` defaults to ``sys.argv[1:]``). The file is not imported a second
+    time: the run uses the ``scenario`` of the running ``__main__`` module.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    return main(["run", str(path), *args])
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -79,6 +98,20 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         default=10.0,
         metavar="SECONDS",
         help="how long the clock waits for a TickDone before moving on (10)",
+    )
+    parser.add_argument(
+        "--start-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long the clock waits for every participant to connect (60)",
+    )
+    parser.add_argument(
+        "--broker-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long an actor waits for a lost broker to come back before it exits (30)",
     )
 
 
@@ -146,7 +179,9 @@ def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     bench = commands.add_parser(
         "bench",
         help="run a benchmark",
-        description="Run a benchmark; figures are printed next to baselines from the same run.",
+        description="Run a benchmark; figures are printed next to baselines from the same run. "
+        "Benchmarks live in the bench/ folder of a source checkout and are not installed with "
+        "the package: run this from a clone of the repository (pip install -e . there).",
     )
     bench.add_argument("name", choices=BENCHMARKS)
     bench.add_argument("rest", nargs=argparse.REMAINDER, help="options for the benchmark")
@@ -178,7 +213,62 @@ def _params(pairs: list[str]) -> dict[str, str]:
     return params
 
 
-def _options(args: argparse.Namespace) -> object:
+def _check_run_options(args: argparse.Namespace) -> None:
+    """Refuse option values the run would only trip over later, before anything starts."""
+    if args.ticks is not None and args.ticks < 1:
+        raise ConfigurationError(f"--ticks must be at least 1, got {args.ticks}")
+    for flag in ("tick_timeout", "start_timeout", "broker_timeout"):
+        value = getattr(args, flag)
+        if not (math.isfinite(value) and value > 0):
+            name = "--" + flag.replace("_", "-")
+            raise ConfigurationError(f"{name} must be a positive number of seconds, got {value}")
+    _check_log_dir(args.log)
+
+
+def _check_log_dir(log_dir: Path | None) -> None:
+    if log_dir is None:
+        return
+    try:
+        log_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigurationError(
+            f"--log {str(log_dir)!r} cannot be created ({error.strerror}); "
+            "pass a directory you can write to"
+        ) from None
+    if not os.access(log_dir, os.W_OK | os.X_OK):
+        raise ConfigurationError(
+            f"--log {str(log_dir)!r} is not writable; pass a directory you can write to"
+        )
+
+
+def _check_endpoint(endpoint: str) -> None:
+    """Bind ``endpoint`` once and let go, so a bad address or a port in use is one clear error
+    before any process starts (the broker binds it again a moment later)."""
+    import zmq
+
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    probe = context.socket(zmq.ROUTER)
+    try:
+        probe.bind(endpoint)
+    except zmq.ZMQError as error:
+        raise ConfigurationError(
+            f"--endpoint {endpoint!r} cannot be bound: {error}; pick a free endpoint such as "
+            "tcp://127.0.0.1:5555 or ipc:///tmp/warband.sock"
+        ) from None
+    finally:
+        probe.close(linger=0)
+        context.term()
+
+
+def _check_scenario(scenario: Scenario, options: RunOptions) -> None:
+    """Build the actors and the world once, so a parameter value the scenario's factories
+    reject is reported before the run starts (in every process the same way)."""
+    params = scenario.resolve_params(options.params)
+    scenario.build(params, options.seed)
+    scenario.build_world(params, options.seed)
+
+
+def _options(args: argparse.Namespace) -> RunOptions:
     from .launcher import RunOptions
 
     return RunOptions(
@@ -189,19 +279,30 @@ def _options(args: argparse.Namespace) -> object:
         mode=args.mode,
         tick_timeout=args.tick_timeout,
         endpoint=getattr(args, "endpoint", None),
+        start_timeout=args.start_timeout,
+        broker_timeout=args.broker_timeout,
     )
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .launcher import format_report, report_json_line, run_in_process, run_in_processes
+    from .launcher import (
+        RunInterrupted,
+        failed_report,
+        format_report,
+        report_json_line,
+        run_in_process,
+        run_in_processes,
+    )
     from .messaging.tracing import configure_logging, flush_logging
     from .scenario import load_scenario
 
-    if args.ticks is not None and args.ticks < 1:
-        raise ConfigurationError(f"--ticks must be at least 1, got {args.ticks}")
+    _check_run_options(args)
     configure_logging(args.log, "launcher" if args.processes else "main")
     scenario = load_scenario(args.scenario)
     options = _options(args)
+    _check_scenario(scenario, options)
+    if args.endpoint is not None:
+        _check_endpoint(args.endpoint)
 
     def progress(text: str) -> None:
         if not args.quiet:
@@ -210,7 +311,23 @@ def _run(args: argparse.Namespace) -> int:
     mode = "processes" if args.processes else "one process"
     progress(f"starting ({mode}, seed {args.seed}, {args.mode})")
     runner = run_in_processes if args.processes else run_in_process
-    report = runner(scenario, options, progress)  # type: ignore[arg-type]
+    started = time.monotonic()
+    try:
+        report = runner(scenario, options, progress)
+    except RunInterrupted as interrupted:
+        # Every process of the run is reaped by now; say so in one line, JSON line last.
+        flush_logging()
+        if args.json:
+            print(report_json_line(interrupted.report))
+        print(f"warband: {interrupted}", file=sys.stderr)
+        return interrupted.exit_code
+    except ConfigurationError:
+        raise
+    except WarbandError as error:
+        # The run broke (a process died, the clock gave no result): still one summary, and
+        # the --json line, saying it did not complete and why.
+        params = scenario.resolve_params(options.params)
+        report = failed_report(scenario, params, options, str(error), started)
     flush_logging()
     print(format_report(report), file=sys.stderr if args.json else sys.stdout)
     if args.json:
@@ -222,30 +339,38 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _agent(args: argparse.Namespace) -> int:
+    from .messaging.supervisor import watch_parent
+
+    watch_parent()  # a launcher killed with -9 takes its agents with it
     from .launcher import run_agent
     from .messaging.actor import check_actor_id
     from .messaging.tracing import configure_logging
     from .scenario import load_scenario
 
     check_actor_id(args.agent_id)
+    _check_run_options(args)
     configure_logging(args.log, args.agent_id)
-    _exit_on_sigterm()
+    # SIGTERM, SIGINT and SIGHUP stop the actor through its event loop (see run_agent).
     scenario = load_scenario(args.scenario)
-    return run_agent(scenario, args.agent_id, args.connect, _options(args), args.result)  # type: ignore[arg-type]
+    return run_agent(scenario, args.agent_id, args.connect, _options(args), args.result)
 
 
 def _broker(args: argparse.Namespace) -> int:
+    from .interrupts import STOP_SIGNALS
     from .messaging.broker import Broker
+    from .messaging.supervisor import watch_parent
     from .messaging.tracing import configure_logging
 
+    watch_parent()
+    _check_log_dir(args.log)
     configure_logging(args.log, "broker")
     broker = Broker(args.bind)
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        broker.stop()
+        broker.stop(timeout=0)  # only asks: the loop below waits for the routing thread
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, stop)
     broker.start()
     print(f"warband broker routing on {broker.bound_endpoint}", file=sys.stderr, flush=True)
     while broker.is_running():
@@ -267,19 +392,28 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _load_benchmark(name: str) -> Any:
-    candidates = [Path.cwd() / "bench", Path(__file__).resolve().parent.parent / "bench"]
-    for folder in candidates:
-        file = folder / f"{name}.py"
-        if file.is_file():
+    # Benchmarks are not installed with the package: they live in a checkout's bench/ folder.
+    # Only a warband checkout is searched (the one this package runs from, then the current
+    # directory), so `warband bench` never runs some other project's bench/NAME.py.
+    candidates = [Path(__file__).resolve().parent.parent, Path.cwd()]
+    for root in candidates:
+        file = root / "bench" / f"{name}.py"
+        if _is_checkout(root) and file.is_file():
             spec = importlib.util.spec_from_file_location(f"warband_bench_{name}", file)
             assert spec is not None and spec.loader is not None
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             return module
     raise ConfigurationError(
-        f"benchmark {name!r} not found in {', '.join(str(c) for c in candidates)}; "
-        "benchmarks live in the source checkout's bench/ folder: run from the repository root"
+        f"benchmark {name!r} needs a source checkout of warband: benchmarks live in its bench/ "
+        "folder and are not installed with the package; clone the repository and run "
+        f"`warband bench {name}` inside it (searched {', '.join(str(c) for c in candidates)})"
     )
+
+
+def _is_checkout(root: Path) -> bool:
+    pyproject = root / "pyproject.toml"
+    return pyproject.is_file() and 'name = "warband"' in pyproject.read_text(errors="replace")
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -288,12 +422,3 @@ def _render(args: argparse.Namespace) -> int:
     out: Path = render_command(args.source, out=args.out, tick=args.tick)
     print(f"wrote {out}")
     return 0
-
-
-def _exit_on_sigterm() -> None:
-    """Turn SIGTERM into SystemExit so ``finally`` blocks close sockets before the exit."""
-
-    def leave(signum: int, frame: FrameType | None) -> None:
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, leave)

@@ -13,7 +13,9 @@ A scenario file creates one module-level :class:`Scenario` named ``scenario``::
         return Outcome(success=..., summary="...")
 
     if __name__ == "__main__":
-        raise SystemExit(scenario.main())
+        from warband.cli import run_file
+
+        raise SystemExit(run_file(__file__))
 
 A scenario with a world declares it too; the world then is the run's clock (id ``"world"``),
 steps the simulation every tick, answers the agents' Acts and sends their Percepts::
@@ -22,22 +24,26 @@ steps the simulation every tick, answers the agents' Acts and sends their Percep
     def make_world(params: Params, seed: int) -> World:
         return World.create(load_map("warzone"), seed=seed, mode=..., roster=...)
 
-``warband run FILE`` and ``python FILE`` both run it. Every process of a multi-process run loads
-the same file and builds the same actors from the same parameters and seed, then keeps the one
-it was started for, so actor constructors must not open sockets or start work (``on_start`` is
-where work begins).
+``warband run FILE`` and ``python FILE`` both run it (the second through
+:func:`warband.cli.run_file`, which takes the same options). Every process of a multi-process
+run loads the same file and builds the same actors from the same parameters and seed, then
+keeps the one it was started for, so actor constructors must not open sockets or start work
+(``on_start`` is where work begins).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, TypeAlias
 
-from .exceptions import ConfigurationError
+from .exceptions import ConfigurationError, WarbandError
 from .messaging.actor import Actor
 from .messaging.clock import RunResult
 
@@ -58,6 +64,9 @@ class Outcome:
 
 
 OutcomeJudge: TypeAlias = Callable[[RunResult, Params], Outcome]
+DepartureJudge: TypeAlias = Callable[[str, str, Params], "str | None"]
+"""Decides, when an agent leaves a run for good, whether the run goes on (None) or ends there
+(a reason)."""
 
 
 class Scenario:
@@ -80,6 +89,7 @@ class Scenario:
         self._factory: ActorFactory | None = None
         self._world_factory: WorldFactory | None = None
         self._judge: OutcomeJudge | None = None
+        self._departure: DepartureJudge | None = None
         self.path: Path | None = None
 
     def actors(self, factory: ActorFactory) -> ActorFactory:
@@ -105,10 +115,34 @@ class Scenario:
         return factory
 
     def build_world(self, params: Params, seed: int) -> Any:
-        """The world model for one run (None when the scenario has no world)."""
+        """The world model for one run (None when the scenario has no world).
+
+        Raises :class:`ConfigurationError` naming the scenario and the factory when the factory
+        raises (a parameter value it rejects, or a bug: then the message names file and line).
+        """
         if self._world_factory is None:
             return None
-        return self._world_factory(params, seed)
+        try:
+            return self._world_factory(params, seed)
+        except Exception as error:
+            raise self._factory_failed("@scenario.world", self._world_factory, error) from error
+
+    def departure(self, judge: DepartureJudge) -> DepartureJudge:
+        """Decorator: register the function called with (agent id, reason, params) when an agent
+        leaves the run for good (it stopped, failed to start, or its process or host is gone).
+
+        It returns None to let the run go on without the agent, or a reason to end the run there
+        (reported as not completed, with that reason). Without one, every run goes on, and the
+        outcome judge sees who left in ``RunResult.departed``.
+        """
+        self._departure = judge
+        return judge
+
+    def on_departure(self, agent: str, reason: str, params: Params) -> str | None:
+        """What the scenario says when ``agent`` left: None (go on) or why the run must end."""
+        if self._departure is None:
+            return None
+        return self._departure(agent, reason, params)
 
     def outcome(self, judge: OutcomeJudge) -> OutcomeJudge:
         """Decorator: register the function that judges a finished run."""
@@ -134,7 +168,10 @@ class Scenario:
                 f"scenario {self.name!r} declares no actors; decorate a function with "
                 "@scenario.actors"
             )
-        actors = self._factory(params, seed)
+        try:
+            actors = self._factory(params, seed)
+        except Exception as error:
+            raise self._factory_failed("@scenario.actors", self._factory, error) from error
         seen: set[str] = set()
         for actor in actors:
             if not isinstance(actor, Actor):
@@ -149,6 +186,17 @@ class Scenario:
             seen.add(actor.id)
         return actors
 
+    def _factory_failed(
+        self, decorator: str, factory: Callable[..., Any], error: Exception
+    ) -> ConfigurationError:
+        name = getattr(factory, "__name__", repr(factory))
+        where = f"scenario {self.name!r}: {decorator} {name}()"
+        if isinstance(error, WarbandError):
+            return ConfigurationError(f"{where}: {error}")
+        return ConfigurationError(
+            f"{where} raised {type(error).__name__} at {_raised_at(error)}: {error}"
+        )
+
     def judge(self, result: RunResult, params: Params) -> Outcome:
         """The run's outcome; without a judge, success means every actor reported back."""
         if self._judge is not None:
@@ -157,38 +205,72 @@ class Scenario:
             return Outcome(False, f"no final report from {', '.join(result.missing)}")
         return Outcome(True, f"{result.ticks} ticks completed")
 
-    def main(self, argv: list[str] | None = None) -> int:
-        """Run this scenario as ``warband run`` would: ``python scenarios/x.py [options]``."""
-        from .cli import main as cli_main
-
-        if self.path is None:
-            self.path = Path(sys.modules["__main__"].__file__ or "")
-        args = list(sys.argv[1:] if argv is None else argv)
-        return cli_main(["run", str(self.path), *args])
-
 
 def load_scenario(path: str | Path) -> Scenario:
-    """Import the scenario file at ``path`` and return its module-level ``scenario``."""
+    """Import the scenario file at ``path`` and return its module-level ``scenario``.
+
+    Each file gets its own module (named after its stem and a digest of its full path), so two
+    files with the same name do not replace each other. The file this process runs as
+    ``__main__`` (``python scenarios/x.py``) is not imported a second time: its ``scenario`` is
+    returned, so each of its classes exists once. Raises :class:`ConfigurationError` for a
+    missing file, a file that does not import (naming the file and line), or one that defines
+    no ``scenario``.
+    """
     file = Path(path)
     if not file.is_file():
         raise ConfigurationError(f"scenario file {str(file)!r} does not exist")
-    module_name = f"warband_scenario_{file.stem}"
-    spec = importlib.util.spec_from_file_location(module_name, file)
-    if spec is None or spec.loader is None:
-        raise ConfigurationError(f"{file} is not a Python file warband can import")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as error:
-        raise ConfigurationError(f"{file}: importing the scenario failed: {error!r}") from error
+    resolved = file.resolve()
+    module = _main_module_of(resolved) or _import_file(file, resolved)
     scenario = getattr(module, "scenario", None)
     if not isinstance(scenario, Scenario):
         raise ConfigurationError(
             f"{file} defines no module-level `scenario = Scenario(...)`; see scenarios/ping_pong.py"
         )
-    scenario.path = file.resolve()
+    scenario.path = resolved
     return scenario
+
+
+def _main_module_of(resolved: Path) -> ModuleType | None:
+    main = sys.modules.get("__main__")
+    main_file = getattr(main, "__file__", None)
+    if main is None or main_file is None or Path(main_file).resolve() != resolved:
+        return None
+    return main if isinstance(getattr(main, "scenario", None), Scenario) else None
+
+
+def _import_file(file: Path, resolved: Path) -> ModuleType:
+    digest = hashlib.sha1(str(resolved).encode(), usedforsecurity=False).hexdigest()[:10]
+    module_name = f"warband_scenario_{file.stem}_{digest}"
+    spec = importlib.util.spec_from_file_location(module_name, file)
+    if spec is None or spec.loader is None:
+        raise ConfigurationError(f"{file} is not a Python file warband can import")
+    module = importlib.util.module_from_spec(spec)
+    # Registered before it runs: dataclasses and msgspec look a class's module up by name.
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as error:
+        sys.modules.pop(module_name, None)
+        raise ConfigurationError(
+            f"{error.filename or file}:{error.lineno}: the scenario does not parse: {error.msg}"
+        ) from None
+    except Exception as error:
+        sys.modules.pop(module_name, None)
+        raise ConfigurationError(
+            f"{_raised_at(error, prefer=resolved)}: importing the scenario {str(file)!r} failed: "
+            f"{type(error).__name__}: {error}"
+        ) from error
+    return module
+
+
+def _raised_at(error: BaseException, prefer: Path | None = None) -> str:
+    """``file:line`` where ``error`` was raised: the last frame in ``prefer`` if it has one."""
+    frames: list[traceback.FrameSummary] = list(traceback.extract_tb(error.__traceback__))
+    if prefer is not None:
+        frames = [f for f in frames if Path(f.filename).resolve() == prefer] or frames
+    if not frames:
+        return "<unknown>"
+    return f"{frames[-1].filename}:{frames[-1].lineno}"
 
 
 def _convert(key: str, text: str, default: ParamValue) -> ParamValue:

@@ -3,12 +3,15 @@
 ``warband trace DIR`` uses :func:`trace_command`. The flow is ordered by tick, then timestamp,
 then file order, which in lockstep reads as the run happened. Each ``msg.send`` is paired with
 its ``msg.recv`` events by ``msg_id``; sends nobody received and receives with no send are
-counted and shown. A line that is not JSON is reported with its file and line number and
-skipped: one bad line never hides the rest of the trace.
+counted and shown. A line that is not JSON (a file cut short by a crash) is reported with its
+file and line number and skipped: one bad line never hides the rest of the trace. A line that
+is JSON but not a warband event (not an object, or a message event without its string ids) is
+an error naming the file and line: the directory holds something other than a run's logs.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections import Counter
 from collections.abc import Iterable
@@ -17,10 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from ..exceptions import ConfigurationError
+from .catalog import MESSAGE_TYPES
 from .tracing import TRACE_KEYS
 
 MESSAGE_EVENTS = ("msg.send", "msg.recv")
 FORMATS = ("text", "mermaid", "json")
+
+_ID_KEYS = ("msg_id", "msg_type", "sender", "recipient")
+"""The keys a message event must carry, as strings, for the flow to be built."""
 
 
 @dataclass
@@ -68,13 +75,14 @@ def load_trace(log_dir: Path) -> TraceLog:
         for number, line in enumerate(file.read_text(errors="replace").splitlines(), 1):
             if not line.strip():
                 continue
-            event = _parse(line)
+            event = _parse(line, f"{file}:{number}")
             if event is None:
                 trace.problems.append(f"{file.name}:{number}: not a JSON object")
                 continue
             order += 1
             event["_order"] = order
-            if event.get("event") in MESSAGE_EVENTS and "msg_id" in event:
+            if event.get("event") in MESSAGE_EVENTS:
+                _check_message_event(event, f"{file}:{number}")
                 trace.messages.append(event)
             else:
                 trace.others.append(event)
@@ -84,12 +92,49 @@ def load_trace(log_dir: Path) -> TraceLog:
     return trace
 
 
-def _parse(line: str) -> dict[str, Any] | None:
+def _parse(line: str, where: str) -> dict[str, Any] | None:
+    """The event on ``line``; None when it is not JSON; an error when it is not an object."""
     try:
         event = json.loads(line)
     except json.JSONDecodeError:
         return None
-    return event if isinstance(event, dict) else None
+    if not isinstance(event, dict):
+        raise ConfigurationError(
+            f"{where}: a JSON {type(event).__name__}, not an event object; "
+            "warband trace reads the *.jsonl files a run writes with --log DIR"
+        )
+    return event
+
+
+def _check_message_event(event: dict[str, Any], where: str) -> None:
+    problem = next(
+        (f"{key!r} as a string" for key in _ID_KEYS if not isinstance(event.get(key), str)), None
+    )
+    conversation, tick = event.get("conversation"), event.get("tick")
+    if problem is None and not (conversation is None or isinstance(conversation, str)):
+        problem = "'conversation' as a string or null"
+    if problem is None and not (tick is None or type(tick) is int):
+        problem = "'tick' as an integer or null"
+    if problem is not None:
+        raise ConfigurationError(
+            f"{where}: this {event['event']} event needs {problem}; "
+            "warband trace reads the *.jsonl files a run writes with --log DIR"
+        )
+
+
+def check_message_types(msg_types: Iterable[str]) -> None:
+    """Raise :class:`ConfigurationError` for a name that is not a message type of the catalog."""
+    for name in msg_types:
+        if name in MESSAGE_TYPES:
+            continue
+        public = [t for t in MESSAGE_TYPES if not t.startswith("_")]
+        control = [t for t in MESSAGE_TYPES if t.startswith("_")]
+        close = difflib.get_close_matches(name, list(MESSAGE_TYPES), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ConfigurationError(
+            f"unknown message type {name!r}; {hint}known types: {', '.join(public)} "
+            f"(control: {', '.join(control)})"
+        )
 
 
 def _flow_key(event: dict[str, Any]) -> tuple[int, str, int]:
@@ -217,6 +262,7 @@ def trace_command(
     """What ``warband trace`` prints."""
     if fmt not in FORMATS:
         raise ConfigurationError(f"unknown trace format {fmt!r}; use one of {', '.join(FORMATS)}")
+    check_message_types(msg_types or ())
     trace = filter_trace(
         load_trace(log_dir), agent=agent, conversation=conversation, msg_types=msg_types
     )

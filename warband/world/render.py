@@ -120,12 +120,18 @@ def render(
     """Draw a map or a snapshot to ``out`` (``.svg`` or ``.png``) and return ``out``.
 
     ``tick`` goes into the title (default: the snapshot's own tick). ``graph`` overrides the
-    default area clustering. Raises :class:`ConfigurationError` for another suffix or a PNG
-    without Pillow, :class:`warband.exceptions.MapError` when the snapshot's map cannot load.
+    default area clustering. Raises :class:`ConfigurationError` for another suffix, a PNG
+    without Pillow, a directory that does not exist or a file that cannot be written;
+    :class:`warband.exceptions.MapError` when the snapshot's map cannot load.
     """
     suffix = out.suffix.lower()
     if suffix not in (".svg", ".png"):
         raise ConfigurationError(f"cannot render to {str(out)!r}: use a .svg or .png file name")
+    if not out.parent.is_dir():
+        raise ConfigurationError(
+            f"cannot render to {str(out)!r}: {str(out.parent)!r} is not an existing directory; "
+            "create it first"
+        )
     if isinstance(source, Map):
         game_map, snapshot = source, None
     else:
@@ -137,11 +143,15 @@ def render(
     shapes = _scene(game_map, areas, snapshot)
     title = game_map.name if tick is None else f"{game_map.name} - tick {tick}"
     shapes.append(_Text((game_map.bounds[0], game_map.bounds[3]), title, size=14.0))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".svg":
-        out.write_text(_to_svg(shapes, game_map), encoding="utf-8")
-    else:
-        _to_png(shapes, game_map, out)
+    try:
+        if suffix == ".svg":
+            out.write_text(_to_svg(shapes, game_map), encoding="utf-8")
+        else:
+            _to_png(shapes, game_map, out)
+    except OSError as error:
+        raise ConfigurationError(
+            f"cannot render to {str(out)!r}: {error.strerror or error}; pass a writable file"
+        ) from None
     return out
 
 
