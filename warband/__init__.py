@@ -9,10 +9,10 @@ Only the exceptions are imported eagerly. Every other name is imported on first 
 must stay pure and fast, without ZeroMQ, asyncio or the scenario runner.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING
+# No `from __future__ import annotations` and only underscored helper imports: every public
+# name of this module is an export (tests/test_exports.py checks that nothing else leaks).
+import importlib as _importlib
+import typing as _typing
 
 from .exceptions import (
     ConfigurationError,
@@ -27,7 +27,7 @@ from .exceptions import (
 
 __version__ = "0.1.0"
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from .messaging import (
         Act,
         Actor,
@@ -127,7 +127,7 @@ def __getattr__(name: str) -> object:
     module_name = _LAZY.get(name)
     if module_name is None:
         raise AttributeError(f"module 'warband' has no attribute {name!r}")
-    value: object = getattr(importlib.import_module(module_name), name)
+    value: object = getattr(_importlib.import_module(module_name), name)
     globals()[name] = value
     return value
 

@@ -1,0 +1,115 @@
+"""Public names of each package, pinned, so nothing leaks into or vanishes from the API unnoticed.
+
+Changing a package's surface means changing its list here too, on purpose.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+import pytest
+
+MESSAGES = {
+    "Act",
+    "ActResult",
+    "CompletionReport",
+    "CooperationReply",
+    "CooperationResult",
+    "EndTalk",
+    "GoalBias",
+    "Message",
+    "Order",
+    "Percept",
+    "RequestCooperation",
+    "RequestTalk",
+    "StatusReport",
+    "TalkReply",
+    "ThreatReport",
+    "WireCondition",
+}
+"""The catalog messages agents send and handle (the runtime's own Tick, TickDone and Heartbeat
+are not among them)."""
+
+EXCEPTIONS = {
+    "ConfigurationError",
+    "DeliveryError",
+    "DomainSyntaxError",
+    "MapError",
+    "PlanningError",
+    "ProtocolError",
+    "RequestTimeout",
+    "WarbandError",
+}
+
+PUBLIC_NAMES: dict[str, set[str]] = {
+    "warband": {
+        *MESSAGES,
+        *EXCEPTIONS,
+        "Actor",
+        "Clock",
+        "Outcome",
+        "Params",
+        "RunResult",
+        "Scenario",
+        "__version__",
+        "handles",
+        "incarnation",
+        "load_scenario",
+    },
+    "warband.messaging": {
+        *MESSAGES,
+        "Actor",
+        "Clock",
+        "Heartbeat",
+        "Mode",
+        "RunResult",
+        "Tick",
+        "TickDone",
+        "Timer",
+        "configure_logging",
+        "handles",
+        "incarnation",
+    },
+}
+
+
+@pytest.mark.parametrize("package", sorted(PUBLIC_NAMES))
+def test_a_package_exports_exactly_its_curated_names(package: str) -> None:
+    module = importlib.import_module(package)
+    assert sorted(PUBLIC_NAMES[package]) == sorted(module.__all__)
+
+
+@pytest.mark.parametrize("package", sorted(PUBLIC_NAMES))
+def test_every_exported_name_can_be_imported(package: str) -> None:
+    module = importlib.import_module(package)
+    missing = [name for name in module.__all__ if not hasattr(module, name)]
+    assert [] == missing
+
+
+@pytest.mark.parametrize("package", sorted(PUBLIC_NAMES))
+def test_a_package_has_no_public_name_outside_its_list(package: str) -> None:
+    module = importlib.import_module(package)
+    # Submodules are attributes of their package once imported; they are not exports.
+    leaked = [
+        name
+        for name in dir(module)
+        if not name.startswith("_")
+        and name not in module.__all__
+        and not isinstance(getattr(module, name), ModuleType)
+    ]
+    assert [] == leaked
+
+
+def test_the_root_lists_its_lazy_names_in_dir() -> None:
+    import warband
+
+    assert set(warband.__all__) <= set(dir(warband))
+
+
+def test_the_root_and_messaging_export_the_same_objects() -> None:
+    import warband
+    import warband.messaging
+
+    shared = set(warband.__all__) & set(warband.messaging.__all__)
+    assert [] == [n for n in shared if getattr(warband, n) is not getattr(warband.messaging, n)]
