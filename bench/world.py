@@ -36,10 +36,9 @@ import sys
 import time
 from typing import Any
 
-from warband.world import Member, World, grid_map, perceive, perceive_all_pairs
-from warband.world.maps import Map
-from warband.world.modes import Fact
-from warband.world.perception import SightIndex
+from warband.values import Fact
+from warband.world import Map, Member, World, grid_map, perceive
+from warband.world.perception import SightIndex, perceive_all_pairs
 
 SIZES = (24, 100, 1000)
 """Entity counts measured by default."""

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from warband.exceptions import ConfigurationError
 from warband.world.geometry import (
     DIRECTIONS,
     WallIndex,
@@ -70,7 +71,7 @@ def test_direction_vector_round_trips_through_direction_of() -> None:
 
 
 def test_unknown_direction_lists_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="known directions: n, ne"):
+    with pytest.raises(ConfigurationError, match="known directions: n, ne"):
         direction_vector("up")
 
 

@@ -7,9 +7,7 @@ from pathlib import Path
 import pytest
 
 from warband.exceptions import MapError
-from warband.world.geometry import segments_intersect
-from warband.world.maps import (
-    BUNDLED_MAP_DIR,
+from warband.world import (
     MARKER_KINDS,
     OBJECT_KINDS,
     bundled_maps,
@@ -17,6 +15,8 @@ from warband.world.maps import (
     load_map,
     parse_map,
 )
+from warband.world._map_file import BUNDLED_MAP_DIR
+from warband.world.geometry import segments_intersect
 
 HEADER = """
 name = "bad"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
+from warband.world import load_map
 from warband.world.influence import InfluenceMap, InfluenceSettings
-from warband.world.maps import load_map
 from warband.world.pathfinding import (
     RouteSettings,
     SquadClaims,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from warband.world.maps import load_map
+from warband.exceptions import ConfigurationError
+from warband.world import load_map
 from warband.world.positions import PositionWeights, best_position, pick_positions
 
 
@@ -48,5 +49,5 @@ def test_candidates_stay_inside_the_allowed_corridor() -> None:
 
 
 def test_unknown_behaviour_lists_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="known behaviours: attack, defend, flee, snipe"):
+    with pytest.raises(ConfigurationError, match="known behaviours: attack, defend, flee, snipe"):
         pick_positions(load_map("test"), origin="r1", behaviour="dance")

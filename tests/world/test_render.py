@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from warband.exceptions import ConfigurationError
-from warband.world.maps import bundled_maps, load_map
+from warband.world import bundled_maps, load_map
 from warband.world.render import PNG_HINT, render, render_command
 
 SVG = "{http://www.w3.org/2000/svg}"

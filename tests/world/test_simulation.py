@@ -11,10 +11,18 @@ from collections.abc import Mapping
 import pytest
 
 from warband.exceptions import ConfigurationError
-from warband.world.maps import Map, load_map, map_from_data
-from warband.world.modes import CaptureAndHold, Fact
-from warband.world.simulation import CAPTURE_TICKS, Member, TickReport, World
-from warband.world.strategic import build_strategic_graph
+from warband.values import Fact
+from warband.world import (
+    CAPTURE_TICKS,
+    CaptureAndHold,
+    Map,
+    Member,
+    TickReport,
+    World,
+    build_strategic_graph,
+    load_map,
+    map_from_data,
+)
 
 TEST_MAP = load_map("test")
 

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from warband.exceptions import ConfigurationError
+from warband.world import bundled_maps, grid_map, load_map
 from warband.world.geometry import Point
-from warband.world.maps import bundled_maps, grid_map, load_map
 from warband.world.strategic import (
     StrategicGraph,
     area_path_exists,
@@ -130,5 +131,5 @@ def test_area_at_finds_the_area_of_the_nearest_waypoint() -> None:
 
 
 def test_limits_below_one_waypoint_are_rejected() -> None:
-    with pytest.raises(ValueError, match="max_waypoints must be >= 1"):
+    with pytest.raises(ConfigurationError, match="max_waypoints must be >= 1"):
         cluster_waypoints({"a": (0.0, 0.0)}, [], max_waypoints=0)

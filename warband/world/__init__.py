@@ -1,14 +1,46 @@
-"""The ground truth agents live in: maps, the strategic graph, tactical services, the simulation.
+"""The ground truth agents live in: maps, tactical services, the simulation and its vocabulary.
 
-Pure, deterministic, synchronous code; the world actor wraps it for the message runtime.
+Pure, deterministic, synchronous code; :class:`WorldActor` wraps a :class:`World` for the
+message runtime. Where to start:
+
+- a world: ``World.create(load_map("warzone"), seed=1, roster={...})``, then ``submit`` acts,
+  ``step`` and read ``percepts_for(agent)``;
+- what an agent may say and will hear: :data:`VERBS` (check a domain's acts with
+  :func:`check_act`), :data:`FACTS` and :data:`EVENTS` (read a fact by field name with its
+  kind, e.g. ``SEES.all(percept.facts)``), all in :mod:`warband.world.vocabulary`;
+- squad services: :func:`build_strategic_graph`, :class:`InfluenceMap`, :func:`plan_routes`,
+  :func:`waypoint_path`, :func:`pick_positions`.
+
+Helpers not listed here (the spatial grid, the all-pairs perception reference, weapon state,
+area clustering) stay in their modules: ``warband.world.perception``, ``.combat``,
+``.strategic``...
 """
 
-# --- MAP block: maps, geometry, strategic graph, influence, pathfinding, positions, render ---
+from typing import TYPE_CHECKING, Any
+
+from ._acts import REACH as REACH
+from ._bodies import Member as Member
+from ._bodies import RosterEntry as RosterEntry
+from ._map_file import bundled_maps as bundled_maps
+from ._map_file import load_map as load_map
+from ._map_file import map_from_data as map_from_data
+from ._map_file import parse_map as parse_map
+from ._map_generator import grid_map as grid_map
+from ._rules import CAPTURE_TICKS as CAPTURE_TICKS
+from ._snapshot import SNAPSHOT_EVENT as SNAPSHOT_EVENT
+from ._state import TickReport as TickReport
+from .classes import CLASSES as CLASSES
+from .classes import CharacterClass as CharacterClass
+from .classes import get_class as get_class
+from .classes import pick_classes as pick_classes
+from .combat import WEAPONS as WEAPONS
+from .combat import Weapon as Weapon
+from .combat import get_weapon as get_weapon
+from .combat import hit_chance as hit_chance
 from .geometry import DIRECTIONS as DIRECTIONS
 from .geometry import BoundingBox as BoundingBox
 from .geometry import Point as Point
 from .geometry import Segment as Segment
-from .geometry import WallIndex as WallIndex
 from .geometry import line_of_sight as line_of_sight
 from .influence import InfluenceMap as InfluenceMap
 from .influence import InfluenceSettings as InfluenceSettings
@@ -19,150 +51,255 @@ from .maps import Map as Map
 from .maps import MapObject as MapObject
 from .maps import Marker as Marker
 from .maps import Waypoint as Waypoint
-from .maps import bundled_maps as bundled_maps
-from .maps import grid_map as grid_map
-from .maps import load_map as load_map
-from .maps import map_from_data as map_from_data
-from .maps import parse_map as parse_map
+from .modes import BodyCount as BodyCount
+from .modes import CaptureAndHold as CaptureAndHold
+from .modes import GameMode as GameMode
+from .modes import GameResult as GameResult
+from .modes import ModeView as ModeView
+from .modes import make_mode as make_mode
 from .pathfinding import RouteSettings as RouteSettings
 from .pathfinding import RouteTree as RouteTree
 from .pathfinding import SquadClaims as SquadClaims
 from .pathfinding import choose_regroup_marker as choose_regroup_marker
 from .pathfinding import plan_routes as plan_routes
 from .pathfinding import waypoint_path as waypoint_path
+from .perception import Body as Body
+from .perception import Hearing as Hearing
+from .perception import Noise as Noise
+from .perception import Observer as Observer
+from .perception import Senses as Senses
+from .perception import Sighting as Sighting
+from .perception import hear as hear
+from .perception import perceive as perceive
 from .positions import BEHAVIOURS as BEHAVIOURS
 from .positions import PositionWeights as PositionWeights
 from .positions import ScoredPosition as ScoredPosition
 from .positions import best_position as best_position
 from .positions import pick_positions as pick_positions
 from .render import render as render
+from .simulation import ActVerdict as ActVerdict
+from .simulation import World as World
 from .strategic import Area as Area
 from .strategic import StrategicGraph as StrategicGraph
 from .strategic import build_strategic_graph as build_strategic_graph
-from .strategic import cluster_waypoints as cluster_waypoints
+from .vocabulary import ACT_FAILED as ACT_FAILED
+from .vocabulary import ALIVE as ALIVE
+from .vocabulary import AMMO as AMMO
+from .vocabulary import ARRIVED as ARRIVED
+from .vocabulary import AT as AT
+from .vocabulary import BLEEDING_OUT as BLEEDING_OUT
+from .vocabulary import BLOCKED as BLOCKED
+from .vocabulary import BOOSTED as BOOSTED
+from .vocabulary import CAPTURED as CAPTURED
+from .vocabulary import CARRYING as CARRYING
+from .vocabulary import CLOAKED as CLOAKED
+from .vocabulary import CLOSED as CLOSED
+from .vocabulary import CONTESTED as CONTESTED
+from .vocabulary import CROUCHED as CROUCHED
+from .vocabulary import DAMAGED as DAMAGED
+from .vocabulary import DEAD as DEAD
+from .vocabulary import DESTROYED as DESTROYED
+from .vocabulary import DIED as DIED
+from .vocabulary import DISGUISED as DISGUISED
+from .vocabulary import DOWNED as DOWNED
+from .vocabulary import DROPPED as DROPPED
+from .vocabulary import EVENTS as EVENTS
+from .vocabulary import FACTS as FACTS
+from .vocabulary import GAME_OVER as GAME_OVER
+from .vocabulary import HEALED as HEALED
+from .vocabulary import HEALTH as HEALTH
+from .vocabulary import HEARD as HEARD
+from .vocabulary import HIT as HIT
+from .vocabulary import ITEM_AT as ITEM_AT
+from .vocabulary import KILLED as KILLED
+from .vocabulary import MAX_HEALTH as MAX_HEALTH
+from .vocabulary import MISSED as MISSED
+from .vocabulary import MOVING as MOVING
+from .vocabulary import OPEN as OPEN
+from .vocabulary import OPENED as OPENED
+from .vocabulary import PICKED_UP as PICKED_UP
+from .vocabulary import POSITION as POSITION
+from .vocabulary import PRESSED as PRESSED
+from .vocabulary import PRIVATE_EVENTS as PRIVATE_EVENTS
+from .vocabulary import PUBLIC_EVENTS as PUBLIC_EVENTS
+from .vocabulary import RELOADING as RELOADING
+from .vocabulary import REPAIRED as REPAIRED
+from .vocabulary import RESPAWN_IN as RESPAWN_IN
+from .vocabulary import RESPAWNED as RESPAWNED
+from .vocabulary import REVIVED as REVIVED
+from .vocabulary import SCORE as SCORE
+from .vocabulary import SEES as SEES
+from .vocabulary import SEES_DOWNED as SEES_DOWNED
+from .vocabulary import SEES_TURRET as SEES_TURRET
+from .vocabulary import SELF as SELF
+from .vocabulary import SPARE_AMMO as SPARE_AMMO
+from .vocabulary import STATE as STATE
+from .vocabulary import TICK as TICK
+from .vocabulary import TIME_LEFT as TIME_LEFT
+from .vocabulary import TURRET as TURRET
+from .vocabulary import TURRET_PLACED as TURRET_PLACED
+from .vocabulary import VERBS as VERBS
+from .vocabulary import WEAPON as WEAPON
+from .vocabulary import ArgSpec as ArgSpec
+from .vocabulary import FactKind as FactKind
+from .vocabulary import Queue as Queue
+from .vocabulary import Verb as Verb
+from .vocabulary import VerbSpec as VerbSpec
+from .vocabulary import VocabularyError as VocabularyError
+from .vocabulary import act_problem as act_problem
+from .vocabulary import check_act as check_act
+from .vocabulary import check_fact_name as check_fact_name
 
-# isort: split
-# --- end MAP block ---
-
-# --- SIM block: perception, combat, classes, modes, simulation ---
-from .classes import CLASSES as CLASSES
-from .classes import CharacterClass as CharacterClass
-from .classes import get_class as get_class
-from .classes import pick_classes as pick_classes
-from .combat import WEAPONS as WEAPONS
-from .combat import Health as Health
-from .combat import Shot as Shot
-from .combat import Weapon as Weapon
-from .combat import WeaponState as WeaponState
-from .combat import get_weapon as get_weapon
-from .combat import hit_chance as hit_chance
-from .combat import resolve_shot as resolve_shot
-from .combat import splash as splash
-from .modes import BodyCount as BodyCount
-from .modes import CaptureAndHold as CaptureAndHold
-from .modes import Fact as Fact
-from .modes import GameMode as GameMode
-from .modes import ModeView as ModeView
-from .modes import Outcome as Outcome
-from .modes import make_mode as make_mode
-from .perception import Body as Body
-from .perception import Hearing as Hearing
-from .perception import Noise as Noise
-from .perception import Observer as Observer
-from .perception import Senses as Senses
-from .perception import SightIndex as SightIndex
-from .perception import Sighting as Sighting
-from .perception import SpatialGrid as SpatialGrid
-from .perception import hear as hear
-from .perception import hear_all as hear_all
-from .perception import perceive as perceive
-from .perception import perceive_all_pairs as perceive_all_pairs
-from .simulation import VERBS as VERBS
-from .simulation import ActResult as ActResult
-from .simulation import Member as Member
-from .simulation import TickReport as TickReport
-from .simulation import World as World
-
-# isort: split
-# --- end SIM block ---
-
-__all__: list[str] = []
-# MAP __all__ entries are added below this line
-__all__ += [
+__all__ = [
+    "ACT_FAILED",
+    "ALIVE",
+    "AMMO",
+    "ARRIVED",
+    "AT",
     "BEHAVIOURS",
+    "BLEEDING_OUT",
+    "BLOCKED",
+    "BOOSTED",
+    "CAPTURED",
+    "CAPTURE_TICKS",
+    "CARRYING",
+    "CLASSES",
+    "CLOAKED",
+    "CLOSED",
+    "CONTESTED",
+    "CROUCHED",
+    "DAMAGED",
+    "DEAD",
+    "DESTROYED",
+    "DIED",
     "DIRECTIONS",
+    "DISGUISED",
+    "DOWNED",
+    "DROPPED",
+    "EVENTS",
+    "FACTS",
+    "GAME_OVER",
+    "HEALED",
+    "HEALTH",
+    "HEARD",
+    "HIT",
+    "ITEM_AT",
+    "KILLED",
     "MARKER_KINDS",
+    "MAX_HEALTH",
+    "MISSED",
+    "MOVING",
     "OBJECT_KINDS",
+    "OPEN",
+    "OPENED",
+    "PICKED_UP",
+    "POSITION",
+    "PRESSED",
+    "PRIVATE_EVENTS",
+    "PUBLIC_EVENTS",
+    "REACH",
+    "RELOADING",
+    "REPAIRED",
+    "RESPAWNED",
+    "RESPAWN_IN",
+    "REVIVED",
+    "SCORE",
+    "SEES",
+    "SEES_DOWNED",
+    "SEES_TURRET",
+    "SELF",
+    "SNAPSHOT_EVENT",
+    "SPARE_AMMO",
+    "STATE",
+    "TICK",
+    "TIME_LEFT",
+    "TURRET",
+    "TURRET_PLACED",
+    "VERBS",
+    "WEAPON",
+    "WEAPONS",
+    "WORLD_ID",
+    "ActVerdict",
     "Area",
+    "ArgSpec",
+    "Body",
+    "BodyCount",
     "BoundingBox",
+    "CaptureAndHold",
+    "CharacterClass",
+    "FactKind",
+    "GameMode",
+    "GameResult",
+    "Hearing",
     "InfluenceMap",
     "InfluenceSettings",
     "Link",
     "Map",
     "MapObject",
     "Marker",
+    "Member",
+    "ModeView",
+    "Noise",
+    "Observer",
     "Point",
     "PositionWeights",
+    "Queue",
+    "RosterEntry",
     "RouteSettings",
     "RouteTree",
     "ScoredPosition",
     "Segment",
+    "Senses",
+    "Sighting",
     "SquadClaims",
     "StrategicGraph",
-    "WallIndex",
+    "TickReport",
+    "Verb",
+    "VerbSpec",
+    "VocabularyError",
     "Waypoint",
+    "Weapon",
+    "World",
+    "WorldActor",
+    "WorldModel",
+    "act_problem",
     "best_position",
     "build_strategic_graph",
     "bundled_maps",
+    "check_act",
+    "check_fact_name",
     "choose_regroup_marker",
-    "cluster_waypoints",
+    "get_class",
+    "get_weapon",
     "grid_map",
+    "hear",
+    "hit_chance",
     "line_of_sight",
     "load_map",
+    "make_mode",
     "map_from_data",
     "parse_map",
+    "perceive",
+    "pick_classes",
     "pick_positions",
     "plan_routes",
     "render",
     "waypoint_path",
 ]
-# SIM __all__ entries are added below this line
-__all__ += [
-    "CLASSES",
-    "VERBS",
-    "WEAPONS",
-    "ActResult",
-    "Body",
-    "BodyCount",
-    "CaptureAndHold",
-    "CharacterClass",
-    "Fact",
-    "GameMode",
-    "Health",
-    "Hearing",
-    "Member",
-    "ModeView",
-    "Noise",
-    "Observer",
-    "Outcome",
-    "Senses",
-    "Shot",
-    "SightIndex",
-    "Sighting",
-    "SpatialGrid",
-    "TickReport",
-    "Weapon",
-    "WeaponState",
-    "World",
-    "get_class",
-    "get_weapon",
-    "hear",
-    "hear_all",
-    "hit_chance",
-    "make_mode",
-    "perceive",
-    "perceive_all_pairs",
-    "pick_classes",
-    "resolve_shot",
-    "splash",
-]
+
+if TYPE_CHECKING:
+    from .actor import WORLD_ID as WORLD_ID
+    from .actor import WorldActor as WorldActor
+    from .actor import WorldModel as WorldModel
+
+_ACTOR_NAMES = frozenset({"WORLD_ID", "WorldActor", "WorldModel"})
+
+
+def __getattr__(name: str) -> Any:
+    # The world actor needs the message runtime (zmq, asyncio); the simulation does not, so
+    # `import warband.world` stays pure until someone asks for the actor.
+    if name in _ACTOR_NAMES:
+        from . import actor
+
+        return getattr(actor, name)
+    raise AttributeError(f"module 'warband.world' has no attribute {name!r}")

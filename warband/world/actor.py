@@ -26,16 +26,14 @@ from typing import Any, Protocol
 from ..messaging import Act, ActResult, Clock, Percept, handles
 from ..messaging.tracing import logging_to_files
 from ..values import Value
+from ._snapshot import SNAPSHOT_EVENT as SNAPSHOT_EVENT
 
 WORLD_ID = "world"
 """The world actor's id (and so the run's clock id) in scenarios that declare a world."""
 
-SNAPSHOT_EVENT = "world.snapshot"
-"""The log event holding one tick's snapshot (keys ``tick`` and ``snapshot``)."""
 
-
-class Verdict(Protocol):
-    """What the world model answers to one act."""
+class ActVerdict(Protocol):
+    """What the world model answers to one act (:class:`warband.world.simulation.ActVerdict`)."""
 
     @property
     def accepted(self) -> bool:
@@ -55,7 +53,7 @@ class WorldModel(Protocol):
         """True when ``agent_id`` has a body in this world."""
         ...
 
-    def submit(self, agent_id: str, verb: str, args: Mapping[str, Value]) -> Verdict:
+    def submit(self, agent_id: str, verb: str, args: Mapping[str, Value]) -> ActVerdict:
         """Validate and queue one act of ``agent_id`` for the next step."""
         ...
 

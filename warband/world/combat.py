@@ -233,7 +233,7 @@ class Health:
 
     def __init__(self, maximum: int) -> None:
         if maximum <= 0:
-            raise ValueError(f"maximum health must be positive, got {maximum}")
+            raise ConfigurationError(f"maximum health must be positive, got {maximum}")
         self.maximum = maximum
         self.current = maximum
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from warband.exceptions import ConfigurationError
+
 Point = tuple[float, float]
 """A position ``(x, y)`` in map units; ``y`` grows to the north."""
 
@@ -89,12 +91,12 @@ def direction_of(origin: Point, target: Point) -> str:
 def direction_vector(name: str) -> Point:
     """Unit vector pointing toward compass direction ``name`` (one of :data:`DIRECTIONS`).
 
-    Raises ``ValueError`` naming the valid directions for any other name.
+    Raises ConfigurationError naming the valid directions for any other name.
     """
     try:
         index = DIRECTIONS.index(name)
     except ValueError:
-        raise ValueError(
+        raise ConfigurationError(
             f"unknown direction {name!r}; known directions: {', '.join(DIRECTIONS)}"
         ) from None
     angle = math.pi / 2 - index * math.pi / 4
@@ -114,7 +116,7 @@ def move_toward(origin: Point, target: Point, step: float) -> Point:
 
 
 def centroid(points: Iterable[Point]) -> Point:
-    """Mean position of ``points``; raises ``ValueError`` when there are none."""
+    """Mean position of ``points``; raises ConfigurationError when there are none."""
     xs = 0.0
     ys = 0.0
     count = 0
@@ -123,15 +125,16 @@ def centroid(points: Iterable[Point]) -> Point:
         ys += y
         count += 1
     if count == 0:
-        raise ValueError("centroid of no points")
+        raise ConfigurationError("centroid of no points: pass at least one point")
     return (xs / count, ys / count)
 
 
 def bounding_box(points: Iterable[Point]) -> BoundingBox:
-    """``(min_x, min_y, max_x, max_y)`` of ``points``; raises ``ValueError`` when there are none."""
+    """``(min_x, min_y, max_x, max_y)`` of ``points``; raises ConfigurationError when there
+    are none."""
     materialised = list(points)
     if not materialised:
-        raise ValueError("bounding box of no points")
+        raise ConfigurationError("bounding box of no points: pass at least one point")
     xs = [p[0] for p in materialised]
     ys = [p[1] for p in materialised]
     return (min(xs), min(ys), max(xs), max(ys))
@@ -225,7 +228,7 @@ class WallIndex:
 
     def __init__(self, walls: Sequence[Segment], *, cell_size: float = 8.0) -> None:
         if cell_size <= 0:
-            raise ValueError(f"cell_size must be positive, got {cell_size}")
+            raise ConfigurationError(f"WallIndex cell_size must be positive, got {cell_size}")
         self.walls: tuple[Segment, ...] = tuple(walls)
         self.cell_size = cell_size
         self._cells: dict[tuple[int, int], list[int]] = {}

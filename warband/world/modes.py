@@ -9,7 +9,7 @@ The simulation drives a mode through four calls (see :class:`GameMode`):
   ``("killed", victim, victim_team, killer, killer_team, weapon)`` or
   ``("captured", point, team)``;
 - ``score()`` -> points per team;
-- ``outcome()`` -> None while the game runs, else an :class:`Outcome` (winner or None for a
+- ``outcome()`` -> None while the game runs, else an :class:`GameResult` (winner or None for a
   draw, final scores, the reason).
 
 Implemented: :class:`CaptureAndHold` and :class:`BodyCount`. The same interface fits the other
@@ -35,14 +35,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final, TypeAlias
+from typing import Final
 
 from ..exceptions import ConfigurationError
-
-FactValue: TypeAlias = str | int | float | bool
-"""One element of a fact or event tuple."""
-Fact: TypeAlias = tuple[FactValue, ...]
-"""A fact or game event, ``(name, *args)``: flat, so it goes on the wire as it is."""
+from ..values import Fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +53,7 @@ class ModeView:
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class GameResult:
     """How a game ended: ``winner`` (None for a draw), final scores, the reason, the tick."""
 
     winner: str | None
@@ -97,7 +93,7 @@ class GameMode(ABC):
         self.teams: tuple[str, ...] = tuple(teams)
         self.time_limit = time_limit
         self._scores: dict[str, int] = dict.fromkeys(self.teams, 0)
-        self._outcome: Outcome | None = None
+        self._outcome: GameResult | None = None
 
     def on_tick(self, view: ModeView) -> list[Fact]:
         """Score the tick and check the time limit; returns the mode's own events."""
@@ -119,7 +115,7 @@ class GameMode(ABC):
         """Points per team, a copy."""
         return dict(self._scores)
 
-    def outcome(self) -> Outcome | None:
+    def outcome(self) -> GameResult | None:
         """None while the game runs, else how it ended."""
         return self._outcome
 
@@ -141,7 +137,7 @@ class GameMode(ABC):
         return leaders[0] if len(leaders) == 1 else None
 
     def _finish(self, winner: str | None, reason: str, tick: int) -> None:
-        self._outcome = Outcome(winner, dict(self._scores), reason, tick)
+        self._outcome = GameResult(winner, dict(self._scores), reason, tick)
 
 
 class CaptureAndHold(GameMode):

@@ -28,6 +28,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..exceptions import ConfigurationError
 from . import geometry
 from .geometry import Point, Segment, distance, line_of_sight
 
@@ -193,7 +194,7 @@ class SpatialGrid:
 
     def __init__(self, cell_size: float) -> None:
         if cell_size <= 0:
-            raise ValueError(f"cell_size must be positive, got {cell_size}")
+            raise ConfigurationError(f"SpatialGrid cell_size must be positive, got {cell_size}")
         self.cell_size = cell_size
         self._cells: dict[tuple[int, int], list[tuple[str, Point]]] = {}
 
@@ -236,7 +237,7 @@ class SightIndex:
         self, walls: Sequence[Segment], cell_size: float = 8.0, cache_limit: int = 200_000
     ) -> None:
         if cell_size <= 0:
-            raise ValueError(f"cell_size must be positive, got {cell_size}")
+            raise ConfigurationError(f"SightIndex cell_size must be positive, got {cell_size}")
         self.walls: tuple[Segment, ...] = tuple(walls)
         self.cell_size = cell_size
         self.cache_limit = cache_limit

@@ -21,6 +21,7 @@ import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from warband.exceptions import ConfigurationError
 from warband.world.geometry import Point, distance
 from warband.world.maps import Map
 
@@ -81,10 +82,14 @@ def pick_positions(
     """Candidates within travel distance ``radius`` of ``centre`` (default: ``origin``), best first.
 
     ``origin`` is the bot's waypoint (travel is measured from it); ``allowed`` restricts
-    candidates and travel to a corridor. Ties break on waypoint id. Raises ``ValueError`` for an
-    unknown behaviour name (listing the known ones) and ``KeyError`` for unknown waypoints.
+    candidates and travel to a corridor. Ties break on waypoint id. Raises ConfigurationError for an
+    unknown behaviour name (listing the known ones) and
+    :class:`~warband.exceptions.UnknownIdError` for unknown waypoints.
     """
     weights = _weights(behaviour)
+    game_map.waypoint(origin)
+    if centre is not None:
+        game_map.waypoint(centre)
     around = centre if centre is not None else origin
     candidates = _within(game_map, around, radius, allowed)
     travel = _within(game_map, origin, math.inf, allowed)
@@ -146,7 +151,7 @@ def _weights(behaviour: str | PositionWeights) -> PositionWeights:
     try:
         return BEHAVIOURS[behaviour]
     except KeyError:
-        raise ValueError(
+        raise ConfigurationError(
             f"unknown behaviour {behaviour!r}; known behaviours: {', '.join(sorted(BEHAVIOURS))}"
             " (or pass PositionWeights)"
         ) from None

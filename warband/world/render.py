@@ -20,8 +20,9 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from warband.exceptions import ConfigurationError, MapError
+from warband.world._map_file import bundled_maps, load_map
 from warband.world.geometry import Point
-from warband.world.maps import Map, bundled_maps, load_map
+from warband.world.maps import Map
 from warband.world.strategic import StrategicGraph, build_strategic_graph
 
 SCALE = 12.0

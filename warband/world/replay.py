@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..exceptions import ConfigurationError
-from .actor import SNAPSHOT_EVENT
+from ._snapshot import SNAPSHOT_EVENT
 
 
 def load_snapshots(log_dir: Path) -> dict[int, dict[str, Any]]:

@@ -18,6 +18,7 @@ import heapq
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from warband.exceptions import ConfigurationError
 from warband.world.geometry import BoundingBox, Point, centroid, distance, distance_sq
 from warband.world.maps import Link, Map, link_key
 
@@ -144,17 +145,17 @@ def cluster_waypoints(
     """Cluster any waypoint graph (ids -> positions, undirected links) into a strategic graph.
 
     ``separators`` are links the clustering must not merge over (they still connect areas).
-    Raises ``ValueError`` for a link naming an unknown waypoint or for limits below one.
+    Raises ConfigurationError for a link naming an unknown waypoint or for limits below one.
     """
     if max_waypoints < 1 or max_extent < 0:
-        raise ValueError(
+        raise ConfigurationError(
             f"max_waypoints must be >= 1 and max_extent >= 0, got {max_waypoints}, {max_extent}"
         )
     order = list(positions)
     link_set: set[Link] = set()
     for a, b in links:
         if a not in positions or b not in positions:
-            raise ValueError(f"link {a!r}-{b!r} names a waypoint without a position")
+            raise ConfigurationError(f"link {a!r}-{b!r} names a waypoint without a position")
         if a != b:
             link_set.add(link_key(a, b))
     blocked = {link_key(a, b) for a, b in separators}

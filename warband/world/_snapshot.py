@@ -1,0 +1,114 @@
+"""The snapshot format: the whole world state as plain, JSON-ready data.
+
+Written to the logs after every step (event :data:`SNAPSHOT_EVENT`, keys ``tick`` and
+``snapshot``) and read back by :mod:`~warband.world.replay` and :mod:`~warband.world.render`::
+
+    {
+      "map": "warzone", "map_source": "<file the map came from>", "tick": 12,
+      "mode": "capture_and_hold" | None,
+      "scores": {"red": 3, "blue": 0}, "outcome": None | {"winner", "scores", "reason", "tick"},
+      "teams": ["red", "blue"],
+      "agents": {"bot-1": {"team", "class", "x", "y", "heading", "waypoint", "target",
+                           "health", "max_health", "state", "weapon", "crouched", "cloaked",
+                           "disguised", "carrying": [item ids], "kills", "deaths"}},
+      "turrets": {"turret-bot-3": {"team", "owner", "x", "y", "waypoint", "health"}},
+      "captures": {"cp-a": "red" | None},
+      "objects": {"cell-door": {"kind", "open", "waypoint"},
+                  "key": {"kind": "item", "waypoint": id | None, "carrier": id | None}},
+      "influence": {"red": {"<area id>": float}},     # with track_influence: friends - enemies
+      "corridors": {"squad-1": ["<area id>", ...]},   # as given by set_corridor
+      "events": [[...], ...]                          # public events of the last tick
+    }
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from ._bodies import Character
+from ._objects import pressed
+from ._state import WorldState, rounded
+
+SNAPSHOT_EVENT: Final = "world.snapshot"
+"""The log event holding one tick's snapshot (keys ``tick`` and ``snapshot``)."""
+
+
+def snapshot(
+    state: WorldState, scores: dict[str, int], outcome: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The whole state as plain, JSON-ready data (format in the module docstring)."""
+    return {
+        "map": state.map.name,
+        "map_source": state.map.source,
+        "tick": state.tick,
+        "mode": state.mode.name if state.mode is not None else None,
+        "scores": scores,
+        "outcome": outcome,
+        "teams": list(state.map.teams),
+        "agents": {a.id: _agent(a) for _, a in sorted(state.agents.items())},
+        "turrets": {
+            t.id: {
+                "team": t.team,
+                "owner": t.owner,
+                "x": rounded(t.position[0]),
+                "y": rounded(t.position[1]),
+                "waypoint": t.waypoint,
+                "health": t.health.current,
+            }
+            for _, t in sorted(state.turrets.items())
+        },
+        "captures": dict(sorted(state.owners.items())),
+        "objects": _objects(state),
+        "influence": {
+            team: {str(area): rounded(value) for area, value in sorted(influence.as_dict().items())}
+            for team, influence in sorted(state.influence.items())
+        },
+        "corridors": {k: list(v) for k, v in sorted(state.corridors.items())},
+        "events": [list(e) for e in state.last.events],
+    }
+
+
+def _agent(agent: Character) -> dict[str, Any]:
+    return {
+        "team": agent.team,
+        "class": agent.cls.name,
+        "x": rounded(agent.position[0]),
+        "y": rounded(agent.position[1]),
+        "heading": rounded(agent.heading),
+        "waypoint": agent.waypoint,
+        "target": agent.target,
+        "health": agent.health.current,
+        "max_health": agent.health.maximum,
+        "state": agent.life,
+        "weapon": agent.selected,
+        "crouched": agent.crouched,
+        "cloaked": agent.cloaked,
+        "disguised": agent.disguised,
+        "carrying": list(agent.carrying),
+        "kills": agent.kills,
+        "deaths": agent.deaths,
+    }
+
+
+def _objects(state: WorldState) -> dict[str, dict[str, Any]]:
+    objects: dict[str, dict[str, Any]] = {}
+    for obj in state.map.objects:
+        if obj.kind == "item":
+            objects[obj.id] = {
+                "kind": "item",
+                "waypoint": state.item_at[obj.id],
+                "carrier": state.carrier[obj.id],
+            }
+        elif obj.kind == "plate":
+            objects[obj.id] = {
+                "kind": "plate",
+                "open": pressed(state, obj),
+                "waypoint": obj.waypoint,
+            }
+        else:
+            objects[obj.id] = {
+                "kind": obj.kind,
+                "open": state.open[obj.id],
+                "waypoint": obj.waypoint,
+            }
+    return objects

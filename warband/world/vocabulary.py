@@ -1,0 +1,560 @@
+"""The world's vocabulary: its verbs and their arguments, and the names of its facts and events.
+
+This is the contract between the world and the agents that act in it, as typed constants an
+agent's domain can be checked against when it loads (:func:`check_act`), and readers that take
+a fact apart by field name instead of by list index (:class:`FactKind`).
+
+Verbs
+=====
+
+An act is a verb and a flat dict of arguments (:data:`VERBS` holds each :class:`VerbSpec`). Each
+agent has two queues per tick: **movement** (``move``, ``wait``; a move persists until the target
+waypoint is reached) and **one action** (every other verb, except ``look`` which is free).
+
+==================  =============================================================================
+``move``            ``{"waypoint": id}``: walk to a waypoint linked to the current one (not through
+                    a wall, not across a closed door or bars)
+``wait``            ``{}``: stop moving
+``fire``            ``{"target": agent or turret id}``: shoot with the selected weapon (needs ammo,
+                    range, line of sight; not at a team mate)
+``use``             ``{"object": id}``: open or close a door (from either side; a locked one with
+                    its key item), lift or lower bars (from the outside only: for another), a lever
+                    (toggle), a plate (stand on it), an item (pick it up), a turret (``repair``,
+                    engineers). Doors and bars worked by a plate or lever are not moved by hand;
+                    ``{"target": agent id}``: ``revive`` a downed / ``heal`` a wounded team mate
+                    (medics); ``{"ability": "turret"}``: place a turret here (engineers);
+                    ``{"ability": "cloak" | "disguise" | "boost"}``
+``reload``          ``{}``: reload the selected weapon
+``select_weapon``   ``{"weapon": name}``
+``crouch``          ``{}``; ``stand`` ``{}``
+``capture``         ``{"point": marker id}``: work on a capture point or TSP (TSPs: tacticians);
+                    owned after ``CAPTURE_TICKS`` uncontested ticks
+``look``            ``{"waypoint": id}``: turn towards a waypoint (free, not an action)
+==================  =============================================================================
+
+Facts and events
+================
+
+A fact is a flat tuple ``(name, *fields)`` (:data:`warband.values.Fact`). :data:`FACTS` lists
+what ``World.percepts_for`` reports: the agent's own body, what it senses, and common knowledge.
+:data:`EVENTS` lists what happened in a step: public events go to everyone, private ones
+(:data:`PRIVATE_EVENTS`) only to the agent concerned. Read one by name::
+
+    for seen in SEES.all(percept.facts):
+        if seen.team != my_team:
+            target = seen.id
+    ammo = AMMO.first(percept.facts)          # an Ammo(weapon, clip), or None
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final, Generic, NamedTuple, TypeVar
+
+from ..exceptions import ConfigurationError
+from ..values import Value
+
+ALIVE: Final = "alive"
+"""The value of the ``state`` fact of a character that can act."""
+DOWNED: Final = "downed"
+"""The value of the ``state`` fact of a character bleeding out (a medic can revive it)."""
+DEAD: Final = "dead"
+"""The value of the ``state`` fact of a character waiting to respawn."""
+
+
+class VocabularyError(ConfigurationError):
+    """An act does not fit the world's verbs (unknown verb, missing or unexpected argument)."""
+
+
+# --- verbs ------------------------------------------------------------------------------------
+
+
+class Verb(StrEnum):
+    """Every verb the world accepts; a member is the verb's string (``Verb.MOVE == "move"``)."""
+
+    MOVE = "move"
+    WAIT = "wait"
+    FIRE = "fire"
+    USE = "use"
+    RELOAD = "reload"
+    SELECT_WEAPON = "select_weapon"
+    CROUCH = "crouch"
+    STAND = "stand"
+    CAPTURE = "capture"
+    LOOK = "look"
+
+
+class Queue(StrEnum):
+    """Which of an agent's per-tick queues a verb goes to."""
+
+    MOVEMENT = "movement"
+    """At most one movement per tick; a move persists until its waypoint is reached."""
+    ACTION = "action"
+    """At most one action per tick."""
+    FREE = "free"
+    """Applied at once; any number per tick."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArgSpec:
+    """One argument of a verb: its name, the type its value must have, and what it names."""
+
+    name: str
+    type: type[str]
+    doc: str
+    hint: str = "id"
+    """How error messages show the value: ``{"target": agent id}``."""
+
+
+@dataclass(frozen=True, slots=True)
+class VerbSpec:
+    """A verb's contract: its queue and the argument sets it accepts.
+
+    ``forms`` lists the accepted argument sets; an act must give exactly the arguments of one
+    form (``use`` has three forms, every other verb one). ``optional`` arguments may be added to
+    any form and are ignored by the world.
+    """
+
+    verb: Verb
+    queue: Queue
+    forms: tuple[tuple[ArgSpec, ...], ...]
+    doc: str
+    optional: tuple[ArgSpec, ...] = ()
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        """Every argument name this verb knows, in form order."""
+        names = [a.name for form in self.forms for a in form]
+        return tuple(dict.fromkeys([*names, *(a.name for a in self.optional)]))
+
+
+_WAYPOINT = ArgSpec("waypoint", str, "a waypoint id of the map")
+_NONE: tuple[tuple[ArgSpec, ...], ...] = ((),)
+
+VERBS: Final[Mapping[str, VerbSpec]] = {
+    spec.verb.value: spec
+    for spec in (
+        VerbSpec(Verb.MOVE, Queue.MOVEMENT, ((_WAYPOINT,),), "walk to a linked waypoint"),
+        VerbSpec(Verb.WAIT, Queue.MOVEMENT, _NONE, "stop moving"),
+        VerbSpec(
+            Verb.FIRE,
+            Queue.ACTION,
+            ((ArgSpec("target", str, "an agent or turret id"),),),
+            "shoot with the selected weapon",
+        ),
+        VerbSpec(
+            Verb.USE,
+            Queue.ACTION,
+            (
+                (ArgSpec("object", str, "a door, bars, lever, plate, item or turret id"),),
+                (ArgSpec("target", str, "a team mate to revive or heal", "agent id"),),
+                (ArgSpec("ability", str, "turret, cloak, disguise or boost", "name"),),
+            ),
+            "work an object, revive or heal a team mate, or use an ability",
+            optional=(_WAYPOINT,),
+        ),
+        VerbSpec(Verb.RELOAD, Queue.ACTION, _NONE, "reload the selected weapon"),
+        VerbSpec(
+            Verb.SELECT_WEAPON,
+            Queue.ACTION,
+            ((ArgSpec("weapon", str, "a weapon name the class carries"),),),
+            "switch weapons",
+        ),
+        VerbSpec(Verb.CROUCH, Queue.ACTION, _NONE, "crouch (harder to hit, half speed)"),
+        VerbSpec(Verb.STAND, Queue.ACTION, _NONE, "stand up"),
+        VerbSpec(
+            Verb.CAPTURE,
+            Queue.ACTION,
+            ((ArgSpec("point", str, "a capture point or TSP marker id"),),),
+            "work on a capture point",
+        ),
+        VerbSpec(Verb.LOOK, Queue.FREE, ((_WAYPOINT,),), "turn towards a waypoint"),
+    )
+}
+"""Every verb the world accepts, by name, in the order the world lists them."""
+
+
+def _form_text(form: Sequence[ArgSpec]) -> str:
+    return "{" + ", ".join(f'"{a.name}": ...' for a in form) + "}"
+
+
+def act_problem(verb: str, args: Mapping[str, object]) -> str | None:
+    """Why ``verb`` with ``args`` does not fit the vocabulary, or None when it does.
+
+    Checks the verb's name, the argument names against the verb's forms and the argument types;
+    not the state of the world (whether the waypoint exists, the target is in range...).
+    """
+    spec = VERBS.get(verb)
+    if spec is None:
+        return f"unknown verb {verb!r}; known verbs: {', '.join(VERBS)}"
+    for key, value in args.items():
+        if not isinstance(value, str | int | float | bool):
+            return f"{verb}: argument {key!r} must be a string or a number, got {value!r}"
+    if len(spec.forms) > 1:
+        names = [a.name for form in spec.forms for a in form]
+        given = [k for k in names if k in args]
+        allowed = {*given, *(a.name for a in spec.optional)}
+        if len(given) != 1 or set(args) - allowed:
+            expected = "one of " + ", ".join(
+                "{" + ", ".join(f'"{a.name}": {a.hint}' for a in form) + "}" for form in spec.forms
+            )
+            return f"{verb} needs {expected}; got {dict(args)}"
+        return None
+    (form,) = spec.forms
+    wanted = [a.name for a in form]
+    missing = [k for k in wanted if k not in args]
+    extra = sorted(set(args) - set(wanted))
+    if missing or extra:
+        problem = f"missing {missing}" if missing else f"unexpected {extra}"
+        return f"{verb} takes {_form_text(form)}; {problem}"
+    for arg in form:
+        if not isinstance(args[arg.name], arg.type):
+            return f"{verb}: {arg.name!r} must be an id string, got {args[arg.name]!r}"
+    return None
+
+
+def check_act(verb: str, args: Mapping[str, object] | Iterable[str] = ()) -> VerbSpec:
+    """The spec of ``verb`` if ``args`` fit it; raises :class:`VocabularyError` otherwise.
+
+    ``args`` is an act's argument dict, or only the argument names (a domain checked at load
+    time may not know the values yet; names are then checked, not types). The error names the
+    verb and the argument and lists the valid ones.
+    """
+    if not isinstance(args, Mapping):
+        args = dict.fromkeys(args, "")
+    problem = act_problem(verb, args)
+    if problem is not None:
+        raise VocabularyError(problem)
+    return VERBS[verb]
+
+
+# --- facts and events -------------------------------------------------------------------------
+
+T = TypeVar("T", bound=tuple[Any, ...])
+
+
+class FactKind(Generic[T]):
+    """A fact or event name with its fields: reads a raw fact into a named tuple ``shape``.
+
+    ``KIND.name`` is the fact's name (the constant to compare ``fact[0]`` with);
+    ``KIND.read(fact)`` gives the typed tuple; ``first`` and ``all`` pick facts of this kind out
+    of a percept's list.
+    """
+
+    __slots__ = ("_build", "doc", "name", "shape")
+
+    def __init__(self, name: str, shape: type[T], doc: str) -> None:
+        self.name = name
+        self.shape = shape
+        self.doc = doc
+        self._build: Callable[..., T] = shape
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The field names after the fact's name, in order."""
+        return tuple(self.shape._fields)  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"FactKind({self.name!r}, fields={self.fields})"
+
+    def matches(self, fact: Sequence[Value]) -> bool:
+        """True when ``fact`` is of this kind (its name and its length)."""
+        return len(fact) == len(self.fields) + 1 and fact[0] == self.name
+
+    def read(self, fact: Sequence[Value]) -> T:
+        """The fields of ``fact`` by name; raises :class:`VocabularyError` for another kind."""
+        if not self.matches(fact):
+            raise VocabularyError(
+                f"fact {list(fact)!r} is not a {self.name!r} fact; "
+                f"expected ({', '.join([repr(self.name), *self.fields])})"
+            )
+        return self._build(*fact[1:])
+
+    def first(self, facts: Iterable[Sequence[Value]]) -> T | None:
+        """The first fact of this kind in ``facts``, read; None when there is none."""
+        for fact in facts:
+            if fact and fact[0] == self.name:
+                return self.read(fact)
+        return None
+
+    def all(self, facts: Iterable[Sequence[Value]]) -> list[T]:
+        """Every fact of this kind in ``facts``, read, in order."""
+        return [self.read(fact) for fact in facts if fact and fact[0] == self.name]
+
+
+# Shapes of the facts: one named tuple per distinct field list.
+
+
+class Tick(NamedTuple):
+    tick: int
+
+
+class Self(NamedTuple):
+    id: str
+    team: str
+    cls: str
+
+
+class State(NamedTuple):
+    life: str
+    """:data:`ALIVE`, :data:`DOWNED` or :data:`DEAD`."""
+
+
+class At(NamedTuple):
+    id: str
+    waypoint: str
+
+
+class Moving(NamedTuple):
+    id: str
+    origin: str
+    target: str
+
+
+class Position(NamedTuple):
+    x: float
+    y: float
+
+
+class Amount(NamedTuple):
+    value: int
+
+
+class Name(NamedTuple):
+    name: str
+
+
+class WeaponCount(NamedTuple):
+    weapon: str
+    amount: int
+    """Rounds (``ammo``, ``spare_ammo``) or ticks (``reloading``)."""
+
+
+class Flag(NamedTuple):
+    pass
+
+
+class Ticks(NamedTuple):
+    ticks: int
+
+
+class Carrying(NamedTuple):
+    item: str
+    kind: str
+
+
+class Seen(NamedTuple):
+    id: str
+    waypoint: str
+    distance: float
+    team: str
+    """The team it appears to be on (a disguised saboteur looks friendly)."""
+
+
+class Heard(NamedTuple):
+    kind: str
+    waypoint: str
+
+
+class Owned(NamedTuple):
+    point: str
+    team: str
+
+
+class Switch(NamedTuple):
+    object: str
+    on: bool
+
+
+class ItemAt(NamedTuple):
+    item: str
+    waypoint: str
+
+
+class Turret(NamedTuple):
+    id: str
+    team: str
+    waypoint: str
+    health: int
+
+
+class Score(NamedTuple):
+    team: str
+    points: int
+
+
+class Killed(NamedTuple):
+    victim: str
+    victim_team: str
+    killer: str
+    killer_team: str
+    weapon: str
+
+
+class Agent(NamedTuple):
+    agent: str
+
+
+class AgentBy(NamedTuple):
+    agent: str
+    by: str
+
+
+class AgentAt(NamedTuple):
+    agent: str
+    waypoint: str
+
+
+class Point(NamedTuple):
+    point: str
+
+
+class Thing(NamedTuple):
+    object: str
+
+
+class PickedUp(NamedTuple):
+    item: str
+    agent: str
+    team: str
+
+
+class TurretPlaced(NamedTuple):
+    turret: str
+    team: str
+    waypoint: str
+
+
+class Destroyed(NamedTuple):
+    turret: str
+    team: str
+    attacker: str
+
+
+class GameOver(NamedTuple):
+    winner: str
+    """The winning team, or ``""`` for a draw."""
+    reason: str
+
+
+class Target(NamedTuple):
+    target: str
+
+
+class ByAmount(NamedTuple):
+    by: str
+    amount: int
+
+
+class Waypoint(NamedTuple):
+    waypoint: str
+
+
+class Blocked(NamedTuple):
+    object: str
+    origin: str
+    target: str
+
+
+class ActFailed(NamedTuple):
+    verb: str
+    reason: str
+
+
+# The agent's own body.
+TICK: Final = FactKind("tick", Tick, "the current tick")
+SELF: Final = FactKind("self", Self, "who the agent is: id, team, class")
+STATE: Final = FactKind("state", State, "alive, downed or dead")
+AT: Final = FactKind("at", At, "the waypoint the agent is at (or walking from)")
+MOVING: Final = FactKind("moving", Moving, "walking a link from origin to target")
+POSITION: Final = FactKind("position", Position, "map coordinates, rounded to 0.01")
+HEALTH: Final = FactKind("health", Amount, "current health points")
+MAX_HEALTH: Final = FactKind("max_health", Amount, "the class's maximum health")
+WEAPON: Final = FactKind("weapon", Name, "the selected weapon")
+AMMO: Final = FactKind("ammo", WeaponCount, "rounds in the clip of a weapon")
+SPARE_AMMO: Final = FactKind("spare_ammo", WeaponCount, "rounds left to reload a weapon with")
+RELOADING: Final = FactKind("reloading", WeaponCount, "ticks until a weapon's reload ends")
+CROUCHED: Final = FactKind("crouched", Flag, "the agent is crouching")
+CLOAKED: Final = FactKind("cloaked", Flag, "the agent is cloaked (scouts)")
+DISGUISED: Final = FactKind("disguised", Flag, "the agent is disguised (saboteurs)")
+BOOSTED: Final = FactKind("boosted", Ticks, "ticks of boost left")
+CARRYING: Final = FactKind("carrying", Carrying, "an item the agent carries, and its kind")
+BLEEDING_OUT: Final = FactKind("bleeding_out", Ticks, "downed: ticks until death")
+RESPAWN_IN: Final = FactKind("respawn_in", Ticks, "dead: ticks until respawn")
+# What the agent senses (only while alive).
+SEES: Final = FactKind("sees", Seen, "a standing character in sight")
+SEES_DOWNED: Final = FactKind("sees_downed", Seen, "a downed character in sight")
+SEES_TURRET: Final = FactKind("sees_turret", Seen, "a turret in sight")
+HEARD: Final = FactKind("heard", Heard, "a noise (gunfire, explosion, footsteps) and where")
+# Common knowledge.
+CAPTURED: Final = FactKind("captured", Owned, "a point and the team owning it (also an event)")
+OPEN: Final = FactKind("open", Switch, "whether a door or bars is open, or a lever on")
+PRESSED: Final = FactKind("pressed", Switch, "whether someone stands on a plate")
+ITEM_AT: Final = FactKind("item_at", ItemAt, "an item lying at a waypoint")
+TURRET: Final = FactKind("turret", Turret, "a turret of the agent's own team")
+SCORE: Final = FactKind("score", Score, "a team's points (with a game mode)")
+TIME_LEFT: Final = FactKind("time_left", Ticks, "ticks until the time limit (with a game mode)")
+
+# Public events.
+KILLED: Final = FactKind("killed", Killed, "a character was downed (credits the killer)")
+DIED: Final = FactKind("died", Agent, "a downed character bled out")
+REVIVED: Final = FactKind("revived", AgentBy, "a medic revived a downed team mate")
+RESPAWNED: Final = FactKind("respawned", AgentAt, "a dead character respawned at a waypoint")
+CONTESTED: Final = FactKind("contested", Point, "an enemy blocks a capture")
+OPENED: Final = FactKind("opened", Thing, "a door or bars opened")
+CLOSED: Final = FactKind("closed", Thing, "a door or bars closed")
+PICKED_UP: Final = FactKind("picked_up", PickedUp, "an item was picked up")
+DROPPED: Final = FactKind("dropped", ItemAt, "a dying carrier dropped an item")
+TURRET_PLACED: Final = FactKind("turret_placed", TurretPlaced, "an engineer placed a turret")
+REPAIRED: Final = FactKind("repaired", AgentBy, "an engineer repaired a turret")
+DESTROYED: Final = FactKind("destroyed", Destroyed, "a turret was destroyed")
+GAME_OVER: Final = FactKind("game_over", GameOver, "the game mode decided")
+# Private events, told only to the agent concerned.
+HIT: Final = FactKind("hit", Target, "your shot hit")
+MISSED: Final = FactKind("missed", Target, "your shot missed")
+DAMAGED: Final = FactKind("damaged", ByAmount, "you took damage from an attacker")
+HEALED: Final = FactKind("healed", ByAmount, "a medic healed you")
+ARRIVED: Final = FactKind("arrived", Waypoint, "you reached the waypoint of your move")
+BLOCKED: Final = FactKind("blocked", Blocked, "a closed door or bars stopped your move")
+ACT_FAILED: Final = FactKind("act_failed", ActFailed, "an accepted act could not be done")
+
+
+def _by_name(*kinds: FactKind[Any]) -> Mapping[str, FactKind[Any]]:
+    return {kind.name: kind for kind in kinds}
+
+
+FACTS: Final[Mapping[str, FactKind[Any]]] = _by_name(
+    TICK, SELF, STATE, AT, MOVING, POSITION, HEALTH, MAX_HEALTH, WEAPON, AMMO, SPARE_AMMO,
+    RELOADING, CROUCHED, CLOAKED, DISGUISED, BOOSTED, CARRYING, BLEEDING_OUT, RESPAWN_IN,
+    SEES, SEES_DOWNED, SEES_TURRET, HEARD,
+    CAPTURED, OPEN, PRESSED, ITEM_AT, TURRET, SCORE, TIME_LEFT,
+)  # fmt: skip
+"""Every fact name a percept may hold, with its fields."""
+
+PUBLIC_EVENTS: Final[Mapping[str, FactKind[Any]]] = _by_name(
+    KILLED, DIED, REVIVED, RESPAWNED, CAPTURED, CONTESTED, OPENED, CLOSED, PICKED_UP, DROPPED,
+    TURRET_PLACED, REPAIRED, DESTROYED, GAME_OVER,
+)  # fmt: skip
+"""Events every agent is told."""
+
+PRIVATE_EVENTS: Final[Mapping[str, FactKind[Any]]] = _by_name(
+    HIT, MISSED, DAMAGED, HEALED, ARRIVED, BLOCKED, ACT_FAILED
+)
+"""Events told only to the agent they concern."""
+
+EVENTS: Final[Mapping[str, FactKind[Any]]] = {**PUBLIC_EVENTS, **PRIVATE_EVENTS}
+"""Every event name a step may report, with its fields."""
+
+
+def check_fact_name(name: str) -> FactKind[Any]:
+    """The kind of fact or event called ``name``; raises :class:`VocabularyError` naming the
+    known ones otherwise (for domains that test percept facts, checked when they load)."""
+    kind = FACTS.get(name) or EVENTS.get(name)
+    if kind is None:
+        raise VocabularyError(
+            f"unknown fact or event {name!r}; facts: {', '.join(FACTS)}; "
+            f"events: {', '.join(EVENTS)}"
+        )
+    return kind
