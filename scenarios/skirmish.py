@@ -29,7 +29,23 @@ from warband import (
     Scenario,
     handles,
 )
-from warband.world import World, load_map, waypoint_path
+from warband.values import Value
+from warband.world import (
+    ALIVE,
+    AMMO,
+    AT,
+    CAPTURED,
+    KILLED,
+    MOVING,
+    RELOADING,
+    SEES,
+    STATE,
+    WORLD_ID,
+    Verb,
+    World,
+    load_map,
+    waypoint_path,
+)
 
 scenario = Scenario(
     "skirmish",
@@ -42,29 +58,34 @@ TEAMS = ("red", "blue")
 POINTS = {"cp-north": "e5", "cp-centre": "e3", "cp-south": "e1"}
 
 
+WARZONE = load_map("warzone")
+"""Loaded once: the bots find their way on it every tick."""
+
+
 class ScriptedBot(Actor):
-    """Shoots what it sees, else walks to its capture point and takes it."""
+    """Shoots what it sees, else walks to its capture point and takes it.
+
+    It reads its Percept's facts by name and field through the world's vocabulary
+    (``SEES.all(facts)`` gives each sighting with ``.id``, ``.distance``, ``.team``...).
+    """
 
     def __init__(self, actor_id: str, *, team: str, point: str) -> None:
         super().__init__(actor_id)
         self.team = team
         self.point = point
-        self.facts: list[list[Any]] = []
+        self.facts: list[list[Value]] = []
         self.shots = 0
         self.kills = 0
         self.rejected: list[str] = []
 
     @handles(Percept)
     def on_percept(self, percept: Percept) -> None:
-        self.facts = [list(fact) for fact in percept.facts]
-        self.kills += sum(1 for e in percept.events if e[0] == "killed" and e[3] == self.id)
-
-    def _fact(self, name: str) -> list[Any] | None:
-        return next((fact for fact in self.facts if fact[0] == name), None)
+        self.facts = percept.facts
+        self.kills += sum(1 for kill in KILLED.all(percept.events) if kill.killer == self.id)
 
     async def on_tick(self, tick: int) -> None:
-        state = self._fact("state")
-        if state is None or state[1] != "alive":
+        state = STATE.first(self.facts)
+        if state is None or state.life != ALIVE:
             return
         act = self._choose()
         if act is not None:
@@ -73,34 +94,35 @@ class ScriptedBot(Actor):
                 self.rejected.append(f"{act.verb}: {answer.reason}")
 
     def _choose(self) -> Act | None:
-        enemies = [f for f in self.facts if f[0] == "sees" and f[4] != self.team]
-        ammo = self._fact("ammo")
+        enemies = [seen for seen in SEES.all(self.facts) if seen.team != self.team]
+        ammo = AMMO.first(self.facts)
         if enemies and ammo is not None:
-            if ammo[2] == 0:
-                return None if self._fact("reloading") else Act(recipient="world", verb="reload")
-            nearest = min(enemies, key=lambda f: (f[3], f[1]))
+            if ammo.amount == 0:
+                reloading = RELOADING.first(self.facts) is not None
+                return None if reloading else Act(recipient=WORLD_ID, verb=Verb.RELOAD)
+            nearest = min(enemies, key=lambda seen: (seen.distance, seen.id))
             self.shots += 1
-            return Act(recipient="world", verb="fire", args={"target": nearest[1]})
+            return Act(recipient=WORLD_ID, verb=Verb.FIRE, args={"target": nearest.id})
         return self._walk_or_capture()
 
     def _walk_or_capture(self) -> Act | None:
-        at = next((f for f in self.facts if f[0] == "at" and f[1] == self.id), None)
-        if at is None or self._fact("moving") is not None:
+        at = next((at for at in AT.all(self.facts) if at.id == self.id), None)
+        if at is None or MOVING.first(self.facts) is not None:
             return None
         goal = POINTS[self.point]
-        if at[2] == goal:
+        if at.waypoint == goal:
             owned = any(
-                f[0] == "captured" and f[1] == self.point and f[2] == self.team for f in self.facts
+                c.point == self.point and c.team == self.team for c in CAPTURED.all(self.facts)
             )
             return (
                 None
                 if owned
-                else Act(recipient="world", verb="capture", args={"point": self.point})
+                else Act(recipient=WORLD_ID, verb=Verb.CAPTURE, args={"point": self.point})
             )
-        path = waypoint_path(load_map("warzone"), at[2], goal)
+        path = waypoint_path(WARZONE, at.waypoint, goal)
         if path is None or len(path) < 2:
             return None
-        return Act(recipient="world", verb="move", args={"waypoint": path[1]})
+        return Act(recipient=WORLD_ID, verb=Verb.MOVE, args={"waypoint": path[1]})
 
     def final_state(self) -> dict[str, Any]:
         return {
@@ -124,7 +146,7 @@ def _roster(params: Params) -> dict[str, tuple[str, str]]:
 @scenario.world
 def make_world(params: Params, seed: int) -> World:
     world = World.create(
-        load_map("warzone"),
+        WARZONE,
         seed=seed,
         mode=str(params["mode"]),
         roster=_roster(params),
