@@ -164,16 +164,19 @@ def format_fact(fact: Fact) -> str:
     return "(" + " ".join(format_value(value) for value in fact) + ")"
 
 
-def htn_fact(fact: Fact | list[Value]) -> Fact:
-    """The HTN projection of a Percept fact: the fact as it is, as a tuple (checked)."""
-    return check_fact(fact)
+def htn_fact(fact: Fact | list[Value], error: type[WarbandError] = WarbandError) -> Fact:
+    """The HTN projection of a Percept fact: the fact as it is, as a tuple (checked; raises
+    ``error`` for a bad fact)."""
+    return check_fact(fact, error)
 
 
-def goap_properties(fact: Fact | list[Value]) -> list[GoapProperty]:
+def goap_properties(
+    fact: Fact | list[Value], error: type[WarbandError] = WarbandError
+) -> list[GoapProperty]:
     """The GOAP projection of a Percept fact, as ``(key text, value)`` pairs; see the module
-    docstring for the rule. Raises WarbandError for a fact that has none (a bad fact, or a
+    docstring for the rule. Raises ``error`` for a fact that has none (a bad fact, or a
     subject that is not an entity id)."""
-    checked = check_fact(fact)
+    checked = check_fact(fact, error)
     name: str = checked[0]  # type: ignore[assignment]  # check_fact checked the name
     args = checked[1:]
     if len(args) == 0:
@@ -183,7 +186,7 @@ def goap_properties(fact: Fact | list[Value]) -> list[GoapProperty]:
     else:
         subject = args[0]
         if not isinstance(subject, str) or not _SUBJECT.fullmatch(subject):
-            raise WarbandError(
+            raise error(
                 f"fact {checked!r} has no GOAP projection: its first argument {subject!r} is "
                 "the subject of the key and must be an entity id such as 'bot-3'"
             )

@@ -9,12 +9,12 @@ from warband.planning import Condition, Effect, Key, WorldState, eq, ne
 from warband.planning.state import (
     Bindings,
     as_conditions,
-    format_value,
     normalize,
     parse_value,
     unify_key,
     unify_value,
 )
+from warband.values import format_value
 
 
 def test_key_text_form_round_trips_with_and_without_subject() -> None:
@@ -62,8 +62,12 @@ def test_world_state_rejects_variables_and_unsupported_values() -> None:
         WorldState({"at(me)": "?node"})
     with pytest.raises(PlanningError, match="variable subject"):
         WorldState({"at(?who)": "n1"})
-    with pytest.raises(PlanningError, match="must be bool, int or str"):
-        WorldState({"speed": 1.5})
+    with pytest.raises(PlanningError, match="use None, bool, int, float or str"):
+        WorldState({"speed": [1.5]})
+    with pytest.raises(PlanningError, match="leave the key out"):
+        WorldState({"speed": None})
+    with pytest.raises(PlanningError, match="not a finite number"):
+        WorldState({"speed": float("inf")})
 
 
 def test_equality_condition_distinguishes_true_from_one() -> None:
@@ -107,8 +111,30 @@ def test_as_conditions_tags_the_listed_keys() -> None:
     assert {"door_open(cell)": True, "hungry(me)": False} == tags
 
 
-@pytest.mark.parametrize("value", [True, False, 0, -7, "n1", "bot-3", "true", "12", "two words"])
-def test_value_text_form_round_trips(value: bool | int | str) -> None:
+@pytest.mark.parametrize(
+    "value",
+    [
+        True,
+        False,
+        0,
+        -7,
+        12.5,
+        -0.25,
+        1e-07,
+        "n1",
+        "bot-3",
+        "true",
+        "12",
+        "1.5",
+        "two words",
+        'say "hi"',
+        "back\\slash",
+        "[Soldier:TimV]",
+        "a=b",
+        "",
+    ],
+)
+def test_value_text_form_round_trips(value: bool | int | float | str) -> None:
     parsed = parse_value(format_value(value))
 
     assert value == parsed
@@ -158,3 +184,85 @@ def test_keys_and_conditions_hash_and_compare_by_value_after_copies() -> None:
     assert Key.parse("at(bot-3)") == Key("at", "bot-3")
     assert Key.parse("at(bot-3)") != Key("at", "bot-4")
     assert (Key("a") == "a") is False
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("a === true", "cannot read value '= true'"),
+        ("a == ", "empty value"),
+        ("a ==", "empty value"),
+        ("a != ", "empty value"),
+        ('a == "open', 'unbalanced "'),
+        ("a == 'open", "unbalanced '"),
+        ('a == "x" y', "text after the closing"),
+        ("a == two words", "cannot read value 'two words'"),
+        ("a == !x", "cannot read value '!x'"),
+        ("a == <3", "cannot read value '<3'"),
+        ("a = true", "two '=' or '!='"),
+        ("a =! true", "two '=' or '!='"),
+        ("a >= 3", "two '=' or '!='"),
+        ("== true", "two '=' or '!='"),
+        ("at(bot 3) == w1", "cannot read property key"),
+    ],
+)
+def test_conditions_that_do_not_parse_are_errors_naming_the_text(text: str, problem: str) -> None:
+    with pytest.raises(PlanningError) as caught:
+        Condition.parse(text)
+
+    assert problem in str(caught.value)
+    assert repr(text) in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("door_open(cell)", eq("door_open(cell)", True)),
+        ("a == TRUE", eq("a", True)),
+        ("a==1", eq("a", 1)),
+        ("range(bot-7) == 12.5", eq("range(bot-7)", 12.5)),
+        ("at(me) != ?node", ne("at(me)", "?node")),
+        ("mood == ture", eq("mood", "ture")),
+        ('said == "a \\"quoted\\" word"', eq("said", 'a "quoted" word')),
+        ("at(bot-3) == 1st-squad", eq("at(bot-3)", "1st-squad")),
+    ],
+)
+def test_conditions_read_every_value_form(text: str, expected: Condition) -> None:
+    assert expected == Condition.parse(text)
+
+
+def test_world_states_keep_true_and_one_apart_and_equate_one_and_one_point_zero() -> None:
+    assert WorldState({"a": True}) != WorldState({"a": 1})
+    assert WorldState({"a": 1}) == WorldState({"a": 1.0})
+    assert eq("a", True) != eq("a", 1)
+    assert eq("range", 12).holds(WorldState({"range": 12.0}))
+    assert None is normalize([eq("a", True), eq("a", 1)])
+
+
+def test_a_world_state_accepts_floats() -> None:
+    state = WorldState({"range(bot-7)": 12.5})
+
+    assert 12.5 == state.value("range(bot-7)")
+    assert "WorldState({range(bot-7): 12.5})" == repr(state)
+
+
+def test_a_world_state_holds_the_goap_projection_of_percept_facts() -> None:
+    state = WorldState.from_facts(
+        [("at", "bot-3", "w7"), ("alarm",), ("hp", 80), ("sees", "bot-7", "w9", 12.5, None)]
+    )
+
+    expected = {
+        "at(bot-3)": "w7",
+        "alarm": True,
+        "hp": 80,
+        "sees(bot-7)": "w9",
+        "sees.2(bot-7)": 12.5,
+    }
+    assert WorldState(expected) == state
+
+
+def test_two_facts_giving_one_property_two_values_are_an_error_naming_both() -> None:
+    with pytest.raises(PlanningError, match=r"'w7'\).*'w8'\).*at\(bot-3\)"):
+        WorldState.from_facts([("at", "bot-3", "w7"), ("at", "bot-3", "w8")])
+    with pytest.raises(PlanningError, match="must be an entity id"):
+        WorldState.from_facts([("hp_of", 3, 50)])

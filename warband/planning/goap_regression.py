@@ -19,12 +19,12 @@ from .state import (
     Key,
     StateValue,
     WorldState,
-    format_value,
     is_variable,
     normalize,
     sorted_conditions,
     unify_key,
     unify_value,
+    value_text,
 )
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ class GoapStep:
 
     def __str__(self) -> str:
         if self.cooperation:
-            asked = "; ".join(f"{e.key} == {format_value(e.value)}" for e in self.effects)
+            asked = "; ".join(f"{e.key} == {value_text(e.value)}" for e in self.effects)
             return f"{self.name}[{asked}]"
         return f"{self.name}({self.bindings})" if self.bindings else self.name
 
@@ -194,7 +194,10 @@ class _ActionIndex:
                     kind = _UNIFY if negated else _BOUND
                     found.append((action, effect, kind))
                     continue
-                same = effect.value == value and type(effect.value) is type(value)
+                # values_equal, inline: this runs for every (condition, effect) pair
+                same = effect.value == value and (effect.value.__class__ is bool) is (
+                    value.__class__ is bool
+                )
                 if same != negated:
                     found.append((action, effect, _STATIC if _pure(action) else _GROUND))
             cached = self._candidates[condition] = tuple(found)
@@ -292,7 +295,7 @@ class Regression:
                 same = (
                     current is not None
                     and current == condition.value
-                    and type(current) is type(condition.value)
+                    and (current.__class__ is bool) is (condition.value.__class__ is bool)
                 )
                 if same == condition.negated:
                     count += 1
@@ -472,7 +475,9 @@ def _regress(
         if group is None:
             continue
         for condition in group:
-            same = value == condition.value and type(value) is type(condition.value)
+            same = value == condition.value and (value.__class__ is bool) is (
+                condition.value.__class__ is bool
+            )
             if same == condition.negated:
                 return None  # the step undoes a condition that must still hold
         removed += group

@@ -1,14 +1,24 @@
 """World-state properties for GOAP: keys with an optional subject, values, states and conditions.
 
-A property is a key (a name, optionally about a subject: ``at(bot-3)``) with a value (bool, int,
-or str for enums and entity ids). A :class:`WorldState` is an immutable, hashable assignment of
-values to keys. A :class:`Condition` asks for ``key == value`` or ``key != value`` and may be
+A property is a key (a name, optionally about a subject: ``at(bot-3)``) with a value: a
+:data:`warband.values.Value` other than None (bool, int, float, or str for enums and entity ids;
+an absent key is how GOAP says "no value"). A :class:`WorldState` is an immutable, hashable
+assignment of values to keys; :meth:`WorldState.from_facts` builds one from Percept facts by the
+projection :func:`warband.values.goap_properties` documents (``("at", "bot-3", "w7")`` ->
+``at(bot-3) = w7``). A :class:`Condition` asks for ``key == value`` or ``key != value`` and may be
 tagged ``achievable_by_any_agent`` (Boeda): another character could make it hold.
 
 Strings that start with ``?`` are variables (``?node``); they may appear in the conditions and
 effects of actions and goals, never in a world state. Bindings map variable names (without the
-``?``) to values. One key should always carry values of one type: ``True`` and ``1`` compare
-equal in Python, so mixing them on one key makes two conditions indistinguishable.
+``?``) to values. Values compare by :func:`warband.values.values_equal`: ``True`` is not ``1``,
+``1`` equals ``1.0``.
+
+Condition text is ``key``, ``key == value`` or ``key != value``; :func:`parse_value` reads the
+value (``true``/``false``, a number, a name such as ``bot-3``, a ``"quoted string"`` or a
+``?variable``) and refuses anything else, naming the text: ``a === true`` is an error, not the
+string ``"= true"``. A bare name is a string, so ``a == ture`` compares with the string
+``"ture"``; :class:`warband.planning.Brain` reports a key compared with values of two kinds
+(a bool here, a str there), which catches such typos.
 """
 
 from __future__ import annotations
@@ -19,16 +29,21 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from ..exceptions import PlanningError
+from ..values import Fact, format_value, goap_properties, value_key, value_problem, values_equal
 
-StateValue: TypeAlias = bool | int | str
-"""A property value: a flag, a count, or a name (an enum member or an entity id)."""
+StateValue: TypeAlias = bool | int | float | str
+"""A property value: a :data:`warband.values.Value` other than None (a flag, a count, a
+distance, or a name: an enum member or an entity id)."""
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
 _SUBJECT = r"\??[A-Za-z0-9_][A-Za-z0-9_.:\-]*"
 _KEY_RE = re.compile(rf"^\s*({_NAME})\s*(?:\(\s*({_SUBJECT})\s*\))?\s*$")
-_CONDITION_RE = re.compile(r"^(?P<key>[^=!]+?)\s*(?:(?P<op>==|!=)\s*(?P<value>.+?))?\s*$")
+_CONDITION_RE = re.compile(r"^(?P<key>[^=!<>\"']+?)\s*(?:(?P<op>==|!=)(?P<value>.*))?$", re.DOTALL)
 _INT_RE = re.compile(r"^[+-]?[0-9]+$")
-_BARE_STR_RE = re.compile(r"^[A-Za-z0-9_.:\-?]+$")
+_FLOAT_RE = re.compile(r"^[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?:\.[0-9]*)?[eE][+-]?[0-9]+)$")
+_BARE_VALUE_RE = re.compile(r"^\??[A-Za-z0-9_\[][A-Za-z0-9_.:\-\[\]/*+]*$")
+"""A value written without quotes: a name, an id (``bot-3``, ``1st-squad``) or a ``?variable``;
+never an operator-like or spaced text. A superset of what :func:`format_value` writes bare."""
 
 
 def is_variable(value: object) -> bool:
@@ -42,12 +57,21 @@ def _variables_of(key: Key, value: StateValue) -> frozenset[str]:
 
 
 def _check_value(value: object, where: str) -> StateValue:
-    if isinstance(value, bool | int | str):
-        return value
-    raise PlanningError(
-        f"{where}: value {value!r} has type {type(value).__name__}; "
-        "world-state values must be bool, int or str"
-    )
+    if value is None:
+        raise PlanningError(
+            f"{where}: value None; a GOAP property has no None value: leave the key out of the "
+            "state (an absent key has no value)"
+        )
+    problem = value_problem(value)
+    if problem is not None:
+        raise PlanningError(f"{where}: value {problem}")
+    return value  # type: ignore[return-value]  # value_problem checked the type
+
+
+def value_text(value: StateValue) -> str:
+    """A value's text form (:func:`warband.values.format_value`); a variable (``?node``) is
+    written as it is."""
+    return value if is_variable(value) else format_value(value)  # type: ignore[return-value]
 
 
 _PARSED_KEYS: dict[str, Key] = {}
@@ -173,33 +197,54 @@ def _pairs(values: ValuesLike) -> Iterator[tuple[Key, StateValue]]:
         yield key, _check_value(raw_value, f"property {key}")
 
 
+_VALUE_HELP = 'write true, false, a number, a name such as bot-3, a ?variable, or a "quoted string"'
+
+
 def parse_value(text: str) -> StateValue:
-    """Read a value's text form: ``true``/``false``, an integer, or a (maybe quoted) string."""
+    """Read a value's text form, as :func:`warband.values.format_value` writes it.
+
+    ``true``/``false`` (any case), an integer, a float (``12.5``), a ``"quoted"`` or
+    ``'quoted'`` string (``\\`` escapes the next character), a bare name (``bot-3``) or a
+    ``?variable``. Anything else raises PlanningError naming the text: an empty value, an
+    unbalanced quote, operator-like or spaced text (``= true``, ``two words``).
+    """
     stripped = text.strip()
+    if not stripped:
+        raise PlanningError(f"empty value {text!r}: {_VALUE_HELP}")
     lowered = stripped.lower()
     if lowered in ("true", "false"):
         return lowered == "true"
     if _INT_RE.match(stripped):
         return int(stripped)
-    if len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in "\"'":
-        return stripped[1:-1]
-    if not stripped:
-        raise PlanningError("empty value: write true, false, an integer or a name")
-    return stripped
+    if _FLOAT_RE.match(stripped):
+        return _check_value(float(stripped), f"value {stripped!r}")
+    if stripped[0] in "\"'":
+        return _parse_quoted(stripped)
+    if _BARE_VALUE_RE.match(stripped):
+        return stripped
+    raise PlanningError(f"cannot read value {stripped!r}: {_VALUE_HELP}")
 
 
-def format_value(value: StateValue) -> str:
-    """The text form of a value; :func:`parse_value` reads it back to an equal value."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    needs_quotes = (
-        not _BARE_STR_RE.match(value)
-        or value.lower() in ("true", "false")
-        or bool(_INT_RE.match(value))
-    )
-    return f'"{value}"' if needs_quotes else value
+def _parse_quoted(text: str) -> str:
+    quote = text[0]
+    chars: list[str] = []
+    i = 1
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            chars.append(text[i + 1])
+            i += 2
+            continue
+        if ch == quote:
+            if i != len(text) - 1:
+                raise PlanningError(
+                    f"cannot read value {text!r}: text after the closing {quote}; "
+                    "quote the whole value"
+                )
+            return "".join(chars)
+        chars.append(ch)
+        i += 1
+    raise PlanningError(f"cannot read value {text!r}: unbalanced {quote}; close the quote")
 
 
 class WorldState(Mapping[Key, StateValue]):
@@ -249,11 +294,36 @@ class WorldState(Mapping[Key, StateValue]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, WorldState):
-            return self._hash == other._hash and self._values == other._values
+            return (
+                self._hash == other._hash
+                and self._values == other._values
+                # dict equality says True == 1; the one equality does not
+                and all(values_equal(v, other._values[k]) for k, v in self._values.items())
+            )
         return NotImplemented
 
+    @classmethod
+    def from_facts(cls, facts: Iterable[Fact]) -> WorldState:
+        """The state holding the GOAP projection of ``facts`` (Percept facts, HTN facts): see
+        :func:`warband.values.goap_properties`. Two facts giving one key two values are an
+        error naming both (``("at", "bot-3", "w7")`` and ``("at", "bot-3", "w8")``)."""
+        values: dict[Key, StateValue] = {}
+        source: dict[Key, Fact] = {}
+        for fact in facts:
+            for text, value in goap_properties(fact, PlanningError):
+                key = Key.parse(text)
+                if key in values and not values_equal(values[key], value):
+                    raise PlanningError(
+                        f"facts {source[key]!r} and {tuple(fact)!r} both set the GOAP property "
+                        f"{key} ({value_text(values[key])} and {value_text(value)}); "  # type: ignore[arg-type]
+                        "a world state holds one value per key"
+                    )
+                values[key] = _check_value(value, f"fact {tuple(fact)!r}")
+                source[key] = tuple(fact)
+        return cls(values)
+
     def __repr__(self) -> str:
-        body = ", ".join(f"{key}: {format_value(value)}" for key, value in self._values.items())
+        body = ", ".join(f"{key}: {value_text(value)}" for key, value in self._values.items())
         return f"WorldState({{{body}}})"
 
     def value(self, key: KeyLike) -> StateValue | None:
@@ -318,13 +388,13 @@ class Bindings(Mapping[str, StateValue]):
         return f"Bindings({self._items!r})"
 
     def __str__(self) -> str:
-        return ", ".join(f"{name}={format_value(value)}" for name, value in self._items.items())
+        return ", ".join(f"{name}={value_text(value)}" for name, value in self._items.items())
 
     def bind(self, variable: str, value: StateValue) -> Bindings | None:
         """These bindings plus ``variable = value``, or None if it is already bound otherwise."""
         name = variable.removeprefix("?")
         if name in self._items:
-            return self if self._items[name] == value else None
+            return self if values_equal(self._items[name], value) else None
         return Bindings({**self._items, name: value})
 
     def resolve(self, value: StateValue) -> StateValue:
@@ -361,7 +431,7 @@ def unify_value(pattern: StateValue, value: StateValue, bindings: Bindings) -> B
     """Bindings under which ``pattern`` (a value or a variable) equals the ground ``value``."""
     if isinstance(pattern, str) and pattern.startswith("?"):
         return bindings.bind(pattern, value)
-    return bindings if pattern == value and type(pattern) is type(value) else None
+    return bindings if values_equal(pattern, value) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,12 +462,20 @@ class Condition(_CachedHash):
         match = _CONDITION_RE.match(text)
         if match is None or not match.group("key").strip():
             raise PlanningError(
-                f"cannot read condition {text!r}: expected 'key == value' or 'key != value', "
-                "e.g. 'door_open(cell) == true'"
+                f"cannot read condition {text!r}: expected 'key', 'key == value' or "
+                "'key != value' (two '=' or '!='), e.g. 'door_open(cell) == true'"
             )
-        key = Key.parse(match.group("key"))
+        try:
+            key = Key.parse(match.group("key"))
+        except PlanningError as exc:
+            raise PlanningError(f"cannot read condition {text!r}: {exc}") from None
         op = match.group("op")
-        value = True if op is None else parse_value(match.group("value"))
+        if op is None:
+            return cls(key, True, False, achievable_by_any_agent)
+        try:
+            value = parse_value(match.group("value"))
+        except PlanningError as exc:
+            raise PlanningError(f"cannot read condition {text!r}: {exc}") from None
         return cls(key, value, op == "!=", achievable_by_any_agent)
 
     @property
@@ -419,7 +497,7 @@ class Condition(_CachedHash):
         if isinstance(other, Condition) and other.__class__ is self.__class__:
             return (
                 self.key == other.key
-                and self.value == other.value
+                and values_equal(self.value, other.value)
                 and self.negated == other.negated
                 and self.achievable_by_any_agent == other.achievable_by_any_agent
             )
@@ -428,13 +506,12 @@ class Condition(_CachedHash):
     def holds(self, state: Mapping[Key, StateValue]) -> bool:
         """True when this (ground) condition holds in ``state``."""
         current = state.get(self.key)
-        same = current is not None and current == self.value and type(current) is type(self.value)
+        same = current is not None and values_equal(current, self.value)
         return same != self.negated
 
     def accepts(self, value: StateValue) -> bool:
         """True when a key holding ``value`` satisfies this condition."""
-        same = value == self.value and type(value) is type(self.value)
-        return same != self.negated
+        return values_equal(value, self.value) != self.negated
 
     def substitute(self, bindings: Bindings) -> Condition:
         """This condition with bound variables replaced by their values."""
@@ -456,7 +533,7 @@ class Condition(_CachedHash):
 
     def __str__(self) -> str:
         op = "!=" if self.negated else "=="
-        return f"{self.key} {op} {format_value(self.value)}"
+        return f"{self.key} {op} {value_text(self.value)}"
 
     def __repr__(self) -> str:
         tag = ", achievable_by_any_agent=True" if self.achievable_by_any_agent else ""
@@ -487,7 +564,7 @@ class Effect:
         return Effect(key, value)
 
     def __str__(self) -> str:
-        return f"{self.key} = {format_value(self.value)}"
+        return f"{self.key} = {value_text(self.value)}"
 
     def __repr__(self) -> str:
         return f"Effect({self.key!r}, {self.value!r})"
@@ -554,7 +631,7 @@ def normalize(conditions: Iterable[Condition]) -> frozenset[Condition] | None:
             tagged = any(c.achievable_by_any_agent for c in equal)
             result.append(Condition(key, value, False, tagged))
         else:
-            result.extend({(c.value, type(c.value)): c for c in group}.values())
+            result.extend({value_key(c.value): c for c in group}.values())
     return frozenset(result)
 
 
