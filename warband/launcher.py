@@ -110,6 +110,8 @@ class RunOptions:
     endpoint: str | None = None
     broker_timeout: float = 30.0
     """Seconds an actor waits for a lost broker to come back before it gives up."""
+    start_timeout: float = 60.0
+    """Seconds the clock waits for every participant to connect before the run fails."""
 
 
 def make_clock(
@@ -118,6 +120,7 @@ def make_clock(
     ticks: int,
     seed: int = 0,
     tick_timeout: float = 10.0,
+    start_timeout: float = 60.0,
     world: WorldModel | None = None,
     clock_id: str | None = None,
     departure_policy: DeparturePolicy | None = None,
@@ -134,6 +137,7 @@ def make_clock(
         "ticks": ticks,
         "seed": seed,
         "tick_timeout": tick_timeout,
+        "ready_timeout": start_timeout,
         "departure_policy": departure_policy,
         "on_tick_complete": on_tick,
     }
@@ -171,6 +175,7 @@ def build_clock(
         ticks=options.ticks if options.ticks is not None else scenario.ticks,
         seed=options.seed,
         tick_timeout=options.tick_timeout,
+        start_timeout=options.start_timeout,
         world=scenario.build_world(params, options.seed),
         clock_id=scenario.clock_id,
         departure_policy=departure_policy,
@@ -356,6 +361,22 @@ def interrupted_report(
 ) -> RunReport:
     """The summary of a run that a signal ended before its clock had a result."""
     reason = f"interrupted by {signal_name(signum)}"
+    return failed_report(
+        scenario, params, options, reason, started, processes=processes, pids=pids
+    )
+
+
+def failed_report(
+    scenario: Scenario,
+    params: Params,
+    options: RunOptions,
+    reason: str,
+    started: float,
+    *,
+    processes: int = 1,
+    pids: dict[str, list[int]] | None = None,
+) -> RunReport:
+    """The summary of a run that ended without its clock's result (``completed`` false)."""
     return RunReport(
         scenario=scenario.name,
         seed=options.seed,
@@ -396,6 +417,10 @@ def _agent_argv(scenario_path: Path, endpoint: str, options: RunOptions) -> list
         options.mode,
         "--tick-timeout",
         str(options.tick_timeout),
+        "--start-timeout",
+        str(options.start_timeout),
+        "--broker-timeout",
+        str(options.broker_timeout),
     ]
     if options.ticks is not None:
         argv += ["--ticks", str(options.ticks)]
@@ -418,9 +443,9 @@ def run_agent(
     actors = scenario.build(params, options.seed)
     if agent_id == scenario.clock_id:
         clock = build_clock(scenario, actors, options, params)
-        event_loop.run(_run_single(clock, endpoint, options))
+        signum = event_loop.run(_run_single(clock, endpoint, options))
         if clock.result is None:
-            return 1
+            return 1 if signum is None else 128 + signum
         if result_file is not None:
             result_file.write_bytes(msgspec.json.encode(clock.result))
         if not clock.result.started:
@@ -432,21 +457,28 @@ def run_agent(
         raise ConfigurationError(
             f"scenario {scenario.name!r} has no agent {agent_id!r}; known agents: {known}"
         )
-    event_loop.run(_run_single(by_id[agent_id], endpoint, options, scenario.clock_id))
-    return 0
+    signum = event_loop.run(_run_single(by_id[agent_id], endpoint, options, scenario.clock_id))
+    return 0 if signum is None else 128 + signum
 
 
 async def _run_single(
     actor: Actor, endpoint: str, options: RunOptions, clock_id: str | None = None
-) -> None:
+) -> int | None:
+    """Run ``actor`` until it stops; SIGTERM, SIGINT or SIGHUP stop it cleanly.
+
+    Returns the number of the signal that stopped it, or None.
+    """
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     try:
-        await actor.run(
-            endpoint,
-            context=context,
-            mode=options.mode,
-            clock_id=clock_id or actor.id,
-            broker_timeout=options.broker_timeout,
+        return await stop_on_signal(
+            actor.run(
+                endpoint,
+                context=context,
+                mode=options.mode,
+                clock_id=clock_id or actor.id,
+                broker_timeout=options.broker_timeout,
+            ),
+            actor.stop,
         )
     finally:
         context.term()
@@ -464,6 +496,10 @@ def _report(
 ) -> RunReport:
     outcome = scenario.judge(result, params)
     completed = result.completed and not result.missing
+    if outcome.success and not completed:
+        # A run that did not complete is no success, whatever the partial state looks like.
+        summary = f"the run did not complete ({result.finish_reason}); {outcome.summary}"
+        outcome = Outcome(False, summary, outcome.details)
     return RunReport(
         scenario=scenario.name,
         seed=options.seed,

@@ -33,9 +33,17 @@ import zmq
 from ..exceptions import ConfigurationError, DeliveryError, ProtocolError, RequestTimeout
 from .broker import ALL_GROUP, BROKER_ID, GROUP_PREFIX
 from .catalog import (
+    Act,
+    ActResult,
+    CompletionReport,
+    CooperationReply,
     EndTalk,
     Heartbeat,
     Message,
+    Order,
+    RequestCooperation,
+    RequestTalk,
+    TalkReply,
     Tick,
     TickDone,
     _FinishRun,
@@ -513,11 +521,13 @@ class Actor:
 
     def _broker_answered(self, message: _Pong | _Registered) -> None:
         liveness = self._liveness
-        if isinstance(message, _Pong) and not message.registered and not liveness.lost:
+        if isinstance(message, _Pong) and not message.registered and not liveness.rejoining:
+            # A broker that does not know us: it restarted before we noticed it was gone.
+            liveness.rejoining = True
             self.log.warning("broker.reregister", endpoint=self._connection.endpoint)
             self.send(self._registration())
-        if isinstance(message, _Registered) and liveness.lost:
-            liveness.lost = False
+        if isinstance(message, _Registered) and (liveness.lost or liveness.rejoining):
+            liveness.lost = liveness.rejoining = False
             self.log.warning("broker.back", endpoint=self._connection.endpoint)
             self.on_broker_back()
 
@@ -600,13 +610,22 @@ class Actor:
     async def _register(self, timeout: float) -> None:
         self.send(self._registration())
         dispatcher = asyncio.create_task(self._dispatch_until_registered())
-        try:
-            await asyncio.wait_for(dispatcher, timeout)
-        except TimeoutError:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        # Asked again every second: the first _Register is lost when the broker still held our
+        # id for an old connection of ours (a restart) and refused this one; the broker closes
+        # such a connection and ZeroMQ reconnects by itself.
+        while not dispatcher.done() and loop.time() < deadline:
+            await asyncio.wait({dispatcher}, timeout=min(1.0, max(0.0, deadline - loop.time())))
+            if not dispatcher.done():
+                self.send(self._registration())
+        if not dispatcher.done():
+            dispatcher.cancel()
             raise DeliveryError(
                 f"{self.id}: no broker answered at {self._connection.endpoint!r} within "
                 f"{timeout} s; start one with `warband broker --bind ENDPOINT`"
-            ) from None
+            )
+        dispatcher.result()
 
     async def _dispatch_until_registered(self) -> None:
         while not self._registered.is_set():
@@ -669,6 +688,17 @@ class Actor:
             self.stats.rejected += 1
             self.log.error("msg.rejected", peer=self._peer_of(frame), reason=str(error))
             return None
+        refusal = self._refusal(message)
+        if refusal is not None:
+            self.stats.rejected += 1
+            self.log.error(
+                "msg.rejected",
+                peer=message.sender,
+                msg_type=type(message).__name__,
+                msg_id=message.id,
+                reason=refusal,
+            )
+            return None
         if not type(message).__name__.startswith("_"):
             self.stats.received += 1
         if tracing_enabled():
@@ -683,10 +713,36 @@ class Actor:
         return message
 
     def _peer_of(self, frame: bytes) -> str:
-        try:
-            return self._codec.decode_envelope(frame).sender or "unknown"
-        except ProtocolError:
-            return "unknown"
+        envelope = self._codec.salvage_envelope(frame)
+        return envelope.sender if envelope is not None and envelope.sender else "unknown"
+
+    def _refusal(self, message: Message) -> str | None:
+        """Why ``message`` is not obeyed, or None when it may be.
+
+        Control messages are obeyed only from the peer entitled to send them (PROTOCOL.md,
+        "Who may send what"): ticks, roll calls and shutdowns from our clock; registration
+        answers, pongs and departure notices from the broker. An ``_Undeliverable`` comes from
+        the broker, or from the peer we sent a request to (it refuses a request it does not
+        handle). The other control messages are for the broker or the clock, never an agent.
+        """
+        kind = type(message)
+        if kind in _FROM_CLOCK:
+            if message.sender == self.clock_id:
+                return None
+            return f"{kind.__name__} is obeyed only from the clock {self.clock_id!r}"
+        if kind in _FROM_BROKER:
+            if message.sender == BROKER_ID or self._answers_our_request(message):
+                return None
+            return f"{kind.__name__} is obeyed only from the broker"
+        if kind.__name__.startswith("_"):
+            return f"{kind.__name__} is for the broker or the clock, not for an agent"
+        return None
+
+    def _answers_our_request(self, message: Message) -> bool:
+        if not isinstance(message, _Undeliverable):
+            return False
+        pending = self._pending.get(message.message_id)
+        return pending is not None and pending.message.recipient == message.sender
 
     async def _accept(self, message: Message) -> None:
         if isinstance(message, self._immediate_types):
@@ -783,9 +839,37 @@ class Actor:
                 self.log.warning(
                     "msg.unhandled", msg_type=type(message).__name__, sender=message.sender
                 )
+                self._refuse_unhandled(message)
             return
         handler = getattr(self, handler_name)
         self._spawn(lambda: handler(message), message)
+
+    def _refuse_unhandled(self, message: Message) -> None:
+        """Answer a request no handler takes, so its sender need not wait for its time-out.
+
+        A request type gets its own reply type, refusing; any other message that looks like
+        a request (it opens a conversation: ``conversation`` set, ``reply_to`` not) gets an
+        ``_Undeliverable`` naming it. Replies and notices get nothing: nobody awaits an answer.
+        """
+        if message.reply_to is not None or type(message).__name__.startswith("_"):
+            return
+        refusal = _refusal_of(message)
+        try:
+            if refusal is not None:
+                self.reply(message, refusal)
+            elif message.conversation is not None:
+                self.send(
+                    _Undeliverable(
+                        recipient=message.sender,
+                        conversation=message.conversation,
+                        message_id=message.id,
+                        message_type=type(message).__name__,
+                        target=self.id,
+                        reason=NOT_HANDLED,
+                    )
+                )
+        except DeliveryError:
+            pass  # the conversation is closed: nobody waits for the answer any more
 
     def _resolve(self, pending: _Pending, message: Message) -> None:
         if pending.timer is not None:
@@ -909,6 +993,26 @@ class Actor:
         self._pending.clear()
 
 
+NOT_HANDLED = "not handled"
+"""The reason in the refusal an actor sends for a request none of its handlers takes."""
+
+_FROM_CLOCK: frozenset[type[Message]] = frozenset({Tick, _RollCall, _Shutdown})
+_FROM_BROKER: frozenset[type[Message]] = frozenset({_Registered, _Undeliverable, _Pong, _Left})
+
+
+def _refusal_of(request: Message) -> Message | None:
+    """The reply that refuses ``request``, for the types that have a reply type."""
+    if isinstance(request, RequestTalk):
+        return TalkReply(accepted=False, reason=NOT_HANDLED)
+    if isinstance(request, RequestCooperation):
+        return CooperationReply(accepted=False, reason=NOT_HANDLED)
+    if isinstance(request, Order):
+        return CompletionReport(task=request.task, success=False, reason=NOT_HANDLED)
+    if isinstance(request, Act):
+        return ActResult(accepted=False, reason=NOT_HANDLED)
+    return None
+
+
 class _BrokerLiveness:
     """An actor's view of its broker: when it last heard from it, and whether it is lost."""
 
@@ -926,6 +1030,7 @@ class _BrokerLiveness:
         self.last_heard = 0.0
         self.lost = False
         self.lost_since = 0.0
+        self.rejoining = False
         self.handle: asyncio.TimerHandle | None = None
 
     def heard(self, now: float) -> None:

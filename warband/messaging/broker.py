@@ -34,6 +34,7 @@ from .catalog import (
     _Undeliverable,
 )
 from .codec import Codec, Envelope
+from .router_watch import Link, RouterWatch
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
 BROKER_ID = "broker"
@@ -46,6 +47,14 @@ _POLL_MS = 200
 
 SILENT_PINGS = 5
 """A peer that pings is counted gone after this many ping intervals without a frame from it."""
+
+_NO_ROUTING_ID = (
+    "your connection has no routing id: set your socket's routing id (ZMQ_ROUTING_ID) to your "
+    "agent id before connecting (PROTOCOL.md, section 1)"
+)
+_NOT_REGISTERED = (
+    "you have not registered: send _Register to the broker first (PROTOCOL.md, section 4)"
+)
 
 # Plain ints: pyzmq builds an enum value per call when given its enum members.
 _NOBLOCK = int(zmq.NOBLOCK)
@@ -86,8 +95,12 @@ class Broker:
         *,
         context: zmq.Context[zmq.Socket[bytes]] | None = None,
         codec: Codec | None = None,
+        first_frame_timeout: float = 2.0,
     ) -> None:
         self.endpoint = endpoint
+        self.first_frame_timeout = first_frame_timeout
+        """Seconds a TCP or IPC connection may stay silent before it is closed as refused."""
+        self._watch: RouterWatch | None = None
         self.stats = BrokerStats()
         self._context = context or zmq.Context.instance()
         self._codec = codec or Codec()
@@ -96,6 +109,9 @@ class Broker:
         self._deferred: list[tuple[int, str, list[str]]] = []
         self._seq = 0
         self._registry: dict[str, _Peer] = {}
+        # Who left and why, until they register again: a watcher that registers late (a clock
+        # started after an agent that failed at once) still learns of them.
+        self._gone: dict[str, str] = {}
         self._next_liveness_check = 0.0
         self._log = get_logger(agent=BROKER_ID)
         self._stop = threading.Event()
@@ -146,8 +162,16 @@ class Broker:
         router.setsockopt(zmq.LINGER, 1000)
         # Without MANDATORY a ROUTER silently drops frames for unknown ids; we want the error.
         router.setsockopt(zmq.ROUTER_MANDATORY, 1)
-        # A restarted agent reconnects with the same id and must take over its old route.
-        router.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        # No ROUTER_HANDOVER: a second connection claiming a connected agent's id must not take
+        # its route. libzmq keeps such a connection apart and drops its frames; RouterWatch
+        # finds it, and the broker logs and closes it. A restarted agent gets its id back once
+        # its old connection is gone: the kernel closes it when the process dies, and ZMTP
+        # heartbeats close it when the host vanished.
+        router.setsockopt(zmq.HEARTBEAT_IVL, 2000)
+        router.setsockopt(zmq.HEARTBEAT_TIMEOUT, 10_000)
+        # Refuse a frame over the codec's limit before reading it whole; libzmq drops the
+        # sender's connection then (its DEALER reconnects by itself; what it had queued is lost).
+        router.setsockopt(zmq.MAXMSGSIZE, self._codec.max_frame_bytes)
         router.setsockopt(zmq.SNDHWM, 100_000)
         router.setsockopt(zmq.RCVHWM, 100_000)
         try:
@@ -162,10 +186,12 @@ class Broker:
             self._bound.set()
             raise self._bind_error from None
         self._log.info("broker.start", endpoint=self.bound_endpoint)
+        self._watch = RouterWatch(router, first_frame_timeout=self.first_frame_timeout)
         self._bound.set()
         try:
             self._route_until_stopped(router)
         finally:
+            self._watch.close()
             router.close(linger=1000)
             self._log.info(
                 "broker.stop",
@@ -179,32 +205,47 @@ class Broker:
         # non-blocking receive (zmq.Again is an exception) cost more than the routing itself.
         router.setsockopt(zmq.RCVTIMEO, _POLL_MS)
         stopped = self._stop.is_set
+        watch = self._watch
+        assert watch is not None
         handled = 0
         while not stopped():
             try:
-                frames = _receive_message(router)
+                if watch.pending:
+                    frames = _receive_message_noting_link(router, watch)
+                else:
+                    frames = _receive_message(router)
             except zmq.Again:
                 self._check_liveness(router)
+                self._check_links(router, watch)
                 continue
             self._handle(router, frames)
             handled += 1
             if handled & 1023 == 0:
                 self._check_liveness(router)
+                self._check_links(router, watch)
 
     # --- routing --------------------------------------------------------------------------------
 
     def _handle(self, router: zmq.Socket[bytes], frames: list[bytes]) -> None:
         peer = frames[0].decode("utf-8", "replace")
+        if frames[0][:1] == b"\x00":
+            # libzmq's own id for a connection that set none: it names no agent.
+            self._reject(router, frames[0], f"0x{frames[0].hex()}", _NO_ROUTING_ID)
+            return
         if len(frames) != 2:
             self._reject(
-                router, frames[0], peer, f"expected 1 payload frame, got {len(frames) - 1}"
+                router,
+                frames[0],
+                peer,
+                f"expected 1 payload frame, got {len(frames) - 1}",
+                self._codec.salvage_envelope(frames[-1]),
             )
             return
         payload = frames[1]
         try:
             envelope = self._codec.decode_envelope(payload)
         except ProtocolError as error:
-            self._reject(router, frames[0], peer, str(error))
+            self._reject(router, frames[0], peer, str(error), self._codec.salvage_envelope(payload))
             return
         if envelope.sender != peer:
             self._reject(
@@ -214,6 +255,9 @@ class Broker:
                 f"sender field {envelope.sender!r} does not match the connection's id {peer!r}",
                 envelope,
             )
+            return
+        if envelope.recipient != BROKER_ID and peer not in self._groups[ALL_GROUP]:
+            self._reject(router, frames[0], peer, _NOT_REGISTERED, envelope)
             return
         self.stats.peers.add(peer)
         known = self._registry.get(peer)
@@ -257,13 +301,19 @@ class Broker:
             self._join(peer, message.groups)
         self.stats.peers.add(peer)
         known = self._registry.get(peer)
+        watch = frozenset(message.watch)
         self._registry[peer] = _Peer(
-            watch=frozenset(message.watch),
+            watch=watch,
             last_seen=time.monotonic(),
             ping_interval=known.ping_interval if known else None,
         )
+        self._gone.pop(peer, None)
         peers = sorted(self._groups[ALL_GROUP])
         self._send_own(router, peer, _Registered(recipient=peer, reply_to=message.id, peers=peers))
+        if known is None:
+            for agent, reason in sorted(self._gone.items()):
+                if "*" in watch or agent in watch:
+                    self._send_own(router, peer, _Left(recipient=peer, agent=agent, reason=reason))
 
     # --- liveness and departures ----------------------------------------------------------------
 
@@ -290,6 +340,7 @@ class Broker:
         """Forget ``peer`` (groups, pending group changes) and tell whoever watches it."""
         if self._registry.pop(peer, None) is None:
             return
+        self._gone[peer] = reason
         self.stats.departed += 1
         for members in self._groups.values():
             members.discard(peer)
@@ -376,7 +427,8 @@ class Broker:
         envelope: Envelope | None = None,
     ) -> None:
         self.stats.rejected += 1
-        self._log.error("broker.rejected", peer=peer, reason=reason)
+        address = self._watch.address_of(routing_id) if self._watch else None
+        self._log.error("broker.rejected", peer=peer, address=address, reason=reason)
         notice = _Undeliverable(
             recipient=peer,
             message_id=envelope.id if envelope else "",
@@ -385,13 +437,53 @@ class Broker:
             reason=f"rejected by broker: {reason}",
             tick=envelope.tick if envelope else 0,
         )
-        self._send_own(router, routing_id.decode("utf-8", "replace"), notice)
+        self._send_own(router, routing_id, notice)
 
-    def _send_own(self, router: zmq.Socket[bytes], target: str, message: Message) -> None:
+    def _check_links(self, router: zmq.Socket[bytes], watch: RouterWatch) -> None:
+        """Log connections that closed, and refuse the ones ZeroMQ keeps silent (router_watch)."""
+        closed, silent = watch.poll()
+        for link in closed:
+            if link.routing_id is not None:
+                self._log.info(
+                    "broker.disconnected",
+                    peer=link.routing_id.decode("utf-8", "replace"),
+                    address=link.address,
+                )
+        for link in silent:
+            self._refuse_silent(link, watch)
+
+    def _refuse_silent(self, link: Link, watch: RouterWatch) -> None:
+        self.stats.rejected += 1
+        same_host = sorted(
+            peer
+            for peer in self._groups[ALL_GROUP]
+            if (watch.address_of(peer.encode()) or "").rsplit(":", 1)[0]
+            == link.address.rsplit(":", 1)[0]
+        )
+        self._log.error(
+            "broker.rejected",
+            peer="unknown",
+            address=link.address,
+            reason=(
+                f"no frame from this connection reached the broker within "
+                f"{watch.first_frame_timeout:g} s: it claims the routing id of an agent that "
+                "is already connected (ZeroMQ keeps the route with the first connection and "
+                "drops this one's frames), or it never sent its _Register; connection closed"
+            ),
+            connected_from_same_host=same_host,
+            closed=watch.close_link(link),
+        )
+
+    def _send_own(self, router: zmq.Socket[bytes], target: str | bytes, message: Message) -> None:
         self._seq += 1
         stamped = msgspec.structs.replace(message, sender=BROKER_ID, id=f"{BROKER_ID}:c{self._seq}")
         try:
-            _send_to(router, target, self._codec.encode(stamped))
+            if isinstance(target, bytes):
+                router.send(target, _SNDMORE_NOBLOCK)
+                router.send(self._codec.encode(stamped), _NOBLOCK)
+                target = target.decode("utf-8", "replace")
+            else:
+                _send_to(router, target, self._codec.encode(stamped))
         except zmq.ZMQError as error:
             self._log.error("broker.notice_lost", peer=target, reason=str(error))
             return
@@ -410,6 +502,17 @@ def _receive_message(router: zmq.Socket[bytes]) -> list[bytes]:
     while frame.more:
         frame = router.recv(copy=False)
         frames.append(frame.bytes)
+    return frames
+
+
+def _receive_message_noting_link(router: zmq.Socket[bytes], watch: RouterWatch) -> list[bytes]:
+    """Like _receive_message, and tells ``watch`` which connection the message came over."""
+    frame = router.recv(copy=False)
+    frames = [frame.bytes]
+    while frame.more:
+        frame = router.recv(copy=False)
+        frames.append(frame.bytes)
+    watch.heard(frame, frames[0])
     return frames
 
 
