@@ -316,7 +316,7 @@ def test_relevancy_outside_zero_to_one_is_rejected() -> None:
 
 GOAP_NAMES = [
     "Action", "Brain", "Condition", "CooperableNode", "CooperationAnswer", "CooperationCost",
-    "CooperationResult", "CooperativePlan", "CooperativeSearch", "Effect", "Goal",
+    "CooperativePlanning", "CooperativePlan", "CooperativeSearch", "Effect", "Goal",
     "GoalSelection", "GoalVerdict", "GoapPlan", "GoapProblem", "GoapSearch", "GoapStep",
     "InterruptibleSearch", "Key", "PlanDelivery", "PlanResult", "PlanningScheduler",
     "SearchStatus", "SearchTree", "SearchTreeNode", "Simulation", "StateValue", "WorldState",

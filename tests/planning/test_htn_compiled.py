@@ -26,11 +26,12 @@ from warband.planning import (
     query,
     task,
 )
-from warband.planning.facts import Fact, Var
-from warband.planning.htn import Condition, Primitive
+from warband.planning.facts import Var
+from warband.planning.htn import HtnCondition, Primitive
+from warband.values import Fact
 
 
-def _probe(condition: Condition, facts: FactDB, **constants: object) -> HtnResult:
+def _probe(condition: HtnCondition, facts: FactDB, **constants: object) -> HtnResult:
     b = DomainBuilder("probe")
     for name, value in constants.items():
         b.constant(name, value)  # type: ignore[arg-type]
@@ -39,7 +40,7 @@ def _probe(condition: Condition, facts: FactDB, **constants: object) -> HtnResul
     return HtnPlanner(b.build()).plan(facts, "root")
 
 
-def _bindings(condition: Condition, facts: FactDB) -> tuple[tuple[str, object], ...] | None:
+def _bindings(condition: HtnCondition, facts: FactDB) -> tuple[tuple[str, object], ...] | None:
     result = _probe(condition, facts)
     return None if result.plan is None else result.plan.choices[0].bindings
 
@@ -123,7 +124,7 @@ _FACTS = st.lists(
 
 
 def _fact(name: str, args: tuple[object, ...]) -> Fact:
-    return (name, *args)  # type: ignore[return-value]
+    return (name, *args)  # type: ignore[arg-type]
 
 
 @settings(max_examples=80, deadline=None)

@@ -106,7 +106,7 @@ class CooperativePlan:
 
 
 @dataclass(frozen=True)
-class CooperationResult:
+class CooperativePlanning:
     """What cooperative planning found."""
 
     status: SearchStatus
@@ -143,7 +143,7 @@ class CooperativeSearch:
     """Solo planning, then Boeda's cooperation planning, as one interruptible search.
 
     ``step(budget)`` spends at most ``budget`` node expansions across both phases, like
-    :class:`~warband.planning.goap.GoapSearch`; :attr:`result` is a :class:`CooperationResult`.
+    :class:`~warband.planning.goap.GoapSearch`; :attr:`result` is a :class:`CooperativePlanning`.
     ``max_request_size`` caps how many conditions one request may hold; ``max_plans`` stops
     once that many cooperative plans are certain to be the cheapest; ``max_expansions`` bounds
     the work of both phases together.
@@ -176,7 +176,7 @@ class CooperativeSearch:
         self._origins: dict[_CoopNode, tuple[Node, GoapStep]] = {}
         self._cooperable: list[CooperableNode] = []
         self._found: dict[frozenset[Condition], tuple[CooperativePlan, _CoopNode]] = {}
-        self._result: CooperationResult | None = None
+        self._result: CooperativePlanning | None = None
 
     @property
     def expansions(self) -> int:
@@ -189,11 +189,11 @@ class CooperativeSearch:
         return self._result is not None
 
     @property
-    def result(self) -> CooperationResult | None:
+    def result(self) -> CooperativePlanning | None:
         """The result once the search is done, else None."""
         return self._result
 
-    def run(self) -> CooperationResult:
+    def run(self) -> CooperativePlanning:
         """Search to the end and return the result."""
         while self._result is None:
             self.step(1 << 30)
@@ -341,7 +341,7 @@ class CooperativeSearch:
                 status = SearchStatus.NO_PLAN
         tree = self._tree(plans) if self._record_tree else None
         cooperable = tuple(self._cooperable)
-        self._result = CooperationResult(status, solo, plans, cooperable, self.expansions, tree)
+        self._result = CooperativePlanning(status, solo, plans, cooperable, self.expansions, tree)
         return status
 
     def _tree(self, plans: tuple[CooperativePlan, ...]) -> SearchTree:
@@ -374,7 +374,7 @@ def plan_cooperatively(
     max_plans: int | None = None,
     record_tree: bool = False,
     max_expansions: int | None = None,
-) -> CooperationResult:
+) -> CooperativePlanning:
     """Plan alone if possible, else list the cooperative plans (see :class:`CooperativeSearch`)."""
     return CooperativeSearch(
         start,

@@ -49,9 +49,9 @@ from .htn_domain import ArgTerm as ArgTerm
 from .htn_domain import Bind as Bind
 from .htn_domain import Branch as Branch
 from .htn_domain import Call as Call
-from .htn_domain import Condition as Condition
 from .htn_domain import DomainBuilder as DomainBuilder
 from .htn_domain import Fail as Fail
+from .htn_domain import HtnCondition as HtnCondition
 from .htn_domain import HtnDomain as HtnDomain
 from .htn_domain import HtnFunction as HtnFunction
 from .htn_domain import Method as Method

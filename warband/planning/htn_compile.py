@@ -17,7 +17,7 @@ from .htn_domain import (
     Bind,
     Branch,
     Call,
-    Condition,
+    HtnCondition,
     HtnDomain,
     HtnFunction,
     Method,
@@ -58,7 +58,7 @@ _COMPILED: dict[int, _DomainCache] = {}
 """``id(domain)`` to its cache; :class:`_DomainCache` checks the id still means that domain."""
 
 
-def _mentions_call(cond: Condition) -> bool:
+def _mentions_call(cond: HtnCondition) -> bool:
     if isinstance(cond, Call):
         return True
     if isinstance(cond, Bind):
@@ -221,7 +221,7 @@ class _Compiler:
     def slot(self, var: Var) -> int:
         return self.slots.setdefault(var.name, len(self.slots))
 
-    def condition(self, cond: Condition, bound: set[int]) -> _Step:
+    def condition(self, cond: HtnCondition, bound: set[int]) -> _Step:
         """Compile ``cond``; ``bound`` (the slots surely bound before it) gains those it binds."""
         if isinstance(cond, Query):
             return self.query(cond, bound)

@@ -3,7 +3,7 @@ its validation and the Python builder.
 
 A :class:`HtnDomain` holds constants, primitive tasks (``!fire``), registered Python functions and
 one :class:`Method` per compound task. A method lists :class:`Branch` es in priority order; each
-has a precondition (a :data:`Condition` over the agent's :class:`~warband.planning.facts.FactDB`)
+has a precondition (a :data:`HtnCondition` over the agent's :class:`~warband.planning.facts.FactDB`)
 and a list of subtasks. :mod:`warband.planning.htn` plans with it.
 """
 
@@ -57,21 +57,21 @@ class Query:
 class And:
     """``(and c...)``: every condition, left to right; ``(and)`` always holds once."""
 
-    items: tuple[Condition, ...] = ()
+    items: tuple[HtnCondition, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Or:
     """``(or c...)``: the answers of each alternative in turn."""
 
-    items: tuple[Condition, ...]
+    items: tuple[HtnCondition, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Not:
     """``(not c)``: holds (once, binding nothing) when ``c`` has no answer."""
 
-    item: Condition
+    item: HtnCondition
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +85,9 @@ class Bind:
     expr: ArgTerm
 
 
-Condition: TypeAlias = Query | And | Or | Not | Call | Bind
-"""A branch precondition."""
+HtnCondition: TypeAlias = Query | And | Or | Not | Call | Bind
+"""A branch precondition: a query over the facts, or a connective of them (GOAP's
+:class:`~warband.planning.state.Condition` is a property test, another thing)."""
 
 TRUE = And()
 """The empty precondition."""
@@ -142,7 +143,7 @@ class Branch:
     """
 
     name: str
-    condition: Condition = TRUE
+    condition: HtnCondition = TRUE
     subtasks: tuple[Task, ...] = ()
     continuation: bool = False
 
@@ -331,7 +332,7 @@ def _check_call(
 
 
 def _check_condition(
-    cond: Condition,
+    cond: HtnCondition,
     bound: set[str],
     domain: HtnDomain,
     functions: set[str],
@@ -439,13 +440,13 @@ class MethodBuilder:
         self._branches: list[Branch] = []
 
     def branch(
-        self, name: str, condition: Condition = TRUE, subtasks: Sequence[Task] = ()
+        self, name: str, condition: HtnCondition = TRUE, subtasks: Sequence[Task] = ()
     ) -> MethodBuilder:
         """Add the next (lower-priority) branch."""
         self._branches.append(Branch(name, condition, tuple(subtasks)))
         return self
 
-    def continuation(self, name: str, condition: Condition) -> MethodBuilder:
+    def continuation(self, name: str, condition: HtnCondition) -> MethodBuilder:
         """Add a continuation branch: while a plan from this method is active and
         ``condition`` holds, planning stops and keeps the current plan."""
         self._branches.append(Branch(name, condition, (), continuation=True))

@@ -45,7 +45,7 @@ from .htn import (
     Bind,
     Branch,
     Call,
-    Condition,
+    HtnCondition,
     HtnDomain,
     HtnFunction,
     Method,
@@ -313,7 +313,7 @@ class _Parser:
 
     # --- conditions, tasks, terms ---
 
-    def condition(self, expr: _Expr) -> Condition:
+    def condition(self, expr: _Expr) -> HtnCondition:
         if not isinstance(expr, _List):
             self.fail_at(
                 f"expected a precondition in parentheses such as (and ...) or (), "
@@ -322,7 +322,7 @@ class _Parser:
             )
         items = expr.items
         if not items:
-            node: Condition = And()
+            node: HtnCondition = And()
         elif (
             len(items) >= 2
             and isinstance(items[1], _Atom)
@@ -504,7 +504,7 @@ def format_value_quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def format_condition(cond: Condition) -> str:
+def format_condition(cond: HtnCondition) -> str:
     """A precondition in the text syntax."""
     if isinstance(cond, Query | Call):
         return str(cond)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..exceptions import PlanningError
-from .cooperation import CooperationResult
+from .cooperation import CooperativePlanning
 from .goap import PlanResult
 from .search import SearchStatus
 
@@ -38,7 +38,7 @@ class InterruptibleSearch(Protocol):
         ...
 
     @property
-    def result(self) -> PlanResult | CooperationResult | None:
+    def result(self) -> PlanResult | CooperativePlanning | None:
         """The result once done."""
         ...
 
@@ -55,7 +55,7 @@ class PlanDelivery:
     """The agent id given to :meth:`PlanningScheduler.submit`."""
     ticket: int
     """The ticket :meth:`PlanningScheduler.submit` returned."""
-    result: PlanResult | CooperationResult
+    result: PlanResult | CooperativePlanning
     """The search's result."""
     expansions: int
     """Expansions the search spent in total."""
