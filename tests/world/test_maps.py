@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from warband.exceptions import MapError
+from warband.exceptions import ConfigurationError, MapError, UnknownIdError
 from warband.world import (
     MARKER_KINDS,
     OBJECT_KINDS,
+    Map,
     bundled_maps,
     grid_map,
     load_map,
@@ -225,3 +229,34 @@ def test_generated_grid_is_deterministic_per_seed() -> None:
         grid_map(10, 6, wall_fraction=0.3, seed=1).links
         != grid_map(10, 6, wall_fraction=0.3, seed=2).links
     )
+
+
+@pytest.mark.parametrize(
+    ("lookup", "message"),
+    [
+        (lambda m: m.position("nope"), "unknown waypoint 'nope' on map 'test'"),
+        (lambda m: m.waypoint("nope"), "unknown waypoint 'nope' on map 'test'"),
+        (lambda m: m.neighbours("nope"), "unknown waypoint 'nope' on map 'test'"),
+        (lambda m: m.marker("nope"), "unknown marker 'nope' on map 'test'"),
+        (lambda m: m.object("nope"), "unknown object 'nope' on map 'test'"),
+    ],
+)
+def test_looking_up_an_unknown_id_names_the_id_and_the_map(
+    lookup: Callable[[Map], object], message: str
+) -> None:
+    with pytest.raises(UnknownIdError) as caught:
+        lookup(load_map("test"))
+    assert str(caught.value).startswith(message)
+    assert isinstance(caught.value, KeyError)  # callers catching KeyError still work
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"columns": 2, "rows": 1}, "grid_map needs columns >= 3 and rows >= 1, got 2x1"),
+        ({"columns": 3, "rows": 1, "wall_fraction": 1.0}, "wall_fraction must be in [0, 1)"),
+    ],
+)
+def test_grid_map_refuses_sizes_it_cannot_build(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigurationError, match=re.escape(message)):
+        grid_map(**kwargs)

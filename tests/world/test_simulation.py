@@ -10,10 +10,11 @@ from collections.abc import Mapping
 
 import pytest
 
-from warband.exceptions import ConfigurationError
+from warband.exceptions import ConfigurationError, UnknownIdError
 from warband.values import Fact
 from warband.world import (
     CAPTURE_TICKS,
+    ActVerdict,
     CaptureAndHold,
     Map,
     Member,
@@ -115,6 +116,29 @@ def test_acting_for_an_agent_not_in_the_world_is_rejected() -> None:
     world = _world(DUEL)
 
     assert "unknown agent 'ghost': it has no body in this world" == _reason(world, "ghost", "wait")
+
+
+def test_a_verdict_is_an_act_verdict_not_the_catalogs_act_result() -> None:
+    verdict = _world(DUEL).submit("red-1", "wait")
+
+    assert ActVerdict(True, "") == verdict
+
+
+def test_percepts_for_an_agent_not_in_the_world_name_it_and_the_known_agents() -> None:
+    world = _world(DUEL)
+
+    with pytest.raises(UnknownIdError, match=r"unknown agent 'zz'.*map 'test'.*agents: blue-1"):
+        world.percepts_for("zz")
+
+
+def test_influence_of_an_untracked_team_says_which_teams_are_tracked() -> None:
+    world = _world(DUEL)
+    with pytest.raises(UnknownIdError, match=r"tracked: none \(call track_influence\(\) first\)"):
+        world.influence("red")
+    world.track_influence()
+
+    with pytest.raises(UnknownIdError, match=r"no influence map for team 'green'.*red, blue"):
+        world.influence("green")
 
 
 def test_unknown_verb_is_rejected_listing_the_known_verbs() -> None:

@@ -373,7 +373,7 @@ class ItemAt(NamedTuple):
     waypoint: str
 
 
-class Turret(NamedTuple):
+class OwnTurret(NamedTuple):
     id: str
     team: str
     waypoint: str
@@ -407,7 +407,7 @@ class AgentAt(NamedTuple):
     waypoint: str
 
 
-class Point(NamedTuple):
+class CapturePoint(NamedTuple):
     point: str
 
 
@@ -448,7 +448,7 @@ class ByAmount(NamedTuple):
     amount: int
 
 
-class Waypoint(NamedTuple):
+class Reached(NamedTuple):
     waypoint: str
 
 
@@ -493,7 +493,7 @@ CAPTURED: Final = FactKind("captured", Owned, "a point and the team owning it (a
 OPEN: Final = FactKind("open", Switch, "whether a door or bars is open, or a lever on")
 PRESSED: Final = FactKind("pressed", Switch, "whether someone stands on a plate")
 ITEM_AT: Final = FactKind("item_at", ItemAt, "an item lying at a waypoint")
-TURRET: Final = FactKind("turret", Turret, "a turret of the agent's own team")
+TURRET: Final = FactKind("turret", OwnTurret, "a turret of the agent's own team")
 SCORE: Final = FactKind("score", Score, "a team's points (with a game mode)")
 TIME_LEFT: Final = FactKind("time_left", Ticks, "ticks until the time limit (with a game mode)")
 
@@ -502,7 +502,7 @@ KILLED: Final = FactKind("killed", Killed, "a character was downed (credits the 
 DIED: Final = FactKind("died", Agent, "a downed character bled out")
 REVIVED: Final = FactKind("revived", AgentBy, "a medic revived a downed team mate")
 RESPAWNED: Final = FactKind("respawned", AgentAt, "a dead character respawned at a waypoint")
-CONTESTED: Final = FactKind("contested", Point, "an enemy blocks a capture")
+CONTESTED: Final = FactKind("contested", CapturePoint, "an enemy blocks a capture")
 OPENED: Final = FactKind("opened", Thing, "a door or bars opened")
 CLOSED: Final = FactKind("closed", Thing, "a door or bars closed")
 PICKED_UP: Final = FactKind("picked_up", PickedUp, "an item was picked up")
@@ -516,7 +516,7 @@ HIT: Final = FactKind("hit", Target, "your shot hit")
 MISSED: Final = FactKind("missed", Target, "your shot missed")
 DAMAGED: Final = FactKind("damaged", ByAmount, "you took damage from an attacker")
 HEALED: Final = FactKind("healed", ByAmount, "a medic healed you")
-ARRIVED: Final = FactKind("arrived", Waypoint, "you reached the waypoint of your move")
+ARRIVED: Final = FactKind("arrived", Reached, "you reached the waypoint of your move")
 BLOCKED: Final = FactKind("blocked", Blocked, "a closed door or bars stopped your move")
 ACT_FAILED: Final = FactKind("act_failed", ActFailed, "an accepted act could not be done")
 
