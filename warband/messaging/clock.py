@@ -143,6 +143,13 @@ class Clock(Actor):
     async def advance(self, tick: int) -> None:
         """Called after every participant finished ``tick``; subclasses step the world here."""
 
+    def _cancel_tracked(self) -> None:
+        # The driver is no handler task, but it ends with the clock too (stopped by a signal,
+        # or its run cancelled): left running, it would tick on through a closed connection.
+        if self._driver is not None and self._driver is not asyncio.current_task():
+            self._driver.cancel()
+        super()._cancel_tracked()
+
     def end_run(self, reason: str) -> None:
         """Finish the run after the current tick (a subclass's game is over, say)."""
         if self._finish_reason is None:
@@ -184,7 +191,10 @@ class Clock(Actor):
     async def _wait_for_participants(self) -> None:
         self._check_ready()
         try:
-            await asyncio.wait_for(self._all_ready.wait(), self.ready_timeout)
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for swallows a cancellation that
+            # comes as the event is set, and the driver would go on after its clock stopped.
+            async with asyncio.timeout(self.ready_timeout):
+                await self._all_ready.wait()
         except TimeoutError:
             missing = sorted(set(self.participants) - self._ready)
             self.log.error("run.participants_missing", missing=missing)
@@ -225,7 +235,8 @@ class Clock(Actor):
                 return False
             wait = min(remaining, self._liveness.interval) if self._resend_ticks else remaining
             try:
-                await asyncio.wait_for(self._tick_complete.wait(), wait)
+                async with asyncio.timeout(wait):  # not wait_for: see _wait_for_participants
+                    await self._tick_complete.wait()
             except TimeoutError:
                 if self._resend_ticks:
                     self.broadcast(TICK_GROUP, Tick())
