@@ -1,22 +1,42 @@
 """The supervisor: starts actor processes, restarts a crashed one, and reaps them all.
 
 Every process it starts is killed and reaped by :meth:`Supervisor.stop_all`, which the launcher
-calls in a ``finally``: a failed run leaves no process behind. A restarted process gets the
-environment variable ``WARBAND_INCARNATION`` (0 for the first start, then 1, 2, ...).
+calls in a ``finally``: a failed or interrupted run leaves no process behind. A restarted process
+gets the environment variable ``WARBAND_INCARNATION`` (0 for the first start, then 1, 2, ...).
+
+The children of one supervisor share one process group of their own, so a Ctrl-C in a terminal
+(sent to the terminal's foreground group) reaches the launcher alone, which then ends the run in
+order, and :meth:`Supervisor.stop_all` can signal the whole group at once. A child that outlives
+its supervisor (the launcher was ``kill -9``ed) ends itself: each child calls
+:func:`watch_parent` when it starts (``warband agent`` and ``warband broker`` do).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import os
 import signal
 import subprocess
+import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .tracing import get_logger
 
 INCARNATION_VARIABLE = "WARBAND_INCARNATION"
+PARENT_VARIABLE = "WARBAND_PARENT_PID"
+"""Set by the supervisor to its own pid in every child's environment; read by
+:func:`watch_parent`."""
+
+PARENT_GONE_GRACE = 2.0
+"""Seconds a child whose supervisor died has to stop cleanly before it exits hard."""
+
+_PARENT_POLL_INTERVAL = 0.25
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
 def incarnation() -> int:
@@ -25,6 +45,49 @@ def incarnation() -> int:
         return int(os.environ.get(INCARNATION_VARIABLE, "0"))
     except ValueError:
         return 0
+
+
+def watch_parent() -> None:
+    """End this process when the supervisor that started it dies, even by ``kill -9``.
+
+    Does nothing in a process the supervisor did not start. Otherwise the process receives
+    SIGTERM when its supervisor dies (its SIGTERM handling stops it cleanly), and exits with
+    code 143 if it is still alive :data:`PARENT_GONE_GRACE` s later. Call it first thing in the
+    child, before it connects anywhere and from the main thread.
+    """
+    value = os.environ.pop(PARENT_VARIABLE, "")  # popped: not inherited by our own children
+    if not value.isdigit():
+        return
+    parent = int(value)
+    # Linux: the kernel sends the signal the moment the parent dies, however it dies. Set here,
+    # after exec, rather than in a preexec_fn (unsafe in a threaded parent); the getppid check
+    # below covers a parent that died before this line ran.
+    _set_parent_death_signal(signal.SIGTERM)
+    if os.getppid() != parent:
+        os._exit(128 + signal.SIGTERM)
+    # Everywhere (macOS and the BSDs have no parent-death signal): an orphan is re-parented, so
+    # its getppid() changes; a thread that notices sends the same SIGTERM. On Linux it is the
+    # backstop that bounds a clean stop which hangs.
+    threading.Thread(
+        target=_exit_when_orphaned, args=(parent,), name="warband-parent-watch", daemon=True
+    ).start()
+
+
+def _set_parent_death_signal(signum: int) -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    libc_name = ctypes.util.find_library("c")
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(libc_name, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signum), 0, 0, 0)
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(_PARENT_POLL_INTERVAL)
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(PARENT_GONE_GRACE)
+    os._exit(128 + signal.SIGTERM)
 
 
 @dataclass
@@ -42,13 +105,26 @@ class ManagedProcess:
 
 
 class Supervisor:
-    """Starts named processes and keeps restartable ones alive until told the run is over."""
+    """Starts named processes and keeps restartable ones alive until told the run is over.
+
+    Use it from a thread that lives as long as its processes (the main thread): Linux sends a
+    child its parent-death signal when the thread that started it ends.
+    """
 
     def __init__(self, *, max_restarts: int = 3) -> None:
         self.max_restarts = max_restarts
         self.processes: dict[str, ManagedProcess] = {}
         self.total_restarts = 0
         self._log = get_logger(agent="supervisor")
+        # Normally one group, led by the first child; a new one only if a child had to be
+        # started after every member of the previous group had ended.
+        self._groups: list[int] = []
+        self._group_of: dict[int, int] = {}
+
+    @property
+    def process_group(self) -> int | None:
+        """The process group id of the children started last (None before the first start)."""
+        return self._groups[-1] if self._groups else None
 
     def start(self, name: str, argv: list[str], *, restartable: bool = True) -> ManagedProcess:
         """Start ``argv`` as the process called ``name``."""
@@ -83,38 +159,63 @@ class Supervisor:
         for managed in self.processes.values():
             managed.restartable = False
 
-    def wait_all(self, timeout: float, *, exclude: tuple[str, ...] = ()) -> list[str]:
+    def wait_all(
+        self,
+        timeout: float,
+        *,
+        exclude: tuple[str, ...] = (),
+        give_up: Callable[[], bool] | None = None,
+    ) -> list[str]:
         """Wait up to ``timeout`` s for the processes not in ``exclude`` to exit.
 
-        Returns the names of those still running.
+        Stops waiting early as soon as ``give_up()`` is true (checked every 50 ms). Returns the
+        names of those still running.
         """
         deadline = time.monotonic() + timeout
-        for managed in self.processes.values():
-            if managed.name in exclude:
-                continue
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                managed.process.wait(max(0.0, deadline - time.monotonic()))
+        while True:
+            running = [
+                m.name
+                for m in self.processes.values()
+                if m.name not in exclude and m.process.poll() is None
+            ]
+            if not running or time.monotonic() >= deadline or (give_up and give_up()):
+                break
+            time.sleep(0.05)
         self.check()
-        return [
-            m.name
-            for m in self.processes.values()
-            if m.name not in exclude and m.process.poll() is None
-        ]
+        return running
 
-    def stop_all(self, grace: float = 3.0) -> None:
-        """Terminate every process still running, kill it after ``grace`` s, and reap it."""
+    def stop_all(self, grace: float = 2.0) -> None:
+        """Terminate every process still running, kill it after ``grace`` s, and reap it.
+
+        SIGTERM goes to each child and to the run's process group (which catches anything a
+        child started); whatever is alive after ``grace`` s gets SIGKILL the same way.
+        """
         self.stop_restarting()
         running = [m for m in self.processes.values() if m.process.poll() is None]
-        for managed in running:
-            managed.process.send_signal(signal.SIGTERM)
+        self._signal_all(running, signal.SIGTERM)
         deadline = time.monotonic() + grace
+        survivors = []
         for managed in running:
             try:
                 managed.process.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                managed.process.kill()
-                managed.process.wait()
-                self._log.warning("process.killed", process=managed.name, pid=managed.process.pid)
+                survivors.append(managed)
+        self._signal_all(survivors, signal.SIGKILL)
+        for managed in survivors:
+            managed.process.wait()
+            self._log.warning("process.killed", process=managed.name, pid=managed.process.pid)
+
+    def _signal_all(self, running: list[ManagedProcess], signum: int) -> None:
+        for managed in running:
+            with contextlib.suppress(ProcessLookupError):
+                managed.process.send_signal(signum)
+        # A group id cannot be reused while a member exists, and an unreaped child is one: only
+        # groups with such a member are signalled, never a stranger's.
+        live_groups = {self._group_of.get(m.process.pid) for m in running}
+        for group in self._groups:
+            if group in live_groups:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(group, signum)
 
     def _restart(self, managed: ManagedProcess, code: int) -> None:
         managed.restarts += 1
@@ -131,7 +232,20 @@ class Supervisor:
             restarts=managed.restarts,
         )
 
-    @staticmethod
-    def _spawn(argv: list[str], *, incarnation: int) -> subprocess.Popen[bytes]:
-        env = dict(os.environ, **{INCARNATION_VARIABLE: str(incarnation)})
-        return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL)
+    def _spawn(self, argv: list[str], *, incarnation: int) -> subprocess.Popen[bytes]:
+        env = dict(
+            os.environ,
+            **{INCARNATION_VARIABLE: str(incarnation), PARENT_VARIABLE: str(os.getpid())},
+        )
+        process: subprocess.Popen[bytes] | None = None
+        if self._groups:
+            # setpgid fails when every member of the group has ended: start a new group then.
+            with contextlib.suppress(OSError):
+                process = subprocess.Popen(
+                    argv, env=env, stdin=subprocess.DEVNULL, process_group=self._groups[-1]
+                )
+        if process is None:
+            process = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, process_group=0)
+            self._groups.append(process.pid)
+        self._group_of[process.pid] = self._groups[-1]
+        return process

@@ -1,0 +1,274 @@
+"""How a ``--processes`` run ends, run for real: on a signal, when its launcher is killed with
+-9, on failure; and that it leaves no process and no temporary file behind.
+
+Each test gives the launcher its own TMPDIR, so "nothing left behind" is an empty directory.
+The processes of a run are found in /proc (the launcher's children share one process group).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO, last_json_line
+
+pytestmark = [
+    pytest.mark.processes,
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)"),
+]
+
+ENDLESS = "tests/scenarios/endless.py"
+CONTRACT_S = 5.0
+"""A signalled run must be over within this many seconds (issue 8)."""
+STARTUP_S = 60.0
+"""Generous bound for a run to start ticking on a loaded machine."""
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent pid, process group) of ``pid``, or None when it no longer exists."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    # The command name is in parentheses and may contain spaces: split after the last ')'.
+    fields = text[text.rindex(")") + 2 :].split()
+    return fields[0], int(fields[1]), int(fields[2])
+
+
+def _alive(pid: int) -> bool:
+    state = _stat(pid)
+    return state is not None and state[0] not in ("Z", "X")
+
+
+def _all_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _children_of(parent: int) -> list[int]:
+    return [pid for pid in _all_pids() if (_stat(pid) or ("", 0, 0))[1] == parent]
+
+
+def _group_members(group: int) -> list[int]:
+    return [pid for pid in _all_pids() if (_stat(pid) or ("", 0, 0))[2] == group and _alive(pid)]
+
+
+def _wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.02)
+
+
+@dataclass
+class Run:
+    """One ``warband run --processes`` launcher, its output files and the processes it started."""
+
+    launcher: subprocess.Popen[bytes]
+    stdout: Path
+    stderr: Path
+    children: list[int] = field(default_factory=list)
+    groups: set[int] = field(default_factory=set)
+
+    def record_children(self, count: int) -> None:
+        """Wait until the launcher has started ``count`` children; remember them."""
+
+        def started() -> bool:
+            self.children = _children_of(self.launcher.pid)
+            return len(self.children) >= count or self.launcher.poll() is not None
+
+        _wait_until(started, STARTUP_S, f"{count} children of the launcher")
+        self.groups = {stat[2] for pid in self.children if (stat := _stat(pid)) is not None}
+
+    def survivors(self) -> list[int]:
+        """Processes of the run still alive: recorded children and members of their groups."""
+        alive = {pid for pid in self.children if _alive(pid)}
+        for group in self.groups:
+            alive.update(_group_members(group))
+        return sorted(alive)
+
+    def kill_everything(self) -> None:
+        for group in self.groups:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        for pid in self.children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self.launcher.poll() is None:
+            self.launcher.kill()
+        self.launcher.wait()
+
+
+@pytest.fixture
+def run_tmp() -> Iterator[Path]:
+    """An empty directory the launcher uses as TMPDIR (short: ipc paths are limited to ~100)."""
+    path = Path(tempfile.mkdtemp(prefix="wb-", dir="/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def start_run(run_tmp: Path, tmp_path: Path) -> Iterator[Callable[..., Run]]:
+    """Start ``warband run ENDLESS --processes --json ARGS...``; everything is killed at the end."""
+    runs: list[Run] = []
+
+    def start(*args: str) -> Run:
+        stdout, stderr = tmp_path / f"out-{len(runs)}", tmp_path / f"err-{len(runs)}"
+        with stdout.open("wb") as out, stderr.open("wb") as err:
+            launcher = subprocess.Popen(
+                [sys.executable, "-m", "warband", "run", ENDLESS, "--processes", "--json", *args],
+                cwd=REPO,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                env={**os.environ, "TMPDIR": str(run_tmp)},
+            )
+        run = Run(launcher, stdout, stderr)
+        runs.append(run)
+        return run
+
+    yield start
+    for run in runs:
+        run.kill_everything()
+
+
+def _start_ticking(start_run: Callable[..., Run], tmp_path: Path, *args: str) -> Run:
+    """An endless run (broker, clock, 2 bots) that has reached tick 3."""
+    marker = tmp_path / "ticking"
+    run = start_run("--param", f"marker={marker}", *args)
+    run.record_children(4)
+    _wait_until(
+        lambda: marker.exists() or run.launcher.poll() is not None, STARTUP_S, "tick 3"
+    )
+    assert run.launcher.poll() is None, run.stderr.read_text()
+    return run
+
+
+def _wait_for_exit(run: Run) -> float:
+    """Wait for the launcher to exit (at most a generous multiple of the contract); seconds."""
+    started = time.monotonic()
+    try:
+        run.launcher.wait(timeout=3 * CONTRACT_S)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"the launcher still runs {3 * CONTRACT_S} s after the signal") from None
+    return time.monotonic() - started
+
+
+def _assert_no_traceback(stderr: str) -> None:
+    assert "Traceback" not in stderr, stderr
+    assert "Task exception was never retrieved" not in stderr, stderr
+    assert "SystemExit" not in stderr, stderr
+
+
+@pytest.mark.parametrize(
+    ("signum", "name"),
+    [(signal.SIGTERM, "SIGTERM"), (signal.SIGINT, "SIGINT"), (signal.SIGHUP, "SIGHUP")],
+)
+def test_a_signal_to_the_launcher_ends_the_whole_run_and_leaves_nothing_behind(
+    start_run: Callable[..., Run], run_tmp: Path, tmp_path: Path, signum: int, name: str
+) -> None:
+    run = _start_ticking(start_run, tmp_path)
+
+    run.launcher.send_signal(signum)
+    seconds = _wait_for_exit(run)
+
+    stderr = run.stderr.read_text()
+    assert 128 + signum == run.launcher.returncode, stderr
+    assert seconds < CONTRACT_S, f"the launcher took {seconds:.2f} s to end the run"
+    _wait_until(lambda: not run.survivors(), CONTRACT_S, "the run's processes to end")
+    assert [] == sorted(p.name for p in run_tmp.iterdir())
+    assert f"warband: interrupted by {name}" in stderr
+    _assert_no_traceback(stderr)
+    summary = last_json_line(run.stdout.read_text())
+    assert (False, f"interrupted by {name}", "failure") == (
+        summary["completed"],
+        summary["finish_reason"],
+        summary["outcome"],
+    )
+
+
+def test_the_children_end_on_their_own_when_the_launcher_is_killed_with_minus_9(
+    start_run: Callable[..., Run], tmp_path: Path
+) -> None:
+    run = _start_ticking(start_run, tmp_path)
+
+    run.launcher.kill()
+    run.launcher.wait()
+
+    _wait_until(lambda: not run.survivors(), CONTRACT_S, "the orphaned processes to end")
+    _assert_no_traceback(run.stderr.read_text())
+
+
+def test_a_failed_run_removes_its_temporary_directory_and_socket(
+    start_run: Callable[..., Run], run_tmp: Path, tmp_path: Path
+) -> None:
+    run = _start_ticking(start_run, tmp_path, "--param", "kill_broker_at=20")
+
+    _wait_for_exit(run)
+
+    stderr = run.stderr.read_text()
+    assert 1 == run.launcher.returncode, stderr
+    assert "broker" in stderr
+    _wait_until(lambda: not run.survivors(), CONTRACT_S, "the run's processes to end")
+    assert [] == sorted(p.name for p in run_tmp.iterdir())
+
+
+def test_a_good_run_removes_its_temporary_directory(
+    start_run: Callable[..., Run], run_tmp: Path
+) -> None:
+    run = start_run("--ticks", "5")
+    run.record_children(4)
+
+    _wait_for_exit(run)
+
+    assert 0 == run.launcher.returncode, run.stderr.read_text()
+    assert True is last_json_line(run.stdout.read_text())["completed"]
+    _wait_until(lambda: not run.survivors(), CONTRACT_S, "the run's processes to end")
+    assert [] == sorted(p.name for p in run_tmp.iterdir())
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signal_ends_a_one_process_run_cleanly(
+    tmp_path: Path, run_tmp: Path, signum: int
+) -> None:
+    marker = tmp_path / "ticking"
+    stdout, stderr = tmp_path / "out", tmp_path / "err"
+    with stdout.open("wb") as out, stderr.open("wb") as err:
+        launcher = subprocess.Popen(
+            [sys.executable, "-m", "warband", "run", ENDLESS, "--json", "--param", f"marker={marker}"],
+            cwd=REPO,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            env={**os.environ, "TMPDIR": str(run_tmp)},
+        )
+    try:
+        _wait_until(
+            lambda: marker.exists() or launcher.poll() is not None, STARTUP_S, "tick 3"
+        )
+        launcher.send_signal(signum)
+        launcher.wait(timeout=3 * CONTRACT_S)
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+        launcher.wait()
+
+    text = stderr.read_text()
+    assert 128 + signum == launcher.returncode, text
+    assert f"warband: interrupted by {signal.Signals(signum).name}" in text
+    _assert_no_traceback(text)
+    assert False is last_json_line(stdout.read_text())["completed"]
