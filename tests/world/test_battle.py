@@ -1,0 +1,141 @@
+"""Combat in play: shots, splash, turrets, downing, bleeding out, reviving, respawning."""
+
+from __future__ import annotations
+
+import json
+
+from warband.values import Fact
+from warband.world import (
+    CAPTURE_TICKS,
+    Member,
+)
+
+from .simulation_helpers import (
+    DUEL,
+    accept,
+    fire_until_down,
+    rejection,
+    world_on_test_map,
+)
+
+
+def _duel_log(seed: int) -> list[object]:
+    world = world_on_test_map(DUEL, seed=seed)
+    log: list[object] = []
+    for _ in range(12):
+        for shooter, target in (("red-1", "blue-1"), ("blue-1", "red-1")):
+            world.submit(shooter, "fire", {"target": target})
+        log.append(world.step())
+    log.append(world.snapshot())
+    return log
+
+
+def test_the_same_seed_gives_the_same_fight() -> None:
+    assert _duel_log(3) == _duel_log(3)
+
+
+def test_different_seeds_give_different_fights() -> None:
+    assert len({json.dumps(_duel_log(seed)[-1], sort_keys=True) for seed in range(4)}) > 1
+
+
+def test_a_downed_agent_bleeds_out_and_respawns_at_its_base() -> None:
+    world = world_on_test_map(DUEL)
+    report = fire_until_down(world, "red-1", "blue-1")
+    killed = next(e for e in report.events if e[0] == "killed")
+    assert ("killed", "blue-1", "blue", "red-1", "red", "machine_gun") == killed
+
+    later: list[Fact] = []
+    for _ in range(10):
+        later.extend(world.step().events)
+
+    assert [("died", "blue-1")] == [e for e in later if e[0] == "died"]
+    respawn = [e for e in later if e[0] == "respawned"]
+    assert 1 == len(respawn) and respawn[0][2] in ("b1", "b2")
+    assert ("health", 100) in world.percepts_for("blue-1")
+    assert 1 == world.snapshot()["agents"]["blue-1"]["deaths"]
+
+
+def test_a_medic_revives_a_downed_team_mate() -> None:
+    world = world_on_test_map(
+        {
+            "shooter": Member("red", "assault", start="m3"),
+            "victim": Member("blue", "assault", start="b1"),
+            "doc": Member("blue", "medic", start="b1"),
+        }
+    )
+    fire_until_down(world, "shooter", "victim")
+    assert ("sees_downed", "victim", "b1", 0.0, "blue") not in world.percepts_for("shooter")
+
+    accept(world, "doc", "use", target="victim")
+    report = world.step()
+
+    assert ("revived", "victim", "doc") in report.events
+    assert ("state", "alive") in world.percepts_for("victim")
+    assert ("health", 75) in world.percepts_for("victim")
+
+
+def test_a_non_medic_cannot_revive() -> None:
+    world = world_on_test_map(
+        {
+            "shooter": Member("red", "assault", start="m3"),
+            "victim": Member("blue", "assault", start="b1"),
+            "pal": Member("blue", "scout", start="b1"),
+        }
+    )
+    fire_until_down(world, "shooter", "victim")
+
+    assert "only medics revive; pal is a scout" == rejection(world, "pal", "use", target="victim")
+
+
+def test_a_team_respawns_at_a_tsp_its_tactician_captured() -> None:
+    world = world_on_test_map(
+        {
+            "shooter": Member("red", "assault", start="m1"),
+            "tac": Member("blue", "tactician", start="m3"),
+        }
+    )
+    for _ in range(CAPTURE_TICKS):
+        accept(world, "tac", "capture", point="tsp-south")
+        report = world.step()
+    assert ("captured", "tsp-south", "blue") in report.events
+    assert ["m3"] == world.spawn_options("blue")
+
+    fire_until_down(world, "shooter", "tac")
+    respawns = [e for _ in range(12) for e in world.step().events if e[0] == "respawned"]
+
+    assert [("respawned", "tac", "m3")] == respawns
+
+
+def test_rocket_splash_hurts_bodies_next_to_the_target() -> None:
+    world = world_on_test_map(
+        {
+            "rocketeer": Member("red", "assault", start="m1"),
+            "target": Member("blue", "assault", start="m3"),
+            "neighbour": Member("blue", "assault", start="m3"),
+        }
+    )
+    accept(world, "rocketeer", "select_weapon", weapon="rocket_launcher")
+    world.step()
+    accept(world, "rocketeer", "fire", target="target")
+    report = world.step()
+
+    assert ("damaged", "rocketeer", 50) in report.events_for("neighbour")
+
+
+def test_an_engineers_turret_fires_at_enemies_it_sees() -> None:
+    world = world_on_test_map(
+        {"eng": Member("red", "engineer", start="m1"), "foe": Member("blue", "assault", start="m3")}
+    )
+    accept(world, "eng", "use", ability="turret")
+    placed = world.step()
+    assert ("turret_placed", "turret-eng", "red", "m1") in placed.events
+    assert "eng already has a turret (one at a time)" == rejection(
+        world, "eng", "use", ability="turret"
+    )
+
+    damage = [e for _ in range(10) for e in world.step().events_for("foe") if e[0] == "damaged"]
+
+    assert damage and all(("damaged", "turret-eng", 10) == e for e in damage)
+    assert ("turret", "turret-eng", "red", "m1", 120) in world.percepts_for("eng")
+    accept(world, "foe", "look", waypoint="m1")
+    assert ("sees_turret", "turret-eng", "m1", 10.0, "red") in world.percepts_for("foe")
