@@ -9,7 +9,7 @@ The simulation drives a mode through four calls (see :class:`GameMode`):
   ``("killed", victim, victim_team, killer, killer_team, weapon)`` or
   ``("captured", point, team)``;
 - ``score()`` -> points per team;
-- ``outcome()`` -> None while the game runs, else an :class:`GameResult` (winner or None for a
+- ``outcome()`` -> None while the game runs, else a :class:`GameResult` (winner or None for a
   draw, final scores, the reason).
 
 Implemented: :class:`CaptureAndHold` and :class:`BodyCount`. The same interface fits the other
