@@ -7,6 +7,7 @@ The processes of a run are found in /proc (the launcher's children share one pro
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -99,15 +100,11 @@ class Run:
 
     def kill_everything(self) -> None:
         for group in self.groups:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(group, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         for pid in self.children:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         if self.launcher.poll() is None:
             self.launcher.kill()
         self.launcher.wait()
@@ -151,9 +148,7 @@ def _start_ticking(start_run: Callable[..., Run], tmp_path: Path, *args: str) ->
     marker = tmp_path / "ticking"
     run = start_run("--param", f"marker={marker}", *args)
     run.record_children(4)
-    _wait_until(
-        lambda: marker.exists() or run.launcher.poll() is not None, STARTUP_S, "tick 3"
-    )
+    _wait_until(lambda: marker.exists() or run.launcher.poll() is not None, STARTUP_S, "tick 3")
     assert run.launcher.poll() is None, run.stderr.read_text()
     return run
 
@@ -164,7 +159,7 @@ def _wait_for_exit(run: Run) -> float:
     try:
         run.launcher.wait(timeout=3 * CONTRACT_S)
     except subprocess.TimeoutExpired:
-        raise AssertionError(f"the launcher still runs {3 * CONTRACT_S} s after the signal") from None
+        raise AssertionError(f"the launcher still runs {3 * CONTRACT_S} s later") from None
     return time.monotonic() - started
 
 
@@ -249,7 +244,7 @@ def test_a_signal_ends_a_one_process_run_cleanly(
     stdout, stderr = tmp_path / "out", tmp_path / "err"
     with stdout.open("wb") as out, stderr.open("wb") as err:
         launcher = subprocess.Popen(
-            [sys.executable, "-m", "warband", "run", ENDLESS, "--json", "--param", f"marker={marker}"],
+            [sys.executable, "-m", "warband", "run", ENDLESS, "--json", f"--param=marker={marker}"],
             cwd=REPO,
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -257,9 +252,7 @@ def test_a_signal_ends_a_one_process_run_cleanly(
             env={**os.environ, "TMPDIR": str(run_tmp)},
         )
     try:
-        _wait_until(
-            lambda: marker.exists() or launcher.poll() is not None, STARTUP_S, "tick 3"
-        )
+        _wait_until(lambda: marker.exists() or launcher.poll() is not None, STARTUP_S, "tick 3")
         launcher.send_signal(signum)
         launcher.wait(timeout=3 * CONTRACT_S)
     finally:
