@@ -46,8 +46,10 @@ from typing import Any, Final
 import warband
 from warband.exceptions import PlanningError
 from warband.planning.domains import blocks, fear, pirate, synthetic
+from warband.planning.domains.problem import GoapProblem
 from warband.planning.facts import FactDB
-from warband.planning.goap import GoapProblem, GoapStep, simulate
+from warband.planning.goap import GoapStep
+from warband.planning.goap_search import simulate
 from warband.planning.htn import HtnPlanner
 from warband.planning.state import Bindings, Condition, Effect, Key, StateValue, is_variable
 

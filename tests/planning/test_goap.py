@@ -11,8 +11,10 @@ from warband.exceptions import PlanningError
 from warband.planning import (
     Action,
     Brain,
+    Effect,
     Goal,
     GoapSearch,
+    Key,
     SearchStatus,
     WorldState,
     eq,
@@ -317,7 +319,7 @@ def test_relevancy_outside_zero_to_one_is_rejected() -> None:
 GOAP_NAMES = [
     "Action", "Brain", "Condition", "CooperableNode", "CooperationAnswer", "CooperationCost",
     "CooperativePlanning", "CooperativePlan", "CooperativeSearch", "Effect", "Goal",
-    "GoalSelection", "GoalVerdict", "GoapPlan", "GoapProblem", "GoapSearch", "GoapStep",
+    "GoalSelection", "GoalVerdict", "GoapPlan", "GoapSearch", "GoapStep",
     "InterruptibleSearch", "Key", "PlanDelivery", "PlanResult", "PlanningScheduler",
     "SearchStatus", "SearchTree", "SearchTreeNode", "Simulation", "StateValue", "WorldState",
     "answer_request", "eq", "find_plan", "goap_tree_dict", "goap_tree_dot", "goap_tree_text",
@@ -382,7 +384,7 @@ def test_repeated_solves_expand_the_same_nodes_in_the_same_order() -> None:
 
 def test_successors_equal_regressing_through_each_ground_step() -> None:
     from warband.planning.domains import fear, pirate, synthetic
-    from warband.planning.goap import regress
+    from warband.planning.goap_regression import regress
 
     problems = [fear.problem("soldier"), pirate.problem("lawful"), synthetic.problem(5, 5, 2)]
     for problem in problems:
@@ -395,7 +397,7 @@ def test_successors_equal_regressing_through_each_ground_step() -> None:
 
 
 def test_successors_of_a_node_not_in_canonical_form_match_regress() -> None:
-    from warband.planning.goap import Regression, regress
+    from warband.planning.goap_regression import Regression, regress
 
     actions = [
         Action("SetOne", effects={"x": 1}, preconditions={"y": True}),
@@ -408,3 +410,11 @@ def test_successors_of_a_node_not_in_canonical_form_match_regress() -> None:
 
     assert ["SetOne"] == [step.name for step, _, _ in children]
     assert [regress(node, step) for step, _, _ in children] == [c for _, c, _ in children]
+
+
+def test_a_brain_refuses_a_property_compared_with_values_of_two_kinds() -> None:
+    goal = Goal("Escape", ["door_open(cell) == true"])
+    opener = Action("Open", effects=[Effect(Key("door_open", "cell"), "ture")])
+
+    with pytest.raises(PlanningError, match=r"two kinds, true in goal 'Escape' \(bool\) and ture"):
+        Brain("prisoner", [goal], [opener])

@@ -1,9 +1,25 @@
 """Planning: GOAP (with Boeda's cooperation), HTN, the planning scheduler, plan explanations.
 
-Pure library code: no sockets, no asyncio, no clocks. Everything here is deterministic.
+Pure library code: no sockets, no asyncio, no clocks; everything here is deterministic.
+``import warband.planning`` loads nothing of warband's runtime (a test pins it).
+
+What a user needs is listed below; the modules behind it hold the rest:
+
+- GOAP: :func:`find_plan` (or an interruptible :class:`GoapSearch`) over :class:`Action` s toward
+  a :class:`Goal` from a :class:`WorldState`; a :class:`Brain` is a goal set plus an action set,
+  and :func:`select_goal` picks a goal. The state language (:class:`Key`, :class:`Condition`,
+  :class:`Effect`) is :mod:`~warband.planning.state`; the model :mod:`~warband.planning.goap`;
+  the search :mod:`~warband.planning.goap_search`.
+- Cooperation (Boeda): :func:`plan_cooperatively` and :func:`answer_request`.
+- HTN: :class:`HtnPlanner` plans root tasks over a :class:`FactDB` with a domain built by
+  :class:`DomainBuilder`, parsed by :func:`parse_domain`, read by :func:`load_domain_file`, or
+  bundled (:func:`load_domain`).
+- The :class:`PlanningScheduler` shares a per-tick planning budget among agents.
+- Explanations: ``goap_tree_*`` and ``htn_tree_*``.
+
+Values and facts are :mod:`warband.values` (one model for the wire and both planners).
 """
 
-# --- GOAP block: public names of the GOAP / cooperation / scheduler / GOAP-explanation modules ---
 from .cooperation import (
     CooperableNode,
     CooperationAnswer,
@@ -14,33 +30,12 @@ from .cooperation import (
     answer_request,
     plan_cooperatively,
 )
-from .goap import (
-    Action,
-    Brain,
-    Goal,
-    GoalSelection,
-    GoalVerdict,
-    GoapPlan,
-    GoapProblem,
-    GoapSearch,
-    GoapStep,
-    PlanResult,
-    Simulation,
-    find_plan,
-    select_goal,
-    simulate,
-)
+from .domains.htn_library import BUNDLED_DOMAINS, load_domain
+from .facts import ConstRef, FactDB, Var
+from .goal_selection import GoalSelection, GoalVerdict, select_goal
+from .goap import Action, Brain, Goal, GoapPlan, GoapStep
 from .goap_explain import SearchTree, SearchTreeNode, goap_tree_dict, goap_tree_dot, goap_tree_text
-from .scheduler import InterruptibleSearch, PlanDelivery, PlanningScheduler
-from .search import SearchStatus
-from .state import Condition, Effect, Key, StateValue, WorldState, eq, ne
-
-# --- end GOAP block ---
-
-# --- HTN block: public names of the fact database / HTN / parser / HTN-explanation modules ---
-# isort: split
-from ..values import Fact, Value
-from .facts import ConstRef, FactDB, HtnBindings, Term, Var, parse_term
+from .goap_search import GoapSearch, PlanResult, Simulation, find_plan, simulate
 from .htn import (
     And,
     Bind,
@@ -49,6 +44,7 @@ from .htn import (
     Call,
     Choice,
     DomainBuilder,
+    HtnCondition,
     HtnDomain,
     HtnPlan,
     HtnPlanner,
@@ -69,91 +65,84 @@ from .htn import (
 )
 from .htn_explain import BranchNode, TaskNode, decomposition_tree, htn_tree_dict, htn_tree_text
 from .htn_parser import format_domain, load_domain_file, parse_domain
+from .scheduler import InterruptibleSearch, PlanDelivery, PlanningScheduler
+from .search import SearchStatus
+from .state import Condition, Effect, Key, StateValue, WorldState, eq, ne
 
-# --- end HTN block ---
-
-__all__: list[str] = []
-# GOAP __all__ entries are added below this line
-__all__ += [
+__all__ = [
+    "BUNDLED_DOMAINS",
     "Action",
+    "And",
+    "Bind",
     "Brain",
+    "Branch",
+    "BranchFailure",
+    "BranchNode",
+    "Call",
+    "Choice",
     "Condition",
+    "ConstRef",
     "CooperableNode",
     "CooperationAnswer",
     "CooperationCost",
     "CooperativePlan",
     "CooperativePlanning",
     "CooperativeSearch",
+    "DomainBuilder",
     "Effect",
+    "FactDB",
     "Goal",
     "GoalSelection",
     "GoalVerdict",
     "GoapPlan",
-    "GoapProblem",
     "GoapSearch",
     "GoapStep",
+    "HtnCondition",
+    "HtnDomain",
+    "HtnPlan",
+    "HtnPlanner",
+    "HtnResult",
     "InterruptibleSearch",
     "Key",
+    "Method",
+    "Not",
+    "Or",
     "PlanDelivery",
     "PlanResult",
     "PlanningScheduler",
+    "Primitive",
+    "Query",
+    "Replan",
     "SearchStatus",
     "SearchTree",
     "SearchTreeNode",
     "Simulation",
     "StateValue",
-    "WorldState",
-    "answer_request",
-    "eq",
-    "find_plan",
-    "goap_tree_dict",
-    "goap_tree_dot",
-    "goap_tree_text",
-    "ne",
-    "plan_cooperatively",
-    "select_goal",
-    "simulate",
-]
-# HTN __all__ entries are added below this line
-__all__ += [
-    "And",
-    "Bind",
-    "Branch",
-    "BranchFailure",
-    "BranchNode",
-    "Call",
-    "Choice",
-    "ConstRef",
-    "DomainBuilder",
-    "Fact",
-    "FactDB",
-    "HtnBindings",
-    "HtnDomain",
-    "HtnPlan",
-    "HtnPlanner",
-    "HtnResult",
-    "Method",
-    "Not",
-    "Or",
-    "Primitive",
-    "Query",
-    "Replan",
     "Task",
     "TaskNode",
-    "Term",
-    "Value",
     "Var",
+    "WorldState",
+    "answer_request",
     "bind",
     "call",
     "choose_plan",
     "decomposition_tree",
+    "eq",
+    "find_plan",
     "format_domain",
+    "goap_tree_dict",
+    "goap_tree_dot",
+    "goap_tree_text",
     "htn_tree_dict",
     "htn_tree_text",
+    "load_domain",
     "load_domain_file",
+    "ne",
     "parse_domain",
-    "parse_term",
+    "plan_cooperatively",
     "query",
+    "select_goal",
+    "simulate",
     "task",
     "validate_domain",
 ]

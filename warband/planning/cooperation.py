@@ -25,21 +25,10 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from ..exceptions import PlanningError
-from .goap import (
-    Action,
-    ActionsLike,
-    GoalLike,
-    GoapPlan,
-    GoapSearch,
-    GoapStep,
-    Node,
-    build_tree,
-    find_plan,
-    regress,
-    simulate,
-    tree_entries,
-)
-from .goap_explain import SearchTree
+from .goap import Action, GoapPlan, GoapStep, Node
+from .goap_explain import SearchTree, build_tree, tree_entries
+from .goap_regression import regress
+from .goap_search import ActionsLike, GoalLike, GoapSearch, find_plan, simulate
 from .search import AStar, SearchStatus
 from .state import (
     NO_BINDINGS,

@@ -10,13 +10,13 @@ agent is asked to make hold) are marked apart. Searches record the tree only whe
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .state import Condition
-
-if TYPE_CHECKING:
-    from .goap import GoapStep
+from .goap import GoapStep, Node
+from .search import AStar
+from .state import Condition, WorldState, sorted_conditions
 
 
 @dataclass(frozen=True)
@@ -220,3 +220,76 @@ def goap_tree_dot(tree: SearchTree) -> str:
         lines.append(f"  n{node.parent} -> n{node.id} [{', '.join(attributes)}];")
     lines.append("}")
     return "\n".join(lines)
+
+
+# --- building the tree from a finished search ---
+
+
+def achieved_by(step: GoapStep, parent: Iterable[Condition]) -> tuple[Condition, ...]:
+    """The conditions of ``parent`` that ``step``'s effects satisfy."""
+    assigned = {effect.key: effect.value for effect in step.effects}
+    return sorted_conditions(c for c in parent if c.key in assigned and c.accepts(assigned[c.key]))
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One expanded node, as the tree builder needs it."""
+
+    node: Hashable
+    conditions: Node
+    parent: Hashable | None
+    step: GoapStep | None
+    g: float
+    h: float
+
+
+def build_tree(
+    goal: tuple[Condition, ...],
+    start: WorldState,
+    entries: Sequence[TreeEntry],
+    path: Sequence[Hashable],
+) -> SearchTree:
+    """Number the expanded nodes in expansion order and mark the ones on ``path``."""
+    ids = {entry.node: index for index, entry in enumerate(entries)}
+    conditions = {entry.node: entry.conditions for entry in entries}
+    on_path = set(path)
+    nodes = []
+    for index, entry in enumerate(entries):
+        parent_conditions = conditions.get(entry.parent, frozenset())
+        ordered = sorted_conditions(entry.conditions)
+        nodes.append(
+            SearchTreeNode(
+                id=index,
+                parent=None if entry.parent is None else ids[entry.parent],
+                step=entry.step,
+                achieved=achieved_by(entry.step, parent_conditions) if entry.step else (),
+                satisfied=tuple(c for c in ordered if c.holds(start)),
+                open=tuple(c for c in ordered if not c.holds(start)),
+                g=entry.g,
+                h=entry.h,
+                on_path=entry.node in on_path,
+            )
+        )
+    return SearchTree(goal=goal, nodes=tuple(nodes), path=tuple(ids[n] for n in path if n in ids))
+
+
+def tree_entries(
+    core: AStar[Any, GoapStep],
+    *,
+    conditions_of: Callable[[Any], Node] | None = None,
+    origins: Mapping[Any, tuple[Hashable, GoapStep]] | None = None,
+) -> list[TreeEntry]:
+    """The expanded nodes of ``core`` as tree entries, in expansion order.
+
+    ``conditions_of`` maps a node to its conditions when nodes are not plain condition sets;
+    ``origins`` gives a parent and edge for root nodes that continue another search's node.
+    """
+    entries = []
+    for node in core.expanded:
+        record = core.records[node]
+        parent, step = record.parent, record.edge
+        if parent is None and origins and node in origins:
+            parent, step = origins[node]
+        conditions = conditions_of(node) if conditions_of is not None else node
+        entries.append(TreeEntry(node, conditions, parent, step, record.g, record.h))
+    return entries

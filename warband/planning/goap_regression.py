@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..exceptions import PlanningError
+from .goap import Action, GoapStep, Node
 from .state import (
     NO_BINDINGS,
     Bindings,
@@ -24,47 +24,7 @@ from .state import (
     sorted_conditions,
     unify_key,
     unify_value,
-    value_text,
 )
-
-if TYPE_CHECKING:
-    from .goap import Action, Node
-
-
-@dataclass(frozen=True, slots=True)
-class GoapStep:
-    """One step of a plan: an action with its variable bindings, grounded, and its cost."""
-
-    action: Action
-    bindings: Bindings
-    preconditions: tuple[Condition, ...]
-    """The action's preconditions with the bindings substituted."""
-    effects: tuple[Effect, ...]
-    """The action's effects with the bindings substituted."""
-    cost: float
-
-    @property
-    def name(self) -> str:
-        """The action's name."""
-        return self.action.name
-
-    @property
-    def cooperation(self) -> bool:
-        """True for Boeda's cooperation action: another agent makes the effects hold."""
-        return self.action.cooperation
-
-    def __str__(self) -> str:
-        if self.cooperation:
-            asked = "; ".join(f"{e.key} == {value_text(e.value)}" for e in self.effects)
-            return f"{self.name}[{asked}]"
-        return f"{self.name}({self.bindings})" if self.bindings else self.name
-
-
-def _as_dict(state: WorldState) -> dict[Key, StateValue]:
-    """A fresh dict of ``state``'s values (without going through the Mapping mixins)."""
-    if isinstance(state, WorldState):
-        return dict(state._values)
-    return dict(state.items())
 
 
 class _Shape:
@@ -257,7 +217,7 @@ class Regression:
         self._goal = tuple(goal)
         self._index = _index_of(self.actions)
         # Read-only here, so the state's own dict serves (no copy per search).
-        self._start_values = start._values if isinstance(start, WorldState) else _as_dict(start)
+        self._start_values = start.to_dict()
         self._ground_cache: dict[tuple[Action, Bindings], tuple[_Ground, ...]] = {}
         self._scale = self._index.scale
         self._span = self._index.span
@@ -271,7 +231,7 @@ class Regression:
         pairs += [(c.key.name, c.value) for c in self._goal]
         return _sorted_values(pairs + self._index.mentioned)
 
-    def _root(self, goal: tuple[Condition, ...]) -> Node:
+    def root(self, goal: tuple[Condition, ...]) -> Node:
         """:func:`root_node` of ``goal``, worked out once per goal and action set, with the
         conditions shared with the rest of the search space (see :meth:`_ActionIndex.intern`).
         """

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from ..exceptions import PlanningError
 from .cooperation import CooperativePlanning
-from .goap import PlanResult
+from .goap_search import PlanResult
 from .search import SearchStatus
 
 

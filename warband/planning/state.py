@@ -330,6 +330,10 @@ class WorldState(Mapping[Key, StateValue]):
         """The value of ``key`` (text form accepted), or None when the state does not set it."""
         return self._values.get(as_key(key))
 
+    def to_dict(self) -> dict[Key, StateValue]:
+        """A fresh dict of the values, for code that replays many small updates."""
+        return dict(self._values)
+
     def updated(self, changes: ValuesLike) -> WorldState:
         """A new state with ``changes`` applied on top of this one."""
         merged: dict[Key, StateValue] = dict(self._values)

@@ -20,7 +20,8 @@ import random
 from typing import NamedTuple
 
 from ...exceptions import PlanningError
-from ..facts import Fact, FactDB
+from ...values import Fact
+from ..facts import FactDB
 from ..htn import And, DomainBuilder, HtnDomain, Not, Task, call, query, task
 
 ROOT = Task("move_blocks")
@@ -216,7 +217,7 @@ def problem(n_blocks: int, seed: int) -> BlocksProblem:
         if goal[block] is None:
             facts.assert_fact("goal_on_table", block)
         else:
-            facts.assert_fact("goal_on", block, goal[block])  # type: ignore[arg-type]
+            facts.assert_fact("goal_on", block, goal[block])
     return BlocksProblem(domain(), facts, ROOT, 2 * len(moved))
 
 

@@ -28,8 +28,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...exceptions import PlanningError
-from ..goap import Action, Brain, CheckFunction, Goal, GoapProblem
+from ..goap import Action, Brain, CheckFunction, Goal
 from ..state import Bindings, StateValue, WorldState, eq
+from .problem import GoapProblem
 
 KINDS = ("soldier", "assassin", "rat")
 """The character kinds Orkin compares, all with the same goal set."""

@@ -22,8 +22,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...exceptions import PlanningError
-from ..goap import Action, Brain, Goal, GoapProblem
+from ..goap import Action, Brain, Goal
 from ..state import Bindings, WorldState
+from .problem import GoapProblem
 
 PIRATE = "pirate"
 """The pirate's entity id, the subject of his own properties."""

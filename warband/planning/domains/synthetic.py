@@ -27,8 +27,9 @@ import random
 from collections.abc import Callable
 
 from ...exceptions import PlanningError
-from ..goap import Action, Brain, Goal, GoapProblem
+from ..goap import Action, Brain, Goal
 from ..state import WorldState
+from .problem import GoapProblem
 
 DISTRACTOR_KINDS = ("pricier", "dead_end", "clobber", "shortcut", "detour")
 """The kinds of distracting actions drawn for each stage."""
