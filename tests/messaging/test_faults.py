@@ -70,6 +70,9 @@ class Harness:
         await self.raw.send(frame)
 
 
+REGISTER = {"type": "_Register", "sender": "intruder", "recipient": "broker", "id": "intruder:c1"}
+
+
 @pytest.fixture
 async def harness() -> AsyncIterator[Harness]:
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
@@ -86,16 +89,7 @@ async def harness() -> AsyncIterator[Harness]:
         raw.connect(broker.bound_endpoint)
         h = Harness(raw_context, collector)
         h.raw = raw
-        await h.send(
-            msgpack.packb(
-                {
-                    "type": "_Register",
-                    "sender": "intruder",
-                    "recipient": "broker",
-                    "id": "intruder:c1",
-                }
-            )
-        )
+        await h.send(msgpack.packb(REGISTER))
         await asyncio.wait_for(raw.recv(), timeout=10)  # _Registered
         try:
             yield h
@@ -205,6 +199,9 @@ async def test_a_full_mailbox_pauses_reading_without_losing_or_reordering_messag
             raw.setsockopt(zmq.LINGER, 0)
             raw.connect(broker.bound_endpoint)
             try:
+                raw.send(msgpack.packb(REGISTER))
+                raw.setsockopt(zmq.RCVTIMEO, 10_000)
+                raw.recv()  # _Registered
                 harness = Harness(zmq.asyncio.Context.shadow(context), actor)
                 for number in range(40):
                     raw.send(harness.good_frame(f"t{number}"))

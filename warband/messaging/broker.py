@@ -101,6 +101,7 @@ class Broker:
         self.first_frame_timeout = first_frame_timeout
         """Seconds a TCP or IPC connection may stay silent before it is closed as refused."""
         self._watch: RouterWatch | None = None
+        self._last_frame: zmq.Frame | None = None
         self.stats = BrokerStats()
         self._context = context or zmq.Context.instance()
         self._codec = codec or Codec()
@@ -210,14 +211,14 @@ class Broker:
         handled = 0
         while not stopped():
             try:
-                if watch.pending:
-                    frames = _receive_message_noting_link(router, watch)
-                else:
-                    frames = _receive_message(router)
+                frames, last = _receive_message(router)
             except zmq.Again:
                 self._check_liveness(router)
                 self._check_links(router, watch)
                 continue
+            if watch.pending:
+                watch.heard(last, frames[0])
+            self._last_frame = last
             self._handle(router, frames)
             handled += 1
             if handled & 1023 == 0:
@@ -230,7 +231,13 @@ class Broker:
         peer = frames[0].decode("utf-8", "replace")
         if frames[0][:1] == b"\x00":
             # libzmq's own id for a connection that set none: it names no agent.
-            self._reject(router, frames[0], f"0x{frames[0].hex()}", _NO_ROUTING_ID)
+            self._reject(
+                router,
+                frames[0],
+                f"0x{frames[0].hex()}",
+                _NO_ROUTING_ID,
+                self._codec.salvage_envelope(frames[1]),
+            )
             return
         if len(frames) != 2:
             self._reject(
@@ -238,7 +245,7 @@ class Broker:
                 frames[0],
                 peer,
                 f"expected 1 payload frame, got {len(frames) - 1}",
-                self._codec.salvage_envelope(frames[-1]),
+                self._codec.salvage_envelope(frames[1]),
             )
             return
         payload = frames[1]
@@ -291,6 +298,8 @@ class Broker:
             self._register(router, peer, message)
 
     def _register(self, router: zmq.Socket[bytes], peer: str, message: _Register) -> None:
+        if self._watch is not None and self._last_frame is not None:
+            self._watch.heard(self._last_frame, peer.encode())
         if message.lockstep and peer in self._groups[ALL_GROUP]:
             # A lockstep actor changing its groups during tick N: every broadcast of tick N
             # was sent before the clock's Tick N+1 reached us (each actor's TickDone follows
@@ -495,25 +504,15 @@ class Broker:
 # (an RCVMORE query per frame, enum arithmetic per send); the broker does the two by hand.
 
 
-def _receive_message(router: zmq.Socket[bytes]) -> list[bytes]:
-    """Every frame of the next message, the peer's routing id first; zmq.Again on timeout."""
+def _receive_message(router: zmq.Socket[bytes]) -> tuple[list[bytes], zmq.Frame]:
+    """Every frame of the next message, the peer's routing id first, and the last frame as
+    received (its properties tell the connection it came over); zmq.Again on timeout."""
     frame = router.recv(copy=False)
     frames = [frame.bytes]
     while frame.more:
         frame = router.recv(copy=False)
         frames.append(frame.bytes)
-    return frames
-
-
-def _receive_message_noting_link(router: zmq.Socket[bytes], watch: RouterWatch) -> list[bytes]:
-    """Like _receive_message, and tells ``watch`` which connection the message came over."""
-    frame = router.recv(copy=False)
-    frames = [frame.bytes]
-    while frame.more:
-        frame = router.recv(copy=False)
-        frames.append(frame.bytes)
-    watch.heard(frame, frames[0])
-    return frames
+    return frames, frame
 
 
 def _send_to(router: zmq.Socket[bytes], target: str, payload: bytes) -> None:

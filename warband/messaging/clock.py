@@ -308,6 +308,18 @@ class Clock(Actor):
             missing=sorted(set(self.participants) - set(self._stats)),
         )
 
+    def _refusal(self, message: Message) -> str | None:
+        # A tick's end, a finish request and final stats count only from participants. _Ready
+        # is how an agent joins, so any registered agent may send it (the broker refuses
+        # frames from peers that never registered).
+        if isinstance(message, TickDone | _FinishRun | _Stats):
+            if message.sender in self.participants:
+                return None
+            return f"{type(message).__name__} is taken only from the run's participants"
+        if isinstance(message, _Ready):
+            return None
+        return super()._refusal(message)
+
     async def _handle_immediate(self, message: Message) -> None:
         if isinstance(message, TickDone):
             self._tick_done(message)

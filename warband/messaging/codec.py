@@ -30,6 +30,16 @@ class Envelope(msgspec.Struct, frozen=True):
     tick: int = 0
 
 
+class _LooseEnvelope(msgspec.Struct):
+    """The envelope keys with any value, so one key of the wrong type spoils no other."""
+
+    type: Any = ""
+    sender: Any = ""
+    recipient: Any = ""
+    id: Any = ""
+    tick: Any = 0
+
+
 class Codec:
     """Turns messages into frames and frames into validated messages."""
 
@@ -38,6 +48,7 @@ class Codec:
         self._encoder = msgspec.msgpack.Encoder()
         self._decoder: msgspec.msgpack.Decoder[Any] = msgspec.msgpack.Decoder(type=_message_union())
         self._envelope_decoder = msgspec.msgpack.Decoder(type=Envelope)
+        self._loose_decoder = msgspec.msgpack.Decoder(type=_LooseEnvelope)
 
     def encode(self, message: Message) -> bytes:
         """Return the MessagePack bytes of ``message``."""
@@ -67,6 +78,26 @@ class Codec:
             raise ProtocolError(_unknown_type(envelope.type))
         return envelope
 
+    def salvage_envelope(self, frame: bytes) -> Envelope | None:
+        """The envelope keys of a rejected frame that can still be read, or None.
+
+        For notices about frames that failed :meth:`decode_envelope` (unknown type, a key of
+        the wrong type, part of a multipart message, over the size limit): each key of the
+        right type is kept, the others read as their defaults, so the notice can name the
+        frame's ``id``. None when the frame is not a MessagePack map at all.
+        """
+        try:
+            loose = self._loose_decoder.decode(frame)
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
+            return None
+        return Envelope(
+            type=_text(loose.type),
+            sender=_text(loose.sender),
+            recipient=_text(loose.recipient),
+            id=_text(loose.id),
+            tick=loose.tick if type(loose.tick) is int else 0,
+        )
+
     def _check_size(self, frame: bytes) -> None:
         if len(frame) > self.max_frame_bytes:
             raise ProtocolError(
@@ -92,6 +123,10 @@ def _explain_validation_error(frame: bytes, error: msgspec.ValidationError) -> s
             return _unknown_type(raw["type"])
         return f"message has no 'type' key; known types: {_KNOWN_TYPES}"
     return f"wrong shape: {text}"
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _unknown_type(type_name: object) -> str:

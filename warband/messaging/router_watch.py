@@ -1,0 +1,154 @@
+"""What the broker can learn about the connections behind its ROUTER socket.
+
+The broker routes by ZeroMQ routing id and keeps ``ROUTER_HANDOVER`` off, so a second connection
+that claims the routing id of a connected agent never gets that agent's route: libzmq keeps it
+"anonymous" and silently drops whatever it sends (for as long as it stays connected, even after
+the first connection is gone). libzmq tells the socket nothing about such a connection, and
+``ROUTER_NOTIFY``, which would, exists only in libzmq's draft API that pyzmq's wheels leave out.
+
+What a stable libzmq does give: a socket monitor reports every TCP or IPC connection the ROUTER
+accepts or loses, with its file descriptor, and each received frame tells the descriptor it came
+from (``ZMQ_SRCFD``). :class:`RouterWatch` joins the two. A connection whose frames never reach
+the broker within ``first_frame_timeout`` seconds of being accepted is, for a client that follows
+PROTOCOL.md (its first frame is ``_Register``), one that claims a taken routing id; the watch
+hands it to the broker, which logs it and closes it. In-process (``inproc://``) connections are
+not monitored: they do not cross a process boundary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import time
+from dataclasses import dataclass
+
+import zmq
+from zmq.utils.monitor import parse_monitor_message
+
+_EVENTS = int(zmq.EVENT_ACCEPTED) | int(zmq.EVENT_DISCONNECTED)
+_SRCFD = int(zmq.SRCFD)
+
+
+@dataclass
+class Link:
+    """One accepted connection: its descriptor, the peer's address, and who spoke on it."""
+
+    fd: int
+    address: str
+    accepted: float
+    routing_id: bytes | None = None
+    """The routing id of its first frame; None while nothing has arrived from it."""
+
+
+class RouterWatch:
+    """Follows the ROUTER's connections through a socket monitor (see the module docstring)."""
+
+    def __init__(self, router: zmq.Socket[bytes], *, first_frame_timeout: float) -> None:
+        self.first_frame_timeout = first_frame_timeout
+        self._router = router
+        self._monitor = router.get_monitor_socket(_EVENTS)
+        self._links: dict[int, Link] = {}
+        self._unheard: dict[int, Link] = {}
+        # Frames can arrive before the monitor's event for their connection is read.
+        self._heard_early: dict[int, bytes] = {}
+
+    @property
+    def pending(self) -> bool:
+        """True while some accepted connection has not been heard from: read frames' fds then."""
+        return bool(self._unheard)
+
+    def heard(self, frame: zmq.Frame, routing_id: bytes) -> None:
+        """Note that ``frame`` (received from ``routing_id``) came over its connection.
+
+        The broker calls this for every frame while :attr:`pending`, and for every ``_Register``.
+        """
+        try:
+            fd = frame.get(_SRCFD)
+        except zmq.ZMQError:
+            return  # inproc: no descriptor
+        if not isinstance(fd, int):
+            return
+        link = self._unheard.pop(fd, None)
+        if link is not None:
+            link.routing_id = routing_id
+            return
+        known = self._links.get(fd)
+        if known is None or known.routing_id != routing_id:
+            # Its connection's event is still in the monitor's queue (and the descriptor
+            # may still name a closed connection there, whose event comes first).
+            self._heard_early[fd] = routing_id
+
+    def address_of(self, routing_id: bytes) -> str | None:
+        """The address of the connection ``routing_id`` speaks over, when known."""
+        for link in self._links.values():
+            if link.routing_id == routing_id:
+                return link.address
+        return None
+
+    def poll(self) -> tuple[list[Link], list[Link]]:
+        """Read the monitor; return (connections that closed, connections silent for too long).
+
+        The silent ones are forgotten here: the caller reports and closes them.
+        """
+        closed: list[Link] = []
+        while self._monitor.poll(0):
+            event = parse_monitor_message(self._monitor.recv_multipart())
+            fd = int(event["value"])
+            if event["event"] == zmq.EVENT_ACCEPTED:
+                link = Link(fd, _peer_address(fd), time.monotonic())
+                self._links[fd] = link
+                link.routing_id = self._heard_early.pop(fd, None)
+                if link.routing_id is None:
+                    self._unheard[fd] = link
+            elif event["event"] == zmq.EVENT_DISCONNECTED:
+                self._unheard.pop(fd, None)
+                gone = self._links.pop(fd, None)
+                if gone is not None:
+                    closed.append(gone)
+        deadline = time.monotonic() - self.first_frame_timeout
+        silent = [link for link in self._unheard.values() if link.accepted <= deadline]
+        for link in silent:
+            del self._unheard[link.fd]
+            del self._links[link.fd]
+        return closed, silent
+
+    def close_link(self, link: Link) -> bool:
+        """Shut the connection down under libzmq, which then drops it as if the peer had left.
+
+        Checked against the address first, so a descriptor reused since is never touched.
+        Returns False when the connection was already gone.
+        """
+        try:
+            duplicate = socket.socket(fileno=os.dup(link.fd))
+        except OSError:
+            return False
+        with duplicate:
+            try:
+                if _format_address(duplicate.getpeername()) != link.address:
+                    return False
+                duplicate.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                return False
+        return True
+
+    def close(self) -> None:
+        """Stop monitoring (call before closing the ROUTER)."""
+        with contextlib.suppress(zmq.ZMQError):
+            self._router.disable_monitor()
+        self._monitor.close(linger=0)
+
+
+def _peer_address(fd: int) -> str:
+    try:
+        with socket.socket(fileno=os.dup(fd)) as duplicate:
+            return _format_address(duplicate.getpeername())
+    except OSError:
+        return "unknown"
+
+
+def _format_address(address: object) -> str:
+    if isinstance(address, tuple) and len(address) >= 2:
+        host, port = address[0], address[1]
+        return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
+    return str(address) or "local"
