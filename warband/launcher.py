@@ -287,7 +287,7 @@ def run_in_processes(
             if signals.received is None:
                 raise
         finally:
-            supervisor.stop_all()
+            supervisor.stop_all(last=("broker",))
             _remove_ipc_socket(endpoint)
     pids = {name: managed.pids for name, managed in supervisor.processes.items()}
     if result is None and signals.received is not None:
@@ -361,9 +361,7 @@ def interrupted_report(
 ) -> RunReport:
     """The summary of a run that a signal ended before its clock had a result."""
     reason = f"interrupted by {signal_name(signum)}"
-    return failed_report(
-        scenario, params, options, reason, started, processes=processes, pids=pids
-    )
+    return failed_report(scenario, params, options, reason, started, processes=processes, pids=pids)
 
 
 def failed_report(
