@@ -265,3 +265,38 @@ def test_a_signal_ends_a_one_process_run_cleanly(
     assert f"warband: interrupted by {signal.Signals(signum).name}" in text
     _assert_no_traceback(text)
     assert False is last_json_line(stdout.read_text())["completed"]
+
+
+def test_the_supervisor_puts_its_children_in_one_group_and_kills_one_that_ignores_sigterm(
+    tmp_path: Path,
+) -> None:
+    from warband.messaging.supervisor import Supervisor
+
+    stubborn = (
+        "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "open(sys.argv[1], 'w').close(); time.sleep(600)"
+    )
+    supervisor = Supervisor()
+    try:
+        first = supervisor.start("first", [sys.executable, "-c", stubborn, str(tmp_path / "a")])
+        second = supervisor.start("second", [sys.executable, "-c", stubborn, str(tmp_path / "b")])
+        _wait_until(
+            lambda: (tmp_path / "a").exists() and (tmp_path / "b").exists(),
+            STARTUP_S,
+            "both children to ignore SIGTERM",
+        )
+        groups = {os.getpgid(first.process.pid), os.getpgid(second.process.pid)}
+        assert {first.process.pid} == groups
+        assert os.getpgrp() not in groups
+
+        supervisor.stop_all(grace=0.5)
+
+        assert (-signal.SIGKILL, -signal.SIGKILL) == (
+            first.process.returncode,
+            second.process.returncode,
+        )
+    finally:
+        for managed in supervisor.processes.values():
+            if managed.process.poll() is None:
+                managed.process.kill()
+            managed.process.wait()

@@ -178,6 +178,9 @@ class Clock(Actor):
         for tick in range(1, self.max_ticks + 1):
             if self._finish_reason is not None:
                 break
+            # A tick nobody is waited for (every participant left) awaits nothing: yield once
+            # a tick so the loop still reads frames and signals (SIGTERM must stop the clock).
+            await asyncio.sleep(0)
             await self._run_one_tick(tick)
             completed = tick
             if self._on_tick_complete is not None:

@@ -184,15 +184,27 @@ class Supervisor:
         self.check()
         return running
 
-    def stop_all(self, grace: float = 2.0) -> None:
+    def stop_all(self, grace: float = 1.5, *, last: tuple[str, ...] = ()) -> None:
         """Terminate every process still running, kill it after ``grace`` s, and reap it.
 
-        SIGTERM goes to each child and to the run's process group (which catches anything a
-        child started); whatever is alive after ``grace`` s gets SIGKILL the same way.
+        SIGTERM goes to each child; whatever is alive after ``grace`` s gets SIGKILL. The
+        processes named in ``last`` (the broker) are stopped only once the others are gone, so
+        what those send as they stop (an agent's leave notice) still reaches its recipient. The
+        last step signals the run's process group too, which catches anything a child started.
+        At most two steps: everything is reaped within about ``2 * grace`` s.
         """
         self.stop_restarting()
         running = [m for m in self.processes.values() if m.process.poll() is None]
-        self._signal_all(running, signal.SIGTERM)
+        then = [m for m in running if m.name in last]
+        if then:
+            self._terminate([m for m in running if m.name not in last], grace, groups=False)
+            running = [m for m in then if m.process.poll() is None]
+        self._terminate(running, grace, groups=True)
+
+    def _terminate(self, running: list[ManagedProcess], grace: float, *, groups: bool) -> None:
+        if not running:
+            return
+        self._signal_all(running, signal.SIGTERM, groups=groups)
         deadline = time.monotonic() + grace
         survivors = []
         for managed in running:
@@ -200,15 +212,17 @@ class Supervisor:
                 managed.process.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 survivors.append(managed)
-        self._signal_all(survivors, signal.SIGKILL)
+        self._signal_all(survivors, signal.SIGKILL, groups=groups)
         for managed in survivors:
             managed.process.wait()
             self._log.warning("process.killed", process=managed.name, pid=managed.process.pid)
 
-    def _signal_all(self, running: list[ManagedProcess], signum: int) -> None:
+    def _signal_all(self, running: list[ManagedProcess], signum: int, *, groups: bool) -> None:
         for managed in running:
             with contextlib.suppress(ProcessLookupError):
                 managed.process.send_signal(signum)
+        if not groups:
+            return
         # A group id cannot be reused while a member exists, and an unreaped child is one: only
         # groups with such a member are signalled, never a stranger's.
         live_groups = {self._group_of.get(m.process.pid) for m in running}
