@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import zmq
 
@@ -23,9 +24,9 @@ class Listener(Actor):
         self.reply(request, TalkReply(accepted=True, reason=f"hello {request.sender}"))
 
 
-async def test_a_client_that_imports_nothing_from_warband_gets_its_talk_reply() -> None:
+async def talk_from_a_raw_client(listener: Actor) -> dict[str, Any]:
+    """Run raw_client.py against ``listener``; return the reply it printed."""
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    listener = Listener("listener")
     try:
         with running_broker("tcp://127.0.0.1:*", context=context) as broker:
             task = asyncio.create_task(
@@ -37,7 +38,7 @@ async def test_a_client_that_imports_nothing_from_warband_gets_its_talk_reply() 
                     sys.executable,
                     str(RAW_CLIENT),
                     broker.bound_endpoint,
-                    "listener",
+                    listener.id,
                     stdout=asyncio.subprocess.PIPE,
                 )
                 try:
@@ -52,9 +53,14 @@ async def test_a_client_that_imports_nothing_from_warband_gets_its_talk_reply() 
     finally:
         context.term()
     assert client.returncode == 0
-    output = json.loads(stdout.decode().strip().splitlines()[-1])
+    output: dict[str, Any] = json.loads(stdout.decode().strip().splitlines()[-1])
     assert output["warband_imported"] is False
-    reply = output["reply"]
+    reply: dict[str, Any] = output["reply"]
+    return reply
+
+
+async def test_a_client_that_imports_nothing_from_warband_gets_its_talk_reply() -> None:
+    reply = await talk_from_a_raw_client(Listener("listener"))
     assert (reply["type"], reply["accepted"], reply["reason"]) == ("TalkReply", True, "hello probe")
     assert (
         reply["sender"],
@@ -62,3 +68,17 @@ async def test_a_client_that_imports_nothing_from_warband_gets_its_talk_reply() 
         reply["reply_to"],
         reply["conversation"],
     ) == ("listener", "probe", "probe:1", "probe:1")
+
+
+class Deaf(Actor):
+    """Has no handler at all."""
+
+
+async def test_a_talk_nobody_handles_is_refused_not_left_to_time_out() -> None:
+    reply = await talk_from_a_raw_client(Deaf("deaf"))
+    assert ("TalkReply", False, "not handled") == (
+        reply["type"],
+        reply["accepted"],
+        reply["reason"],
+    )
+    assert ("probe:1", "probe:1") == (reply["reply_to"], reply["conversation"])

@@ -18,17 +18,19 @@ import pytest
 import structlog
 import zmq
 
-from warband.exceptions import DeliveryError, RequestTimeout
+from warband.exceptions import DeliveryError, ProtocolError, RequestTimeout
 from warband.messaging import (
     Actor,
     Message,
     Order,
     RequestTalk,
     StatusReport,
+    ThreatReport,
     handles,
 )
 from warband.messaging.broker import Broker
 from warband.messaging.clock import Clock
+from warband.messaging.codec import Codec
 from warband.testing import run_actors, running_broker
 
 Context = zmq.Context[zmq.Socket[bytes]]
@@ -429,3 +431,27 @@ async def test_a_rejection_notice_names_the_id_the_frame_carried(
         notice = await receive(intruder)
     assert ("_Undeliverable", "intruder:9") == (notice["type"], notice["message_id"])
     assert notice["reason"].startswith("rejected by broker: ")
+
+
+async def test_sender_and_recipient_are_required(context: Context) -> None:
+    with (
+        running_broker(context=context) as broker,
+        raw_dealer(context, broker.bound_endpoint, b"intruder") as intruder,
+    ):
+        register(intruder, "intruder")
+        intruder.send(msgpack.packb({"type": "Order", "recipient": "intruder", "id": "i:1"}))
+        no_sender = await receive(intruder)
+        intruder.send(msgpack.packb({"type": "Order", "sender": "intruder", "id": "i:2"}))
+        no_recipient = await receive(intruder)
+    assert ("i:1", "i:2") == (no_sender["message_id"], no_recipient["message_id"])
+    assert "sender field '' does not match the connection's id 'intruder'" in no_sender["reason"]
+    assert "no agent '' is connected" == no_recipient["reason"]
+
+
+def test_a_float_field_accepts_an_integer_and_an_int_field_refuses_a_float() -> None:
+    codec = Codec()
+    report = codec.decode(msgpack.packb({"type": "ThreatReport", "threat": "bot-7", "level": 1}))
+    assert isinstance(report, ThreatReport)
+    assert (1.0, float) == (report.level, type(report.level))
+    with pytest.raises(ProtocolError, match="Expected `int`, got `float`"):
+        codec.decode(msgpack.packb({"type": "Order", "task": "hold", "priority": 1.5}))
