@@ -131,6 +131,7 @@ class Clock(Actor):
         self._last_heartbeat: dict[str, float] = {}
         self._driver: asyncio.Task[None] | None = None
         self._started = False
+        self._shutting_down = False
         self._departed: dict[str, str] = {}
         self._departure_policy = departure_policy
         self._ended_by_departure = False
@@ -171,7 +172,9 @@ class Clock(Actor):
 
     async def _drive(self) -> None:
         await self._wait_for_participants()
-        self._started = True
+        # The ticks begin unless the wait ended the run (participants never connected, or one
+        # left before the start and the departure policy said the run cannot go on).
+        self._started = self._finish_reason is None
         self.log.info("run.start", participants=self.participants, mode=self.mode)
         await self.before_ticks()
         completed = 0
@@ -265,8 +268,7 @@ class Clock(Actor):
         if not self._waiting:
             self._tick_complete.set()
         self._check_ready()
-        if set(self.participants) <= set(self._stats):
-            self._stats_complete.set()
+        self._check_stats()
         verdict = self._departure_policy(agent, notice.reason) if self._departure_policy else None
         if verdict is not None and self._finish_reason is None:
             self._ended_by_departure = True
@@ -274,12 +276,13 @@ class Clock(Actor):
             self.log.error("run.cannot_go_on", peer=agent, reason=verdict)
 
     async def _shut_down(self, reason: str) -> None:
+        self._shutting_down = True
         for participant in self.participants:
             self.send(_Shutdown(recipient=participant, reason=reason))
-        if not self.participants:
-            return
+        self._check_stats()
         try:
-            await asyncio.wait_for(self._stats_complete.wait(), self.shutdown_timeout)
+            async with asyncio.timeout(self.shutdown_timeout):  # see _wait_for_participants
+                await self._stats_complete.wait()
         except TimeoutError:
             self.log.error(
                 "run.stats_missing", missing=sorted(set(self.participants) - set(self._stats))
@@ -334,8 +337,7 @@ class Clock(Actor):
                 self.log.info("run.finish_requested", by=message.sender, reason=message.reason)
         elif isinstance(message, _Stats):
             self._stats[message.sender] = message
-            if set(self.participants) <= set(self._stats):
-                self._stats_complete.set()
+            self._check_stats()
         elif isinstance(message, Heartbeat):
             self._last_heartbeat[message.sender] = asyncio.get_running_loop().time()
         else:
@@ -363,6 +365,11 @@ class Clock(Actor):
                 self._tick_complete.set()
         self._ready.add(agent)
         self._check_ready()
+
+    def _check_stats(self) -> None:
+        # Only participants that ever announced themselves can answer a _Shutdown.
+        if self._shutting_down and set(self.participants) & self._ready <= set(self._stats):
+            self._stats_complete.set()
 
     def _check_ready(self) -> None:
         if set(self.participants) <= self._ready:
