@@ -8,6 +8,7 @@ The processes of a run are found in /proc (the launcher's children share one pro
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import signal
@@ -300,3 +301,52 @@ def test_the_supervisor_puts_its_children_in_one_group_and_kills_one_that_ignore
             if managed.process.poll() is None:
                 managed.process.kill()
             managed.process.wait()
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """True once process ``pid`` has a handler for ``signum`` (its SigCgt mask in /proc)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) & (1 << (signum - 1)))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signal_stops_a_standalone_agent_and_broker_cleanly(
+    run_tmp: Path, tmp_path: Path, signum: int
+) -> None:
+    endpoint = f"ipc://{run_tmp / 'broker.sock'}"
+    command = [sys.executable, "-m", "warband"]
+    errors = {name: tmp_path / f"{name}.err" for name in ("broker", "agent")}
+    processes: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        with errors["broker"].open("wb") as err:
+            processes["broker"] = subprocess.Popen(
+                [*command, "broker", "--bind", endpoint], cwd=REPO, stderr=err
+            )
+        with errors["agent"].open("wb") as err:
+            processes["agent"] = subprocess.Popen(
+                [*command, "agent", "--connect", endpoint, "--scenario", ENDLESS, "--id", "bot-1"],
+                cwd=REPO,
+                stderr=err,
+            )
+        # SIGHUP is the last of the three handlers each installs (Python catches SIGINT anyway).
+        for name, process in processes.items():
+            ready = functools.partial(_catches, process.pid, signal.SIGHUP)
+            _wait_until(ready, STARTUP_S, f"{name} to handle signals")
+
+        for process in (processes["agent"], processes["broker"]):
+            process.send_signal(signum)
+            process.wait(timeout=3 * CONTRACT_S)
+    finally:
+        for process in processes.values():
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+
+    assert (128 + signum, 0) == (processes["agent"].returncode, processes["broker"].returncode)
+    for file in errors.values():
+        _assert_no_traceback(file.read_text())
+    assert [] == sorted(p.name for p in run_tmp.iterdir())

@@ -364,17 +364,24 @@ def _broker(args: argparse.Namespace) -> int:
     watch_parent()
     _check_log_dir(args.log)
     configure_logging(args.log, "broker")
-    broker = Broker(args.bind)
+    import zmq
+
+    # Its own context, terminated at the end: frames still queued go out (up to the linger).
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    broker = Broker(args.bind, context=context)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         broker.stop(timeout=0)  # only asks: the loop below waits for the routing thread
 
     for signum in STOP_SIGNALS:
         signal.signal(signum, stop)
-    broker.start()
-    print(f"warband broker routing on {broker.bound_endpoint}", file=sys.stderr, flush=True)
-    while broker.is_running():
-        broker.join(0.5)
+    try:
+        broker.start()
+        print(f"warband broker routing on {broker.bound_endpoint}", file=sys.stderr, flush=True)
+        while broker.is_running():
+            broker.join(0.5)
+    finally:
+        context.term()
     return 0
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import stat
 import sys
 import tempfile
 import time
@@ -26,7 +25,7 @@ from .exceptions import ConfigurationError, WarbandError
 from .interrupts import Interrupted, SignalFlag, run_until_signalled, signal_name, stop_on_signal
 from .messaging import event_loop
 from .messaging.actor import DEFAULT_CLOCK_ID, Actor, Mode
-from .messaging.broker import Broker
+from .messaging.broker import Broker, remove_ipc_socket_file
 from .messaging.clock import Clock, DeparturePolicy, RunResult
 from .messaging.supervisor import Supervisor
 from .messaging.tracing import get_logger
@@ -288,7 +287,7 @@ def run_in_processes(
                 raise
         finally:
             supervisor.stop_all(last=("broker",))
-            _remove_ipc_socket(endpoint)
+            remove_ipc_socket_file(endpoint)  # left behind if the broker was killed
     pids = {name: managed.pids for name, managed in supervisor.processes.items()}
     if result is None and signals.received is not None:
         report = interrupted_report(
@@ -323,18 +322,6 @@ def _supervise_until_clock_exits(
             if ended.returncode not in (0, None) and progress is not None:
                 progress(f"{ended.name} failed with code {ended.returncode} and stays down")
         time.sleep(0.05)
-
-
-def _remove_ipc_socket(endpoint: str) -> None:
-    """Remove the socket file of an ``ipc://`` endpoint that a killed broker left behind."""
-    if not endpoint.startswith("ipc://"):
-        return
-    path = Path(endpoint.removeprefix("ipc://"))
-    try:
-        if stat.S_ISSOCK(path.stat().st_mode):
-            path.unlink()
-    except OSError:
-        pass  # gone already: the broker removed it when it closed
 
 
 class RunInterrupted(Interrupted):

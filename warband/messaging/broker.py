@@ -14,10 +14,13 @@ The routing loop is blocking pyzmq in a thread (in-process runs) or in its own p
 
 from __future__ import annotations
 
+import contextlib
+import stat
 import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import msgspec
 import zmq
@@ -194,6 +197,7 @@ class Broker:
         finally:
             self._watch.close()
             router.close(linger=1000)
+            remove_ipc_socket_file(self.bound_endpoint)
             self._log.info(
                 "broker.stop",
                 routed=self.stats.routed,
@@ -502,6 +506,20 @@ class Broker:
 
 # pyzmq's recv_multipart and send_multipart cost about as much again as the routing itself
 # (an RCVMORE query per frame, enum arithmetic per send); the broker does the two by hand.
+
+
+def remove_ipc_socket_file(endpoint: str) -> None:
+    """Remove the socket file of an ``ipc://`` endpoint (ZeroMQ 4.3 leaves it behind).
+
+    Call it once the broker bound there is gone: after :meth:`Broker.serve` returned (it calls
+    this itself) or after its process was killed. Anything but a socket file is left alone.
+    """
+    if not endpoint.startswith("ipc://") or endpoint.startswith("ipc://@"):
+        return  # not ipc, or Linux's abstract namespace: no file
+    path = Path(endpoint.removeprefix("ipc://"))
+    with contextlib.suppress(OSError):  # gone already
+        if stat.S_ISSOCK(path.stat().st_mode):
+            path.unlink()
 
 
 def _receive_message(router: zmq.Socket[bytes]) -> tuple[list[bytes], zmq.Frame]:
