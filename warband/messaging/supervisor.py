@@ -107,6 +107,8 @@ class ManagedProcess:
 class Supervisor:
     """Starts named processes and keeps restartable ones alive until told the run is over.
 
+    Its log events name a child's pid ``child_pid``: ``pid`` is the logging process's own.
+
     Use it from a thread that lives as long as its processes (the main thread): Linux sends a
     child its parent-death signal when the thread that started it ends.
     """
@@ -131,7 +133,7 @@ class Supervisor:
         process = self._spawn(argv, incarnation=0)
         managed = ManagedProcess(name, argv, restartable, process, pids=[process.pid])
         self.processes[name] = managed
-        self._log.info("process.start", process=name, pid=process.pid)
+        self._log.info("process.start", process=name, child_pid=process.pid)
         return managed
 
     def check(self) -> list[ManagedProcess]:
@@ -215,7 +217,7 @@ class Supervisor:
         self._signal_all(survivors, signal.SIGKILL, groups=groups)
         for managed in survivors:
             managed.process.wait()
-            self._log.warning("process.killed", process=managed.name, pid=managed.process.pid)
+            self._log.warning("process.killed", process=managed.name, child_pid=managed.process.pid)
 
     def _signal_all(self, running: list[ManagedProcess], signum: int, *, groups: bool) -> None:
         for managed in running:
@@ -242,7 +244,7 @@ class Supervisor:
             process=managed.name,
             code=code,
             old_pid=old_pid,
-            pid=managed.process.pid,
+            child_pid=managed.process.pid,
             restarts=managed.restarts,
         )
 
