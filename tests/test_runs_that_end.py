@@ -74,6 +74,21 @@ def test_an_agent_that_fails_in_on_start_every_time_is_given_up_on_quickly(
     assert 0 == report["tick_timeouts"]
 
 
+@pytest.mark.processes
+def test_a_process_that_keeps_dying_is_given_up_on_after_its_restarts_and_a_short_grace(
+    warband_cli: Cli,
+) -> None:
+    result = warband_cli(
+        "run", LIVENESS, "--processes", "--param", "die_at=bot-1@3", "--ticks", "30", *PATIENT
+    )
+    assert 0 == result.returncode, result.stderr
+    report = _report(result)
+    assert {"bot-1": "disconnected"} == report["departed"]
+    assert 4 == len(report["pids"]["bot-1"])  # type: ignore[index]
+    assert 30 == report["ticks"]
+    assert 0 == report["tick_timeouts"]
+
+
 def test_the_scenario_decides_the_run_cannot_go_on_without_an_essential_agent(
     warband_cli: Cli,
 ) -> None:

@@ -6,6 +6,8 @@ Parameters (all off by default):
 - ``leave``: ``bot-1@3`` makes bot-1 stop for good at tick 3 (``Actor.stop``);
 - ``fail_start``: ``bot-2`` makes bot-2 raise in ``on_start`` in every incarnation;
 - ``raise_at``: ``bot-1@2`` makes bot-1's ``on_tick`` raise at tick 2 (a handler failure);
+- ``die_at``: ``bot-1@3`` makes bot-1's process exit at once from tick 3 on, in every
+  incarnation, so its supervisor gives up on it;
 - ``essential``: comma-separated agents without which the run cannot go on;
 - ``pace``: seconds each bot's ``on_tick`` takes (wall clock), to give a test time to act;
 - ``tick_file``: bot-1 writes the tick it is in to this file, so a test can wait for a tick.
@@ -16,6 +18,7 @@ Every bot counts its ticks; the run succeeds when every bot that stayed saw ever
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from warband import Actor, Outcome, Params, RunResult, Scenario
@@ -28,6 +31,7 @@ scenario = Scenario(
         "leave": "",
         "fail_start": "",
         "raise_at": "",
+        "die_at": "",
         "essential": "",
         "pace": 0.0,
         "tick_file": "",
@@ -45,6 +49,7 @@ class Bot(Actor):
         super().__init__(actor_id, seed=seed)
         self.leave_at = _tick_for(actor_id, str(params["leave"]))
         self.raise_at = _tick_for(actor_id, str(params["raise_at"]))
+        self.die_at = _tick_for(actor_id, str(params["die_at"]))
         self.fail_start = actor_id == params["fail_start"]
         self.pace = float(params["pace"])
         self.tick_file = str(params["tick_file"]) if actor_id == "bot-1" else ""
@@ -56,6 +61,8 @@ class Bot(Actor):
 
     async def on_tick(self, tick: int) -> None:
         self.ticks_seen += 1
+        if self.die_at is not None and tick >= self.die_at:
+            os._exit(3)
         if self.tick_file:
             Path(self.tick_file).write_text(str(tick))
         if tick == self.leave_at:

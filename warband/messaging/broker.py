@@ -457,11 +457,12 @@ class Broker:
         closed, silent = watch.poll()
         for link in closed:
             if link.routing_id is not None:
-                self._log.info(
-                    "broker.disconnected",
-                    peer=link.routing_id.decode("utf-8", "replace"),
-                    address=link.address,
-                )
+                peer = link.routing_id.decode("utf-8", "replace")
+                self._log.info("broker.disconnected", peer=peer, address=link.address)
+                if not watch.has_link(link.routing_id):
+                    # Its process died or its host closed the connection: no need to wait
+                    # until someone sends to it to find out.
+                    self._depart(router, peer, "disconnected")
         for link in silent:
             self._refuse_silent(link, watch)
 

@@ -13,9 +13,10 @@ participant, collects their ``_Stats``, and stores a :class:`RunResult`.
 Participants that leave for good (they stopped, failed in ``on_start``, their process died and
 stayed down, their host went silent) are reported by the broker with ``_Left``. The clock stops
 waiting for them at once, records why in ``RunResult.departed``, and asks its departure policy
-whether the run goes on without them (the default) or ends there, not completed. A departed
-participant that comes back (a restarted process announcing itself) takes part again from the
-next tick.
+whether the run goes on without them (the default) or ends there, not completed. A participant
+whose connection was lost without a goodbye (a crashed process) gets ``rejoin_grace`` seconds
+to announce itself again, as a restarted process does, before it counts as departed. A departed
+participant that comes back takes part again from the next tick.
 """
 
 from __future__ import annotations
@@ -111,6 +112,7 @@ class Clock(Actor):
         shutdown_timeout: float = 10.0,
         departure_policy: DeparturePolicy | None = None,
         on_tick_complete: Callable[[int], None] | None = None,
+        rejoin_grace: float = 5.0,
     ) -> None:
         super().__init__(actor_id, seed=seed)
         self.participants = sorted(set(participants))
@@ -132,6 +134,8 @@ class Clock(Actor):
         self._driver: asyncio.Task[None] | None = None
         self._started = False
         self._shutting_down = False
+        self._suspects: dict[str, asyncio.TimerHandle] = {}
+        self.rejoin_grace = rejoin_grace
         self._departed: dict[str, str] = {}
         self._departure_policy = departure_policy
         self._ended_by_departure = False
@@ -258,18 +262,32 @@ class Clock(Actor):
 
     def _peer_left(self, notice: _Left) -> None:
         agent = notice.agent
+        if agent not in self.participants or agent in self._stats or agent in self._suspects:
+            return
+        if notice.reason == "disconnected" and not self._shutting_down:
+            # A lost connection without a goodbye: a crashed process that its supervisor may
+            # restart. Wait a while for it to announce itself again before giving up on it.
+            self.log.warning("agent.disconnected", peer=agent, tick=self.tick)
+            self._suspects[agent] = asyncio.get_running_loop().call_later(
+                self.rejoin_grace, self._depart, agent, notice.reason
+            )
+            return
+        self._depart(agent, notice.reason)
+
+    def _depart(self, agent: str, reason: str) -> None:
+        self._suspects.pop(agent, None)
         if agent not in self.participants or agent in self._stats:
             return
         self.participants = [p for p in self.participants if p != agent]
-        self._departed[agent] = notice.reason
+        self._departed[agent] = reason
         self._ready.discard(agent)
-        self.log.warning("agent.departed", peer=agent, reason=notice.reason, tick=self.tick)
+        self.log.warning("agent.departed", peer=agent, reason=reason, tick=self.tick)
         self._waiting.discard(agent)
         if not self._waiting:
             self._tick_complete.set()
         self._check_ready()
         self._check_stats()
-        verdict = self._departure_policy(agent, notice.reason) if self._departure_policy else None
+        verdict = self._departure_policy(agent, reason) if self._departure_policy else None
         if verdict is not None and self._finish_reason is None:
             self._ended_by_departure = True
             self._finish_reason = verdict
@@ -352,6 +370,9 @@ class Clock(Actor):
             self._tick_complete.set()
 
     def _participant_ready(self, agent: str) -> None:
+        suspect = self._suspects.pop(agent, None)
+        if suspect is not None:
+            suspect.cancel()
         if self._departed.pop(agent, None) is not None:
             self.log.warning("agent.returned", peer=agent, tick=self.tick)
         if agent not in self.participants:

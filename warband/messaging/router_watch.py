@@ -79,6 +79,10 @@ class RouterWatch:
             # may still name a closed connection there, whose event comes first).
             self._heard_early[fd] = routing_id
 
+    def has_link(self, routing_id: bytes) -> bool:
+        """True while some open connection has spoken as ``routing_id``."""
+        return any(link.routing_id == routing_id for link in self._links.values())
+
     def address_of(self, routing_id: bytes) -> str | None:
         """The address of the connection ``routing_id`` speaks over, when known."""
         for link in self._links.values():
