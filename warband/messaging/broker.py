@@ -499,7 +499,9 @@ class Broker:
             else:
                 _send_to(router, target, self._codec.encode(stamped))
         except zmq.ZMQError as error:
-            self._log.error("broker.notice_lost", peer=target, reason=str(error))
+            # A peer that already left (the run's end) missing a pong or a notice is no news.
+            log = self._log.error if target in self._registry else self._log.info
+            log("broker.notice_lost", peer=target, reason=str(error))
             return
         if tracing_enabled():
             trace_send(stamped.id, type(stamped).__name__, BROKER_ID, target, None, stamped.tick)

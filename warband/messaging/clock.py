@@ -258,7 +258,9 @@ class Clock(Actor):
             self.broadcast(TICK_GROUP, Tick())
 
     def _watched(self) -> list[str]:
-        return ["*"]
+        # At the run's end participants leave one after the other, some after the clock
+        # itself: notices about them would find nobody, so the clock stops watching.
+        return [] if self._shutting_down else ["*"]
 
     def _peer_left(self, notice: _Left) -> None:
         agent = notice.agent
@@ -295,6 +297,7 @@ class Clock(Actor):
 
     async def _shut_down(self, reason: str) -> None:
         self._shutting_down = True
+        self.send(self._registration())  # watch nobody from now on (see _watched)
         for participant in self.participants:
             self.send(_Shutdown(recipient=participant, reason=reason))
         self._check_stats()

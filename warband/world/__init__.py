@@ -16,7 +16,7 @@ area clustering) stay in their modules: ``warband.world.perception``, ``.combat`
 ``.strategic``...
 """
 
-from typing import TYPE_CHECKING, Any
+import typing as _typing
 
 from ._acts import REACH as REACH
 from ._bodies import Member as Member
@@ -287,7 +287,7 @@ __all__ = [
     "waypoint_path",
 ]
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from .actor import WORLD_ID as WORLD_ID
     from .actor import WorldActor as WorldActor
     from .actor import WorldModel as WorldModel
@@ -295,7 +295,7 @@ if TYPE_CHECKING:
 _ACTOR_NAMES = frozenset({"WORLD_ID", "WorldActor", "WorldModel"})
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     # The world actor needs the message runtime (zmq, asyncio); the simulation does not, so
     # `import warband.world` stays pure until someone asks for the actor.
     if name in _ACTOR_NAMES:
