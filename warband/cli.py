@@ -343,7 +343,7 @@ def _agent(args: argparse.Namespace) -> int:
 
     watch_parent()  # a launcher killed with -9 takes its agents with it
     from .launcher import run_agent
-    from .messaging.actor import check_actor_id
+    from .messaging.addresses import check_actor_id
     from .messaging.tracing import configure_logging
     from .scenario import load_scenario
 

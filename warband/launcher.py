@@ -24,7 +24,8 @@ import zmq
 from .exceptions import ConfigurationError, WarbandError
 from .interrupts import Interrupted, SignalFlag, run_until_signalled, signal_name, stop_on_signal
 from .messaging import event_loop
-from .messaging.actor import DEFAULT_CLOCK_ID, Actor, Mode
+from .messaging.actor import Actor, Mode
+from .messaging.addresses import DEFAULT_CLOCK_ID
 from .messaging.broker import Broker, remove_ipc_socket_file
 from .messaging.clock import Clock, DeparturePolicy, RunResult
 from .messaging.supervisor import Supervisor

@@ -13,43 +13,47 @@ so what a handler sends, and in which order, never depends on the event loop's s
 In lockstep, handlers may await only the actor's own awaitables (``request``, ``sleep``).
 
 Realtime mode handles each message as it arrives and counts timeouts in seconds.
+
+This module holds the hooks, sending, running and dispatch; the other concerns live one per
+module and are mixed in: ``_timers`` (call_later, every), ``_requests`` (request, sleep,
+conversations, refusals), ``_liveness`` (broker pings, re-registration, leaving), ``_control``
+(who may send what) and ``_lockstep`` (the tick). ``_state`` declares the state they share.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import heapq
 import itertools
 import random
-import re
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar
 
 import msgspec
 import zmq
 
-from ..exceptions import ConfigurationError, DeliveryError, ProtocolError, RequestTimeout
-from .broker import ALL_GROUP, BROKER_ID, GROUP_PREFIX
+from ..exceptions import DeliveryError, ProtocolError
+from ._control import ControlMixin
+from ._liveness import BrokerLiveness, LivenessMixin
+from ._lockstep import LockstepMixin
+from ._requests import Pending, RequestsMixin
+from ._state import ActorStats, M, Mode
+from ._timers import Timer, TimersMixin
+from .addresses import (
+    BROKER_ID,
+    DEFAULT_CLOCK_ID,
+    GROUP_PREFIX,
+    TICK_GROUP,
+    check_actor_id,
+    check_group_name,
+)
 from .catalog import (
-    Act,
-    ActResult,
-    CompletionReport,
-    CooperationReply,
     EndTalk,
     Heartbeat,
     Message,
-    Order,
-    RequestCooperation,
-    RequestTalk,
-    TalkReply,
     Tick,
-    TickDone,
     _FinishRun,
-    _Leave,
     _Left,
-    _Ping,
     _Pong,
     _Ready,
     _Register,
@@ -62,14 +66,19 @@ from .catalog import (
 from .codec import Codec
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
-M = TypeVar("M", bound=Message)
-Mode = Literal["lockstep", "realtime"]
-Handler = Callable[[Any, Any], Awaitable[None] | None]
+__all__ = [
+    "DEFAULT_CLOCK_ID",
+    "TICK_GROUP",
+    "Actor",
+    "ActorStats",
+    "Mode",
+    "Timer",
+    "check_actor_id",
+    "check_group_name",
+    "handles",
+]
 
-DEFAULT_CLOCK_ID = "clock"
-TICK_GROUP = "ticks"
-"""Every actor that takes ticks joins this group; the clock broadcasts Tick to it."""
-_VALID_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,63}$")
+Handler = Callable[[Any, Any], Awaitable[None] | None]
 
 
 def handles(*message_types: type[Message]) -> Callable[[Handler], Handler]:
@@ -82,62 +91,7 @@ def handles(*message_types: type[Message]) -> Callable[[Handler], Handler]:
     return mark
 
 
-def check_group_name(group: str) -> str:
-    """Return ``group`` if actors may join or leave it, else raise ConfigurationError."""
-    if group in (ALL_GROUP, TICK_GROUP) or not _VALID_ID.match(group):
-        raise ConfigurationError(
-            f"invalid group name {group!r}: use 1-64 letters, digits, '-', '_', '.', ':' "
-            f"starting with a letter or digit (no leading '#'), and not {ALL_GROUP!r} or "
-            f"{TICK_GROUP!r}, which the framework manages"
-        )
-    return group
-
-
-def check_actor_id(actor_id: str) -> str:
-    """Return ``actor_id`` if it is usable as an agent id, else raise ConfigurationError."""
-    if actor_id == BROKER_ID or not _VALID_ID.match(actor_id):
-        raise ConfigurationError(
-            f"invalid agent id {actor_id!r}: use 1-64 letters, digits, '-', '_', '.', ':' "
-            f"starting with a letter or digit, and not {BROKER_ID!r}"
-        )
-    return actor_id
-
-
-@dataclass
-class ActorStats:
-    """Counters an actor keeps; reported at the end of a run."""
-
-    sent: int = 0
-    received: int = 0
-    rejected: int = 0
-    undeliverable: int = 0
-    handler_failures: int = 0
-
-
-@dataclass
-class _Pending:
-    future: asyncio.Future[Message]
-    message: Message
-    tracked: bool
-    deadline_tick: int | None = None
-    timer: asyncio.TimerHandle | None = None
-
-
-@dataclass(order=True)
-class Timer:
-    """A pending ``call_later`` / ``every`` callback; :meth:`cancel` stops it."""
-
-    due: float
-    order: int
-    callback: Callable[[], Any] = field(compare=False)
-    interval: float | None = field(default=None, compare=False)
-    cancelled: bool = field(default=False, compare=False)
-
-    def cancel(self) -> None:
-        self.cancelled = True
-
-
-class Actor:
+class Actor(TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMixin):
     """Base class of every warband actor: bots, squads, commanders, the world, the clock.
 
     Failure semantics: an exception raised by a handler or ``on_tick`` is passed to
@@ -189,7 +143,7 @@ class Actor:
         self._peers_at_registration: tuple[str, ...] = ()
         self._ready_sent = False
         self._buffer: list[Message] = []
-        self._pending: dict[str, _Pending] = {}
+        self._pending: dict[str, Pending] = {}
         self._closed_conversations: set[str] = set()
         self._timers: list[Timer] = []
         self._timer_order = itertools.count()
@@ -204,7 +158,7 @@ class Actor:
         self._heartbeat_interval: float | None = None
         self._tick_done_sent = 0
         self._tick_running = False
-        self._liveness = _BrokerLiveness()
+        self._liveness = BrokerLiveness()
         self._fatal: BaseException | None = None
 
     # --- hooks ----------------------------------------------------------------------------------
@@ -295,54 +249,6 @@ class Actor:
             )
         )
 
-    async def request(self, message: Message, *, timeout: float = 10) -> Message:
-        """Send ``message`` and wait for the message whose ``reply_to`` is its id.
-
-        ``timeout`` counts ticks in lockstep (a round trip takes at least two) and seconds in
-        realtime. On timeout the conversation is closed on both sides (we send EndTalk) and
-        :class:`RequestTimeout` is raised. If the broker cannot deliver the request,
-        :class:`DeliveryError` is raised.
-        """
-        if message.conversation is None:
-            message = msgspec.structs.replace(message, conversation=f"{self.id}:{self._seq + 1}")
-        sent = self._send(message, about_to_wait=True)
-        tracked = asyncio.current_task() in self._tracked
-        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        pending = _Pending(future, sent, tracked)
-        if self.mode == "lockstep":
-            pending.deadline_tick = self.tick + max(1, int(timeout))
-        else:
-            pending.timer = asyncio.get_running_loop().call_later(
-                timeout, self._expire, sent.id, f"no reply within {timeout} s"
-            )
-        self._pending[sent.id] = pending
-        return await self._park(future, tracked)
-
-    async def sleep(self, duration: float) -> None:
-        """Wait ``duration`` ticks (lockstep) or seconds (realtime)."""
-        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        tracked = asyncio.current_task() in self._tracked
-
-        def wake() -> None:
-            if not future.done():
-                future.set_result(Tick())
-                self._mark_runnable(tracked)
-
-        self.call_later(duration, wake)
-        await self._park(future, tracked)
-
-    async def _park(self, future: asyncio.Future[Message], tracked: bool) -> Message:
-        if tracked:
-            self._runnable -= 1
-            if self._runnable == 0:
-                self._idle.set()
-        return await future
-
-    def _mark_runnable(self, tracked: bool) -> None:
-        if tracked:
-            self._runnable += 1
-            self._idle.clear()
-
     def start_task(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         """Run ``coroutine`` as one of this actor's handler tasks.
 
@@ -352,47 +258,6 @@ class Actor:
         self._spawn(lambda: coroutine, None)
 
     # --- timers ---------------------------------------------------------------------------------
-
-    def call_later(self, delay: float, callback: Callable[[], Any]) -> Timer:
-        """Run ``callback`` after ``delay`` ticks (lockstep) or seconds (realtime)."""
-        return self._add_timer(delay, callback, None)
-
-    def every(self, interval: float, callback: Callable[[], Any]) -> Timer:
-        """Run ``callback`` every ``interval`` ticks (lockstep) or seconds (realtime)."""
-        if interval <= 0:
-            raise ConfigurationError(f"timer interval must be positive, got {interval}")
-        return self._add_timer(interval, callback, interval)
-
-    def _add_timer(
-        self, delay: float, callback: Callable[[], Any], interval: float | None
-    ) -> Timer:
-        if self.mode == "lockstep":
-            timer = Timer(self.tick + delay, next(self._timer_order), callback, interval)
-            heapq.heappush(self._timers, timer)
-        else:
-            loop = asyncio.get_running_loop()
-            timer = Timer(loop.time() + delay, next(self._timer_order), callback, interval)
-            loop.call_later(delay, self._fire_realtime_timer, timer)
-        return timer
-
-    def _fire_due_timers(self, tick: int) -> None:
-        """Lockstep: run every timer due at or before ``tick``, earliest (then oldest) first."""
-        while self._timers and self._timers[0].due <= tick:
-            timer = heapq.heappop(self._timers)
-            if timer.cancelled:
-                continue
-            if timer.interval is not None:
-                timer.due += timer.interval
-                timer.order = next(self._timer_order)
-                heapq.heappush(self._timers, timer)
-            self._spawn(timer.callback, None)
-
-    def _fire_realtime_timer(self, timer: Timer) -> None:
-        if timer.cancelled or self._stopping:
-            return
-        if timer.interval is not None:
-            asyncio.get_running_loop().call_later(timer.interval, self._fire_realtime_timer, timer)
-        self._spawn(timer.callback, None)
 
     # --- control --------------------------------------------------------------------------------
 
@@ -405,10 +270,6 @@ class Actor:
     def finish_run(self, reason: str) -> None:
         """Ask the clock to end the whole run after the current tick."""
         self.send(_FinishRun(recipient=self.clock_id, reason=reason))
-
-    def is_closed(self, conversation: str) -> bool:
-        """True when ``conversation`` was ended by EndTalk or a timeout."""
-        return conversation in self._closed_conversations
 
     # --- running --------------------------------------------------------------------------------
 
@@ -453,7 +314,7 @@ class Actor:
             inbox_limit=self.mailbox_limit,
         )
         self._connection.open()
-        self._liveness = _BrokerLiveness(ping_interval, broker_timeout)
+        self._liveness = BrokerLiveness(ping_interval, broker_timeout)
         self.log.info("actor.start", endpoint=endpoint, mode=mode)
         try:
             await self._register(register_timeout)
@@ -481,75 +342,7 @@ class Actor:
         if self._fatal is not None:
             raise self._fatal
 
-    def _leave(self) -> None:
-        """Tell the broker we are gone for good, so the clock stops waiting for us."""
-        self._liveness.cancel()
-        if self._registered.is_set() and not self._connection.closed and not self._liveness.lost:
-            self.send(_Leave(recipient=BROKER_ID, reason=self._stop_reason or "stopped"))
-
     # --- liveness -------------------------------------------------------------------------------
-
-    def _schedule_ping(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._liveness.heard(loop.time())
-        self._liveness.handle = loop.call_later(self._liveness.interval, self._ping)
-
-    def _ping(self) -> None:
-        if self._stopping or self._connection is None or self._connection.closed:
-            return
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        liveness = self._liveness
-        if liveness.silent(now) and not liveness.lost:
-            liveness.lost = True
-            liveness.lost_since = now
-            self.log.error("broker.lost", endpoint=self._connection.endpoint)
-        if liveness.lost and now - liveness.lost_since > liveness.give_up_after:
-            self._fail_fatally(
-                DeliveryError(
-                    f"{self.id}: the broker at {self._connection.endpoint!r} did not come back "
-                    f"within {liveness.give_up_after:g} s; restart it (`warband broker --bind "
-                    "ENDPOINT`) and the run, or raise the broker timeout"
-                )
-            )
-            return
-        if liveness.lost:
-            # Whichever broker answers next has never heard of us: register right away.
-            self.send(self._registration())
-        self.send(_Ping(recipient=BROKER_ID, interval=liveness.interval))
-        liveness.handle = loop.call_later(liveness.interval, self._ping)
-
-    def _broker_answered(self, message: _Pong | _Registered) -> None:
-        liveness = self._liveness
-        if isinstance(message, _Pong) and not message.registered and not liveness.rejoining:
-            # A broker that does not know us: it restarted before we noticed it was gone.
-            liveness.rejoining = True
-            self.log.warning("broker.reregister", endpoint=self._connection.endpoint)
-            self.send(self._registration())
-        if isinstance(message, _Registered) and (liveness.lost or liveness.rejoining):
-            liveness.lost = liveness.rejoining = False
-            self.log.warning("broker.back", endpoint=self._connection.endpoint)
-            self.on_broker_back()
-
-    def on_broker_back(self) -> None:
-        """Called when the broker came back after it was lost and this actor registered again.
-
-        The default re-sends ``TickDone`` for the last tick finished (the first one may have
-        been lost with the broker); the clock re-sends its current tick.
-        """
-        if self.lockstep_participant and self.mode == "lockstep" and self._tick_done_sent:
-            self.send(TickDone(recipient=self.clock_id))
-
-    def _fail_fatally(self, error: BaseException) -> None:
-        self.log.error("actor.fatal", error=str(error))
-        self._fatal = error
-        self.stop(str(error))
-
-    def _peer_left(self, notice: _Left) -> None:
-        if notice.agent == self.clock_id and notice.agent != self.id:
-            self._fail_fatally(
-                DeliveryError(f"{self.id}: the clock {self.clock_id!r} left ({notice.reason})")
-            )
 
     async def wait_started(self, timeout: float = 10.0) -> None:
         """Wait until :meth:`run` has registered with the broker and ran ``on_start``.
@@ -716,34 +509,6 @@ class Actor:
         envelope = self._codec.salvage_envelope(frame)
         return envelope.sender if envelope is not None and envelope.sender else "unknown"
 
-    def _refusal(self, message: Message) -> str | None:
-        """Why ``message`` is not obeyed, or None when it may be.
-
-        Control messages are obeyed only from the peer entitled to send them (PROTOCOL.md,
-        "Who may send what"): ticks, roll calls and shutdowns from our clock; registration
-        answers, pongs and departure notices from the broker. An ``_Undeliverable`` comes from
-        the broker, or from the peer we sent a request to (it refuses a request it does not
-        handle). The other control messages are for the broker or the clock, never an agent.
-        """
-        kind = type(message)
-        if kind in _FROM_CLOCK:
-            if message.sender == self.clock_id:
-                return None
-            return f"{kind.__name__} is obeyed only from the clock {self.clock_id!r}"
-        if kind in _FROM_BROKER:
-            if message.sender == BROKER_ID or self._answers_our_request(message):
-                return None
-            return f"{kind.__name__} is obeyed only from the broker"
-        if kind.__name__.startswith("_"):
-            return f"{kind.__name__} is for the broker or the clock, not for an agent"
-        return None
-
-    def _answers_our_request(self, message: Message) -> bool:
-        if not isinstance(message, _Undeliverable):
-            return False
-        pending = self._pending.get(message.message_id)
-        return pending is not None and pending.message.recipient == message.sender
-
     async def _accept(self, message: Message) -> None:
         if isinstance(message, self._immediate_types):
             await self._handle_immediate(message)
@@ -784,43 +549,6 @@ class Actor:
             "final_state": self.final_state(),
         }
 
-    async def _run_tick(self, tick: int) -> None:
-        if self.mode == "lockstep" and (self._tick_running or tick <= self._tick_done_sent):
-            # A tick the clock sent again (it lost our TickDone with a restarted broker).
-            if tick == self._tick_done_sent and self.lockstep_participant:
-                self.send(TickDone(recipient=self.clock_id))
-            return
-        self._tick_running = True
-        try:
-            await self._run_tick_body(tick)
-        finally:
-            self._tick_running = False
-
-    async def _run_tick_body(self, tick: int) -> None:
-        self.tick = tick
-        if self.mode == "lockstep":
-            await self.flush_buffer(before_tick=tick)
-            self._fire_due_timers(tick)
-            await self._quiesce()
-            self._expire_deadlines(tick)
-            await self._quiesce()
-        self._spawn(lambda: self.on_tick(tick), None)
-        if self.lockstep_participant and self.mode == "lockstep":
-            await self._quiesce()
-            self._tick_done_sent = tick
-            self.send(TickDone(recipient=self.clock_id))
-
-    async def flush_buffer(self, *, before_tick: int) -> None:
-        """Handle buffered messages stamped before ``before_tick``, in (tick, sender, seq) order."""
-        due = [m for m in self._buffer if m.tick < before_tick]
-        if not due:
-            return
-        self._buffer = [m for m in self._buffer if m.tick >= before_tick]
-        due.sort(key=lambda m: (m.tick, m.sender, m.seq))
-        for message in due:
-            self._deliver(message)
-            await self._quiesce()
-
     # --- delivery -------------------------------------------------------------------------------
 
     def _deliver(self, message: Message) -> None:
@@ -843,105 +571,6 @@ class Actor:
             return
         handler = getattr(self, handler_name)
         self._spawn(lambda: handler(message), message)
-
-    def _refuse_unhandled(self, message: Message) -> None:
-        """Answer a request no handler takes, so its sender need not wait for its time-out.
-
-        A request type gets its own reply type, refusing; any other message that looks like
-        a request (it opens a conversation: ``conversation`` set, ``reply_to`` not) gets an
-        ``_Undeliverable`` naming it. Replies and notices get nothing: nobody awaits an answer.
-        """
-        if message.reply_to is not None or type(message).__name__.startswith("_"):
-            return
-        refusal = _refusal_of(message)
-        try:
-            if refusal is not None:
-                self.reply(message, refusal)
-            elif message.conversation is not None:
-                self.send(
-                    _Undeliverable(
-                        recipient=message.sender,
-                        conversation=message.conversation,
-                        message_id=message.id,
-                        message_type=type(message).__name__,
-                        target=self.id,
-                        reason=NOT_HANDLED,
-                    )
-                )
-        except DeliveryError:
-            pass  # the conversation is closed: nobody waits for the answer any more
-
-    def _resolve(self, pending: _Pending, message: Message) -> None:
-        if pending.timer is not None:
-            pending.timer.cancel()
-        if not pending.future.done():
-            pending.future.set_result(message)
-            self._mark_runnable(pending.tracked)
-
-    def _fail(self, pending: _Pending, error: BaseException) -> None:
-        if pending.timer is not None:
-            pending.timer.cancel()
-        if not pending.future.done():
-            pending.future.set_exception(error)
-            self._mark_runnable(pending.tracked)
-
-    def _undeliverable(self, notice: _Undeliverable) -> None:
-        self.stats.undeliverable += 1
-        self.log.error(
-            "msg.undeliverable",
-            msg_id=notice.message_id,
-            msg_type=notice.message_type,
-            recipient=notice.target,
-            reason=notice.reason,
-        )
-        pending = self._pending.pop(notice.message_id, None)
-        if pending is not None:
-            self._fail(
-                pending,
-                DeliveryError(f"{notice.message_type} to {notice.target!r}: {notice.reason}"),
-            )
-        self.on_undeliverable(notice)
-
-    def _close_conversation(self, conversation: str, reason: str) -> None:
-        self._closed_conversations.add(conversation)
-        for message_id, pending in list(self._pending.items()):
-            if pending.message.conversation == conversation:
-                del self._pending[message_id]
-                self._fail(pending, DeliveryError(f"conversation {conversation} {reason}"))
-
-    def _expire_deadlines(self, tick: int) -> None:
-        for message_id, pending in list(self._pending.items()):
-            if pending.deadline_tick is not None and pending.deadline_tick <= tick:
-                self._expire(
-                    message_id,
-                    f"no reply within {pending.deadline_tick - pending.message.tick} ticks",
-                )
-
-    def _expire(self, message_id: str, why: str) -> None:
-        pending = self._pending.pop(message_id, None)
-        if pending is None:
-            return
-        request = pending.message
-        self.log.warning(
-            "request.timeout",
-            msg_id=request.id,
-            msg_type=type(request).__name__,
-            recipient=request.recipient,
-            conversation=request.conversation,
-        )
-        if request.conversation is not None:
-            self._closed_conversations.add(request.conversation)
-            self.send(
-                EndTalk(
-                    recipient=request.recipient, conversation=request.conversation, reason="timeout"
-                )
-            )
-        self._fail(
-            pending,
-            RequestTimeout(
-                f"{type(request).__name__} {request.id} to {request.recipient!r}: {why}"
-            ),
-        )
 
     # --- handler tasks --------------------------------------------------------------------------
 
@@ -991,55 +620,3 @@ class Actor:
             if not pending.future.done():
                 pending.future.cancel()
         self._pending.clear()
-
-
-NOT_HANDLED = "not handled"
-"""The reason in the refusal an actor sends for a request none of its handlers takes."""
-
-_FROM_CLOCK: frozenset[type[Message]] = frozenset({Tick, _RollCall, _Shutdown})
-_FROM_BROKER: frozenset[type[Message]] = frozenset({_Registered, _Undeliverable, _Pong, _Left})
-
-
-def _refusal_of(request: Message) -> Message | None:
-    """The reply that refuses ``request``, for the types that have a reply type."""
-    if isinstance(request, RequestTalk):
-        return TalkReply(accepted=False, reason=NOT_HANDLED)
-    if isinstance(request, RequestCooperation):
-        return CooperationReply(accepted=False, reason=NOT_HANDLED)
-    if isinstance(request, Order):
-        return CompletionReport(task=request.task, success=False, reason=NOT_HANDLED)
-    if isinstance(request, Act):
-        return ActResult(accepted=False, reason=NOT_HANDLED)
-    return None
-
-
-class _BrokerLiveness:
-    """An actor's view of its broker: when it last heard from it, and whether it is lost."""
-
-    SILENT_PINGS = 3
-    """Ping intervals without any frame after which the broker counts as lost."""
-
-    def __init__(self, interval: float = 1.0, give_up_after: float = 30.0) -> None:
-        if interval <= 0 or give_up_after <= 0:
-            raise ConfigurationError(
-                f"ping interval and broker timeout must be positive seconds, got {interval} "
-                f"and {give_up_after}"
-            )
-        self.interval = interval
-        self.give_up_after = give_up_after
-        self.last_heard = 0.0
-        self.lost = False
-        self.lost_since = 0.0
-        self.rejoining = False
-        self.handle: asyncio.TimerHandle | None = None
-
-    def heard(self, now: float) -> None:
-        self.last_heard = now
-
-    def silent(self, now: float) -> bool:
-        return now - self.last_heard > self.SILENT_PINGS * self.interval
-
-    def cancel(self) -> None:
-        if self.handle is not None:
-            self.handle.cancel()
-            self.handle = None

@@ -26,6 +26,7 @@ import msgspec
 import zmq
 
 from ..exceptions import ConfigurationError, ProtocolError
+from .addresses import ALL_GROUP, BROKER_ID, GROUP_PREFIX
 from .catalog import (
     Message,
     _Leave,
@@ -39,12 +40,6 @@ from .catalog import (
 from .codec import Codec, Envelope
 from .router_watch import Link, RouterWatch
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
-
-BROKER_ID = "broker"
-"""The broker's own agent id: ``_Register`` is addressed to it."""
-
-GROUP_PREFIX = "#"
-ALL_GROUP = "all"
 
 _POLL_MS = 200
 

@@ -27,7 +27,8 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from .actor import TICK_GROUP, Actor
+from .actor import Actor
+from .addresses import TICK_GROUP
 from .catalog import (
     Heartbeat,
     Message,

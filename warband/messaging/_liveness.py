@@ -1,0 +1,119 @@
+"""Broker liveness: an actor pings its broker, finds it again after a restart, gives up on it
+after a time-out, and says goodbye when it stops (PROTOCOL.md, section 8).
+
+Pings run on the event loop's wall clock in both clock modes; they are control messages, so
+they change no agent message's id or order and a lockstep run stays deterministic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from ..exceptions import ConfigurationError, DeliveryError
+from ._state import ActorState
+from .addresses import BROKER_ID
+from .catalog import TickDone, _Leave, _Left, _Ping, _Pong, _Registered
+
+
+class BrokerLiveness:
+    """An actor's view of its broker: when it last heard from it, and whether it is lost."""
+
+    SILENT_PINGS = 3
+    """Ping intervals without any frame after which the broker counts as lost."""
+
+    def __init__(self, interval: float = 1.0, give_up_after: float = 30.0) -> None:
+        if interval <= 0 or give_up_after <= 0:
+            raise ConfigurationError(
+                f"ping interval and broker timeout must be positive seconds, got {interval} "
+                f"and {give_up_after}"
+            )
+        self.interval = interval
+        self.give_up_after = give_up_after
+        self.last_heard = 0.0
+        self.lost = False
+        self.lost_since = 0.0
+        self.rejoining = False
+        self.handle: asyncio.TimerHandle | None = None
+
+    def heard(self, now: float) -> None:
+        self.last_heard = now
+
+    def silent(self, now: float) -> bool:
+        return now - self.last_heard > self.SILENT_PINGS * self.interval
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+
+class LivenessMixin(ActorState):
+    """The broker-liveness part of :class:`~warband.messaging.actor.Actor`."""
+
+    def _leave(self) -> None:
+        """Tell the broker we are gone for good, so the clock stops waiting for us."""
+        self._liveness.cancel()
+        if self._registered.is_set() and not self._connection.closed and not self._liveness.lost:
+            self.send(_Leave(recipient=BROKER_ID, reason=self._stop_reason or "stopped"))
+
+    def _schedule_ping(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._liveness.heard(loop.time())
+        self._liveness.handle = loop.call_later(self._liveness.interval, self._ping)
+
+    def _ping(self) -> None:
+        if self._stopping or self._connection is None or self._connection.closed:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        liveness = self._liveness
+        if liveness.silent(now) and not liveness.lost:
+            liveness.lost = True
+            liveness.lost_since = now
+            self.log.error("broker.lost", endpoint=self._connection.endpoint)
+        if liveness.lost and now - liveness.lost_since > liveness.give_up_after:
+            self._fail_fatally(
+                DeliveryError(
+                    f"{self.id}: the broker at {self._connection.endpoint!r} did not come back "
+                    f"within {liveness.give_up_after:g} s; restart it (`warband broker --bind "
+                    "ENDPOINT`) and the run, or raise the broker timeout"
+                )
+            )
+            return
+        if liveness.lost:
+            # Whichever broker answers next has never heard of us: register right away.
+            self.send(self._registration())
+        self.send(_Ping(recipient=BROKER_ID, interval=liveness.interval))
+        liveness.handle = loop.call_later(liveness.interval, self._ping)
+
+    def _broker_answered(self, message: _Pong | _Registered) -> None:
+        liveness = self._liveness
+        if isinstance(message, _Pong) and not message.registered and not liveness.rejoining:
+            # A broker that does not know us: it restarted before we noticed it was gone.
+            liveness.rejoining = True
+            self.log.warning("broker.reregister", endpoint=self._connection.endpoint)
+            self.send(self._registration())
+        if isinstance(message, _Registered) and (liveness.lost or liveness.rejoining):
+            liveness.lost = liveness.rejoining = False
+            self.log.warning("broker.back", endpoint=self._connection.endpoint)
+            self.on_broker_back()
+
+    def on_broker_back(self) -> None:
+        """Called when the broker came back after it was lost and this actor registered again.
+
+        The default re-sends ``TickDone`` for the last tick finished (the first one may have
+        been lost with the broker); the clock re-sends its current tick.
+        """
+        if self.lockstep_participant and self.mode == "lockstep" and self._tick_done_sent:
+            self.send(TickDone(recipient=self.clock_id))
+
+    def _fail_fatally(self, error: BaseException) -> None:
+        self.log.error("actor.fatal", error=str(error))
+        self._fatal = error
+        self.stop(str(error))
+
+    def _peer_left(self, notice: _Left) -> None:
+        if notice.agent == self.clock_id and notice.agent != self.id:
+            self._fail_fatally(
+                DeliveryError(f"{self.id}: the clock {self.clock_id!r} left ({notice.reason})")
+            )

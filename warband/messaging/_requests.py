@@ -1,0 +1,213 @@
+"""Requests and conversations: ``request`` awaits a reply, ``sleep`` awaits ticks, time-outs
+close a conversation on both sides, and a request no handler takes is refused at once.
+
+A handler that awaits is *parked*: in lockstep the tick does not wait for it (it waits only for
+handlers that can still run), and it becomes runnable again when its reply, time-out or wake-up
+comes, which is how a lockstep tick stays deterministic with handlers that await.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import msgspec
+
+from ..exceptions import DeliveryError, RequestTimeout
+from ._state import ActorState
+from .catalog import (
+    Act,
+    ActResult,
+    CompletionReport,
+    CooperationReply,
+    EndTalk,
+    Message,
+    Order,
+    RequestCooperation,
+    RequestTalk,
+    TalkReply,
+    Tick,
+    _Undeliverable,
+)
+
+NOT_HANDLED = "not handled"
+"""The reason in the refusal an actor sends for a request none of its handlers takes."""
+
+
+@dataclass
+class Pending:
+    """A request waiting for its reply: who waits, and when it times out."""
+
+    future: asyncio.Future[Message]
+    message: Message
+    tracked: bool
+    deadline_tick: int | None = None
+    timer: asyncio.TimerHandle | None = None
+
+
+def _refusal_of(request: Message) -> Message | None:
+    """The reply that refuses ``request``, for the types that have a reply type."""
+    if isinstance(request, RequestTalk):
+        return TalkReply(accepted=False, reason=NOT_HANDLED)
+    if isinstance(request, RequestCooperation):
+        return CooperationReply(accepted=False, reason=NOT_HANDLED)
+    if isinstance(request, Order):
+        return CompletionReport(task=request.task, success=False, reason=NOT_HANDLED)
+    if isinstance(request, Act):
+        return ActResult(accepted=False, reason=NOT_HANDLED)
+    return None
+
+
+class RequestsMixin(ActorState):
+    """The request and conversation part of :class:`~warband.messaging.actor.Actor`."""
+
+    async def request(self, message: Message, *, timeout: float = 10) -> Message:
+        """Send ``message`` and wait for the message whose ``reply_to`` is its id.
+
+        ``timeout`` counts ticks in lockstep (a round trip takes at least two) and seconds in
+        realtime. On timeout the conversation is closed on both sides (we send EndTalk) and
+        :class:`RequestTimeout` is raised. If the broker cannot deliver the request,
+        :class:`DeliveryError` is raised.
+        """
+        if message.conversation is None:
+            message = msgspec.structs.replace(message, conversation=f"{self.id}:{self._seq + 1}")
+        sent = self._send(message, about_to_wait=True)
+        tracked = asyncio.current_task() in self._tracked
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        pending = Pending(future, sent, tracked)
+        if self.mode == "lockstep":
+            pending.deadline_tick = self.tick + max(1, int(timeout))
+        else:
+            pending.timer = asyncio.get_running_loop().call_later(
+                timeout, self._expire, sent.id, f"no reply within {timeout} s"
+            )
+        self._pending[sent.id] = pending
+        return await self._park(future, tracked)
+
+    async def sleep(self, duration: float) -> None:
+        """Wait ``duration`` ticks (lockstep) or seconds (realtime)."""
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        tracked = asyncio.current_task() in self._tracked
+
+        def wake() -> None:
+            if not future.done():
+                future.set_result(Tick())
+                self._mark_runnable(tracked)
+
+        self.call_later(duration, wake)
+        await self._park(future, tracked)
+
+    async def _park(self, future: asyncio.Future[Message], tracked: bool) -> Message:
+        if tracked:
+            self._runnable -= 1
+            if self._runnable == 0:
+                self._idle.set()
+        return await future
+
+    def _mark_runnable(self, tracked: bool) -> None:
+        if tracked:
+            self._runnable += 1
+            self._idle.clear()
+
+    def is_closed(self, conversation: str) -> bool:
+        """True when ``conversation`` was ended by EndTalk or a timeout."""
+        return conversation in self._closed_conversations
+
+    def _refuse_unhandled(self, message: Message) -> None:
+        """Answer a request no handler takes, so its sender need not wait for its time-out.
+
+        A request type gets its own reply type, refusing; any other message that looks like
+        a request (it opens a conversation: ``conversation`` set, ``reply_to`` not) gets an
+        ``_Undeliverable`` naming it. Replies and notices get nothing: nobody awaits an answer.
+        """
+        if message.reply_to is not None or type(message).__name__.startswith("_"):
+            return
+        refusal = _refusal_of(message)
+        try:
+            if refusal is not None:
+                self.reply(message, refusal)
+            elif message.conversation is not None:
+                self.send(
+                    _Undeliverable(
+                        recipient=message.sender,
+                        conversation=message.conversation,
+                        message_id=message.id,
+                        message_type=type(message).__name__,
+                        target=self.id,
+                        reason=NOT_HANDLED,
+                    )
+                )
+        except DeliveryError:
+            pass  # the conversation is closed: nobody waits for the answer any more
+
+    def _resolve(self, pending: Pending, message: Message) -> None:
+        if pending.timer is not None:
+            pending.timer.cancel()
+        if not pending.future.done():
+            pending.future.set_result(message)
+            self._mark_runnable(pending.tracked)
+
+    def _fail(self, pending: Pending, error: BaseException) -> None:
+        if pending.timer is not None:
+            pending.timer.cancel()
+        if not pending.future.done():
+            pending.future.set_exception(error)
+            self._mark_runnable(pending.tracked)
+
+    def _undeliverable(self, notice: _Undeliverable) -> None:
+        self.stats.undeliverable += 1
+        self.log.error(
+            "msg.undeliverable",
+            msg_id=notice.message_id,
+            msg_type=notice.message_type,
+            recipient=notice.target,
+            reason=notice.reason,
+        )
+        pending = self._pending.pop(notice.message_id, None)
+        if pending is not None:
+            self._fail(
+                pending,
+                DeliveryError(f"{notice.message_type} to {notice.target!r}: {notice.reason}"),
+            )
+        self.on_undeliverable(notice)
+
+    def _close_conversation(self, conversation: str, reason: str) -> None:
+        self._closed_conversations.add(conversation)
+        for message_id, pending in list(self._pending.items()):
+            if pending.message.conversation == conversation:
+                del self._pending[message_id]
+                self._fail(pending, DeliveryError(f"conversation {conversation} {reason}"))
+
+    def _expire_deadlines(self, tick: int) -> None:
+        for message_id, pending in list(self._pending.items()):
+            if pending.deadline_tick is not None and pending.deadline_tick <= tick:
+                self._expire(
+                    message_id,
+                    f"no reply within {pending.deadline_tick - pending.message.tick} ticks",
+                )
+
+    def _expire(self, message_id: str, why: str) -> None:
+        pending = self._pending.pop(message_id, None)
+        if pending is None:
+            return
+        request = pending.message
+        self.log.warning(
+            "request.timeout",
+            msg_id=request.id,
+            msg_type=type(request).__name__,
+            recipient=request.recipient,
+            conversation=request.conversation,
+        )
+        if request.conversation is not None:
+            self._closed_conversations.add(request.conversation)
+            self.send(
+                EndTalk(
+                    recipient=request.recipient, conversation=request.conversation, reason="timeout"
+                )
+            )
+        self._fail(
+            pending,
+            RequestTimeout(
+                f"{type(request).__name__} {request.id} to {request.recipient!r}: {why}"
+            ),
+        )

@@ -1,0 +1,95 @@
+"""What every part of an actor shares: its state, declared once for the type checker.
+
+:class:`~warband.messaging.actor.Actor` is put together from one module per concern (timers,
+requests and conversations, broker liveness, who may send what, the lockstep tick). Each of those
+mixins reads and writes the same actor state, which ``Actor.__init__`` sets; this class only
+declares it, so each module type-checks on its own. It has no behaviour.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+
+from .catalog import Message
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from ._liveness import BrokerLiveness
+    from ._requests import Pending
+    from ._timers import Timer
+
+M = TypeVar("M", bound=Message)
+Mode = Literal["lockstep", "realtime"]
+"""``lockstep``: ticks wait for every participant (deterministic); ``realtime``: on the clock."""
+
+
+@dataclass
+class ActorStats:
+    """Counters an actor keeps; reported at the end of a run."""
+
+    sent: int = 0
+    received: int = 0
+    rejected: int = 0
+    undeliverable: int = 0
+    handler_failures: int = 0
+
+
+class ActorState:
+    """The attributes and helpers the parts of an actor share (see the module docstring)."""
+
+    id: str
+    tick: int
+    mode: Mode
+    clock_id: str
+    stats: ActorStats
+    log: Any
+    lockstep_participant: ClassVar[bool]
+    _connection: Any
+    _seq: int
+    _buffer: list[Message]
+    _pending: dict[str, Pending]
+    _closed_conversations: set[str]
+    _timers: list[Timer]
+    _timer_order: itertools.count[int]
+    _tracked: set[asyncio.Task[Any]]
+    _runnable: int
+    _idle: asyncio.Event
+    _registered: asyncio.Event
+    _stopping: bool
+    _stop_reason: str
+    _tick_done_sent: int
+    _tick_running: bool
+    _liveness: BrokerLiveness
+    _fatal: BaseException | None
+
+    if TYPE_CHECKING:
+
+        def send(self, message: M) -> M: ...
+
+        def _send(self, message: M, *, about_to_wait: bool) -> M: ...
+
+        def reply(self, to: Message, message: M) -> M: ...
+
+        def stop(self, reason: str = "stopped") -> None: ...
+
+        def on_tick(self, tick: int) -> Awaitable[None] | None: ...
+
+        def call_later(self, delay: float, callback: Callable[[], Any]) -> Timer: ...
+
+        def _spawn(self, call: Callable[[], Any], message: Message | None) -> None: ...
+
+        async def _quiesce(self) -> None: ...
+
+        def _deliver(self, message: Message) -> None: ...
+
+        def _registration(self) -> Message: ...
+
+        def on_undeliverable(self, notice: Any) -> None: ...
+
+        def _fire_due_timers(self, tick: int) -> None: ...
+
+        def _expire_deadlines(self, tick: int) -> None: ...
