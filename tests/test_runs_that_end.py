@@ -89,6 +89,27 @@ def test_a_process_that_keeps_dying_is_given_up_on_after_its_restarts_and_a_shor
     assert 0 == report["tick_timeouts"]
 
 
+@pytest.mark.processes
+def test_a_frozen_agent_is_found_silent_and_the_run_goes_on_without_it(
+    launched: Launched, tmp_path: Path
+) -> None:
+    # SIGSTOP keeps the connection open and sends nothing, as a host that vanished would.
+    endpoint = f"tcp://127.0.0.1:{_free_tcp_port()}"
+    tick_file = tmp_path / "tick"
+    launched.start("broker", "broker", "--bind", endpoint)
+    names = _start_run_by_hand(launched, endpoint, tick_file, ticks=60, broker_timeout=60)
+    _wait_for(lambda: _tick_in(tick_file) >= 3, 60, "tick 3")
+    launched.processes["bot-2"].send_signal(signal.SIGSTOP)
+    for name in ("clock", "bot-1"):
+        assert 0 == launched.wait(name, 120), launched.stderr(name)
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert 60 == result["ticks"]
+    assert 0 == result["tick_timeouts"]
+    assert ["bot-2"] == list(result["departed"])
+    assert result["departed"]["bot-2"].startswith("silent for")
+    assert "bot-2" in names
+
+
 def test_the_scenario_decides_the_run_cannot_go_on_without_an_essential_agent(
     warband_cli: Cli,
 ) -> None:

@@ -57,9 +57,9 @@ class LivenessMixin(ActorState):
             self.send(_Leave(recipient=BROKER_ID, reason=self._stop_reason or "stopped"))
 
     def _schedule_ping(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._liveness.heard(loop.time())
-        self._liveness.handle = loop.call_later(self._liveness.interval, self._ping)
+        # The first ping goes at once: until the broker has one, it cannot find us silent.
+        self._liveness.heard(asyncio.get_running_loop().time())
+        self._ping()
 
     def _ping(self) -> None:
         if self._stopping or self._connection is None or self._connection.closed:
