@@ -19,28 +19,10 @@ import zmq.asyncio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from warband.messaging import Actor, Order, handles
+from tests.messaging.collector import Collector
+from warband.messaging import Order
 from warband.messaging.codec import Codec
 from warband.testing import running_broker
-
-
-class Collector(Actor):
-    """Collects the tasks of the orders it receives and wakes the test at each one."""
-
-    def __init__(self, actor_id: str) -> None:
-        super().__init__(actor_id)
-        self.tasks: list[str] = []
-        self.arrived = asyncio.Event()
-
-    @handles(Order)
-    def on_order(self, order: Order) -> None:
-        self.tasks.append(order.task)
-        self.arrived.set()
-
-    async def wait_for(self, count: int) -> None:
-        while len(self.tasks) < count:
-            self.arrived.clear()
-            await asyncio.wait_for(self.arrived.wait(), timeout=10)
 
 
 class Harness:

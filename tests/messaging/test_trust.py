@@ -18,6 +18,7 @@ import pytest
 import structlog
 import zmq
 
+from tests.messaging.collector import Collector
 from warband.exceptions import DeliveryError, ProtocolError, RequestTimeout
 from warband.messaging import (
     Actor,
@@ -26,7 +27,6 @@ from warband.messaging import (
     RequestTalk,
     StatusReport,
     ThreatReport,
-    handles,
 )
 from warband.messaging.broker import Broker
 from warband.messaging.clock import Clock
@@ -35,25 +35,6 @@ from warband.testing import run_actors, running_broker
 
 Context = zmq.Context[zmq.Socket[bytes]]
 LogEvents = list[MutableMapping[str, Any]]
-
-
-class Collector(Actor):
-    """Records the tasks of the orders it receives."""
-
-    def __init__(self, actor_id: str) -> None:
-        super().__init__(actor_id)
-        self.tasks: list[str] = []
-        self.arrived = asyncio.Event()
-
-    @handles(Order)
-    def on_order(self, order: Order) -> None:
-        self.tasks.append(order.task)
-        self.arrived.set()
-
-    async def wait_for(self, count: int) -> None:
-        while len(self.tasks) < count:
-            self.arrived.clear()
-            await asyncio.wait_for(self.arrived.wait(), timeout=10)
 
 
 def frame(kind: str, sender: str, recipient: str, number: int = 1, **fields: Any) -> bytes:
