@@ -160,3 +160,12 @@ def test_a_missing_or_empty_directory_says_what_to_pass(tmp_path: Path) -> None:
         trace_command(tmp_path / "nope")
     with pytest.raises(ConfigurationError, match=r"no \*\.jsonl log files"):
         trace_command(tmp_path)
+
+
+def test_broker_heartbeats_are_left_out_unless_asked_for_by_type(tmp_path: Path) -> None:
+    ping = _event("msg.send", "bot-1:c2", "bot-1", "broker", 1, "01", msg_type="_Ping")
+    order = _event("msg.send", "commander:1", "commander", "bot-1", 1, "02")
+    _write(tmp_path / "bot-1.1.jsonl", [ping, order])
+    trace = load_trace(tmp_path)
+    assert ["commander:1"] == [e["msg_id"] for e in filter_trace(trace).messages]
+    assert ["bot-1:c2"] == [e["msg_id"] for e in filter_trace(trace, msg_types=["_Ping"]).messages]

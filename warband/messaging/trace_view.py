@@ -137,6 +137,10 @@ def check_message_types(msg_types: Iterable[str]) -> None:
         )
 
 
+HEARTBEAT_TYPES = frozenset({"_Ping", "_Pong"})
+"""Left out of a trace view unless asked for by type (see :func:`filter_trace`)."""
+
+
 def _flow_key(event: dict[str, Any]) -> tuple[int, str, int]:
     tick = event.get("tick")
     return (tick if isinstance(tick, int) else -1, str(event.get("timestamp", "")), event["_order"])
@@ -149,7 +153,12 @@ def filter_trace(
     conversation: str | None = None,
     msg_types: Iterable[str] | None = None,
 ) -> TraceLog:
-    """A copy of ``trace`` keeping the messages that match every given filter."""
+    """A copy of ``trace`` keeping the messages that match every given filter.
+
+    Liveness heartbeats to and from the broker (``_Ping``, ``_Pong``) come every second from
+    every actor and say nothing about the flow: they are left out unless ``msg_types`` asks
+    for them by name.
+    """
     types = set(msg_types or ())
 
     def keep(event: dict[str, Any]) -> bool:
@@ -157,7 +166,9 @@ def filter_trace(
             return False
         if conversation is not None and event.get("conversation") != conversation:
             return False
-        return not types or event.get("msg_type") in types
+        if not types:
+            return event.get("msg_type") not in HEARTBEAT_TYPES
+        return event.get("msg_type") in types
 
     others = [e for e in trace.others if agent is None or e.get("agent") == agent]
     return TraceLog(
