@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from ...exceptions import PlanningError
-from ...values import Fact, Value, format_fact, format_value, value_key
+from ...values import Fact, Value, format_fact, format_value, value_key, values_equal
 from ..facts import FactDB
 from ..htn import TRUE, And, DomainBuilder, HtnDomain, Not, Or, Task, call, query, task
 
@@ -56,29 +56,23 @@ def is_done(facts: FactDB, block: Value) -> bool:
     block (``goal_on``) or left clear (``goal_clear``); and the block under it is done too. A
     block in the hand is not done.
     """
-    return _layout(facts).done(value_key(block))
+    return _answers(facts).done(facts, block)
 
 
-class _Layout:
-    """Where the blocks of one state are and where the goal wants them, keyed by ``value_key``;
-    answers :func:`is_done` for that state."""
+class _Answers:
+    """The answers of :func:`is_done` for the facts of one version, keyed by ``value_key``."""
 
-    __slots__ = ("below", "goal_below", "goal_table", "known", "on_table", "taken")
+    __slots__ = ("known", "taken")
 
-    def __init__(self, facts: FactDB) -> None:
-        self.below = {value_key(f[1]): value_key(f[2]) for f in facts.facts("on")}
-        self.on_table = {value_key(f[1]) for f in facts.facts("on_table")}
-        self.goal_below = {value_key(f[1]): value_key(f[2]) for f in facts.facts("goal_on")}
-        self.goal_table = {value_key(f[1]) for f in facts.facts("goal_on_table")}
-        # Blocks a block without a goal must not sit on: another block wants the place, or
-        # the goal wants it left clear.
-        self.taken = set(self.goal_below.values())
-        self.taken.update(value_key(f[1]) for f in facts.facts("goal_clear"))
+    def __init__(self) -> None:
         self.known: dict[object, bool] = {}
+        self.taken: set[object] | None = None
+        """The blocks a block without a goal must not sit on: another block is wanted there
+        or the goal wants them clear. Built on first need: never, when every block has a goal."""
 
-    def done(self, block: object) -> bool:
+    def done(self, facts: FactDB, block: Value) -> bool:
         known = self.known
-        answer = known.get(block)
+        answer = known.get(value_key(block))
         if answer is not None:
             return answer
         # Walk down until a block decides the answer (or was decided before): every block
@@ -86,24 +80,25 @@ class _Layout:
         path = []
         current = block
         while True:
-            path.append(current)
-            below = self.below.get(current)
-            if current in self.goal_table:
-                answer = current in self.on_table
+            path.append(value_key(current))
+            if facts.has("goal_on_table", current):
+                answer = facts.has("on_table", current)
                 break
-            wanted = self.goal_below.get(current)
-            if wanted is not None:
-                if wanted != below:
+            under = facts.facts("on", current)
+            below = under[0][2] if under else None
+            goal = facts.facts("goal_on", current)
+            if goal:
+                if below is None or not values_equal(goal[0][2], below):
                     answer = False
                     break
-            elif below is not None and below in self.taken:
+            elif below is not None and value_key(below) in self._taken(facts):
                 answer = False
                 break
             if below is None:
-                answer = current in self.on_table  # not on a block: on the table or held
+                answer = facts.has("on_table", current)  # not on a block: on the table or held
                 break
             current = below
-            cached = known.get(current)
+            cached = known.get(value_key(current))
             if cached is not None:
                 answer = cached
                 break
@@ -111,23 +106,32 @@ class _Layout:
             known[passed] = answer
         return answer
 
+    def _taken(self, facts: FactDB) -> set[object]:
+        taken = self.taken
+        if taken is None:
+            # Built whole before it is shared: another thread may ask about the same version.
+            taken = {value_key(f[2]) for f in facts.facts("goal_on")}
+            taken.update(value_key(f[1]) for f in facts.facts("goal_clear"))
+            self.taken = taken
+        return taken
 
-_LAYOUT: list[tuple[int, _Layout | None]] = [(-1, None)]
-"""The layout of the facts of one version (see ``FactDB.version``).
+
+_ANSWERS: list[tuple[int, _Answers | None]] = [(-1, None)]
+"""The answers for the facts of one version (see ``FactDB.version``).
 
 The planner asks about the same blocks in every branch of ``place_blocks``, and ``every block
-is done`` asks about all of them; one state's layout suffices, as it asks about one state at a
+is done`` asks about all of them; one state's answers suffice, as it asks about one state at a
 time. Versions are never reused, so a stale entry is never mistaken for the current one.
 """
 
 
-def _layout(facts: FactDB) -> _Layout:
+def _answers(facts: FactDB) -> _Answers:
     version = facts.version
-    entry = _LAYOUT[0]  # read once: another thread may replace it meanwhile
+    entry = _ANSWERS[0]  # read once: another thread may replace it meanwhile
     if entry[0] == version and entry[1] is not None:
         return entry[1]
-    layout = _Layout(facts)
-    _LAYOUT[0] = (version, layout)
+    layout = _Answers()
+    _ANSWERS[0] = (version, layout)
     return layout
 
 
