@@ -536,6 +536,7 @@ def _goal_facts(goal: Iterable[tuple[object, ...]]) -> FactDB:
         ([("goal_on", "a", "b"), ("goal_clear", "b")], "wants b clear"),
         ([("goal_on", "a", "x")], "names x, which is not a block"),
         ([("goal_on", "a", "b"), ("goal_on", "b", "c"), ("goal_on", "c", "a")], "in a cycle"),
+        ([("goal_on", "a")], "should name 2 block"),
     ],
 )
 def test_a_goal_that_cannot_be_met_fails_at_once_and_says_why(

@@ -5,7 +5,8 @@ Facts: ``(block b)``, ``(on b c)``, ``(on_table b)``, ``(clear b)``, ``(hand_emp
 value model of :mod:`warband.values` (``1`` and ``1.0`` are one block; ``True`` is not ``1``).
 The goal is a set of facts ``(goal_on b c)``, ``(goal_on_table b)`` and ``(goal_clear b)``, as
 in the IPC problem sets: it may leave any block unplaced, and a block without a goal may end
-anywhere that no goal wants for another block. :func:`facts_for` builds such a fact base.
+anywhere but on a block the goal wants for another block or clear. :func:`facts_for` builds
+such a fact base from a start and a goal given as maps.
 
 Primitive tasks (each one action of a one-handed robot): ``!pickup b`` (from the table),
 ``!unstack b c``, ``!putdown b`` (on the table), ``!stack b c``; their effects are declared so
@@ -26,9 +27,9 @@ some block is not done:
 
 Every move puts a block in its final place except those of step 3, and a block moves at most
 once to the table and once from it, so a plan has at most four actions per block not done at
-the start, and at least two (each such block must move). For a goal that can be met the
-strategy never gets stuck, so the planner never backtracks; a block held at the start is
-placed first.
+the start, where any plan needs at least two (each such block must move). For a goal that can
+be met the strategy never gets stuck, so the planner never backtracks. A block held at the
+start is placed first: on its goal block if that is ready, else on the table.
 
 :func:`problem` builds a problem whose optimal plan length is known exactly (see there).
 """
@@ -146,6 +147,8 @@ def goal_problem(facts: FactDB) -> str | None:
     blocks = {value_key(f[1]) for f in facts.facts("block")}
     goals = [*facts.facts("goal_on"), *facts.facts("goal_on_table"), *facts.facts("goal_clear")]
     for goal in goals:
+        if len(goal) != _ARITY[str(goal[0])]:
+            return f"the goal {format_fact(goal)} should name {_ARITY[str(goal[0])] - 1} block(s)"
         for name in goal[1:]:
             if value_key(name) not in blocks:
                 return (
@@ -173,19 +176,23 @@ def goal_problem(facts: FactDB) -> str | None:
     # place, not come back to a block it passed (a on b, b on a).
     grounded: set[object] = set()
     for start in place:
-        chain: list[object] = []
+        chain: dict[object, int] = {}  # block -> its position in the chain
         current = start
         while current not in grounded and current in place:
             if current in chain:
-                cycle = [place[block] for block in chain[chain.index(current) :]]
+                cycle = [place[block] for block in list(chain)[chain[current] :]]
                 return "the goal stacks blocks in a cycle: " + " ".join(map(format_fact, cycle))
-            chain.append(current)
+            chain[current] = len(chain)
             goal = place[current]
             if len(goal) == 2:
                 break
             current = value_key(goal[2])
         grounded.update(chain)
     return None
+
+
+_ARITY = {"goal_on": 3, "goal_on_table": 2, "goal_clear": 2}
+"""The length of each kind of goal fact, its name included."""
 
 
 def _both(first: Fact, second: Fact) -> str:
