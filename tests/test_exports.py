@@ -30,6 +30,7 @@ MESSAGES = {
     "TalkReply",
     "ThreatReport",
     "WireCondition",
+    "WithdrawOrder",
 }
 """The catalog messages agents send and handle (the runtime's own Tick, TickDone and Heartbeat
 are not among them)."""

@@ -48,6 +48,7 @@ if _typing.TYPE_CHECKING:
         TalkReply,
         ThreatReport,
         WireCondition,
+        WithdrawOrder,
         handles,
         incarnation,
     )
@@ -73,6 +74,7 @@ _MESSAGING_NAMES = (
     "TalkReply",
     "ThreatReport",
     "WireCondition",
+    "WithdrawOrder",
     "handles",
     "incarnation",
 )
@@ -115,6 +117,7 @@ __all__ = [
     "ThreatReport",
     "WarbandError",
     "WireCondition",
+    "WithdrawOrder",
     "__version__",
     "handles",
     "incarnation",

@@ -11,6 +11,8 @@ from warband.messaging.codec import Codec
 
 SAMPLES: list[c.Message] = [
     c.Order(recipient="bot-1", task="defend", args=["area-4", 3, 1.5, True, None], priority=2),
+    c.Order(recipient="bot-1", task="move_to_defend", args=["cp-a"], sequence="squad-1:7"),
+    c.WithdrawOrder(recipient="bot-1", order_id="squad-1:7", reason="replanned"),
     c.CompletionReport(recipient="squad-a", task="defend", success=False, reason="blocked"),
     c.ThreatReport(recipient="squad-a", threat="bot-9", position="w12", level=0.7),
     c.StatusReport(recipient="squad-a", status="busy", details={"health": 80, "at": "w3"}),

@@ -53,7 +53,7 @@ def test_bad_frame_is_rejected_with_the_reason(frame: bytes, reason: str) -> Non
 
 
 def test_unknown_type_error_lists_the_known_types() -> None:
-    with pytest.raises(ProtocolError, match="known types: Order, CompletionReport"):
+    with pytest.raises(ProtocolError, match="known types: Order, WithdrawOrder, CompletionReport"):
         Codec().decode(msgpack.packb({"type": "Ordr"}))
 
 

@@ -35,6 +35,7 @@ from .catalog import ThreatReport as ThreatReport
 from .catalog import Tick as Tick
 from .catalog import TickDone as TickDone
 from .catalog import WireCondition as WireCondition
+from .catalog import WithdrawOrder as WithdrawOrder
 from .clock import Clock as Clock
 from .clock import RunResult as RunResult
 from .supervisor import incarnation as incarnation
@@ -65,6 +66,7 @@ __all__ = [
     "TickDone",
     "Timer",
     "WireCondition",
+    "WithdrawOrder",
     "configure_logging",
     "handles",
     "incarnation",

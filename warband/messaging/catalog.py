@@ -58,6 +58,23 @@ class Order(Message, frozen=True):
     """Task arguments, e.g. ``["area-4"]``."""
     priority: int = 0
     """Higher preempts lower when the subordinate holds several orders."""
+    sequence: str | None = None
+    """Orders of one command sequence share this id and queue up behind each other at the
+    subordinate; an order outside the running sequence overwrites the queue (Killzone's command
+    queue)."""
+
+
+class WithdrawOrder(Message, frozen=True):
+    """A superior takes back an order it gave (it replanned): the subordinate drops it at once.
+
+    A withdrawn order gets no CompletionReport; the superior's order book closes it when it
+    sends this. Withdrawing an order the subordinate no longer holds is not an error.
+    """
+
+    order_id: str
+    """The ``id`` of the Order to withdraw."""
+    reason: str = ""
+    """Why, for the subordinate's log."""
 
 
 class CompletionReport(Message, frozen=True):
@@ -324,6 +341,7 @@ class _Stats(Message, frozen=True):
 
 AGENT_MESSAGES: tuple[type[Message], ...] = (
     Order,
+    WithdrawOrder,
     CompletionReport,
     ThreatReport,
     StatusReport,
