@@ -172,7 +172,13 @@ def judge(result: RunResult, params: Params) -> Outcome:
     shots = sum(
         int(state.get("shots", 0)) for name, state in result.final_states.items() if name != "world"
     )
-    details = {"outcome": outcome, "acts_accepted": world.get("acts_accepted"), "shots": shots}
+    # The world's outcome (winner, scores, reason, tick) at the top level: `warband sweep` reads
+    # `winner` there, as it does for any scenario with sides.
+    details = {
+        **(outcome or {"winner": None}),
+        "acts_accepted": world.get("acts_accepted"),
+        "shots": shots,
+    }
     if outcome is None:
         return Outcome(False, f"no decision after {result.ticks} ticks", details)
     winner = outcome.get("winner") or "nobody"
