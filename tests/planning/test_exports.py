@@ -18,9 +18,9 @@ PUBLIC = {
     # HTN
     "BUNDLED_DOMAINS", "And", "Bind", "Branch", "BranchFailure", "Call", "Choice", "ConstRef",
     "DomainBuilder", "FactDB", "HtnCondition", "HtnDomain", "HtnPlan", "HtnPlanner", "HtnResult",
-    "Method", "Not", "Or", "Primitive", "Query", "Replan", "Task", "Var", "bind", "call",
-    "choose_plan", "format_domain", "load_domain", "load_domain_file", "parse_domain", "query",
-    "task", "validate_domain",
+    "HtnSearch", "Method", "Not", "Or", "Primitive", "Query", "Replan", "Task", "Var", "bind",
+    "call", "choose_plan", "format_domain", "load_domain", "load_domain_file", "parse_domain",
+    "query", "task", "validate_domain",
     # scheduling
     "InterruptibleSearch", "PlanDelivery", "PlanningScheduler",
     # explanations

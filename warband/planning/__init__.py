@@ -11,9 +11,10 @@ What a user needs is listed below; the modules behind it hold the rest:
   :class:`Effect`) is :mod:`~warband.planning.state`; the model :mod:`~warband.planning.goap`;
   the search :mod:`~warband.planning.goap_search`.
 - Cooperation (Boeda): :func:`plan_cooperatively` and :func:`answer_request`.
-- HTN: :class:`HtnPlanner` plans root tasks over a :class:`FactDB` with a domain built by
-  :class:`DomainBuilder`, parsed by :func:`parse_domain`, read by :func:`load_domain_file`, or
-  bundled (:func:`load_domain`).
+- HTN: :class:`HtnPlanner` plans root tasks (in one go, or by an interruptible
+  :class:`HtnSearch`) over a :class:`FactDB` with a domain built by :class:`DomainBuilder`,
+  parsed by :func:`parse_domain`, read by :func:`load_domain_file`, or bundled
+  (:func:`load_domain`).
 - The :class:`PlanningScheduler` shares a per-tick planning budget among agents.
 - Explanations: ``goap_tree_*`` and ``htn_tree_*``.
 
@@ -49,6 +50,7 @@ from .htn import (
     HtnPlan,
     HtnPlanner,
     HtnResult,
+    HtnSearch,
     Method,
     Not,
     Or,
@@ -102,6 +104,7 @@ __all__ = [
     "HtnPlan",
     "HtnPlanner",
     "HtnResult",
+    "HtnSearch",
     "InterruptibleSearch",
     "Key",
     "Method",

@@ -7,7 +7,9 @@ from :mod:`warband.planning.htn_compile`.
 Planning a root task tries the branches of its method in order, for each branch every binding of
 its precondition, and for each binding decomposes the subtasks left to right; it backtracks over
 branches, bindings and sub-decompositions and returns the first plan made only of primitive tasks
-(SHOP's ordered semantics).
+(SHOP's ordered semantics). The search is resumable: :meth:`HtnPlanner.search` returns an
+:class:`HtnSearch` that plans a budget of expansions per ``step`` and may span ticks;
+:meth:`HtnPlanner.plan` runs one to the end.
 
 Primitive tasks may declare effects (facts they add and delete); the planner applies them to a
 snapshot of the facts while planning so that later preconditions see them. Registered functions
@@ -66,6 +68,7 @@ from .htn_domain import call as call
 from .htn_domain import query as query
 from .htn_domain import task as task
 from .htn_domain import validate_domain as validate_domain
+from .search import SearchStatus
 
 # --- plans ---------------------------------------------------------------------------------
 
@@ -250,11 +253,37 @@ class HtnPlanner:
         without a default are required). ``current`` is the agent's running plan, which
         enables continuation branches. ``explain`` records why each earlier branch failed.
         Raises PlanningError for a malformed problem (unknown root task, missing constant,
-        unbound variable at run time, a function that raised).
+        unbound variable at run time, a function that raised). This is
+        ``self.search(...).run()``: the interruptible search run to its end.
+        """
+        return self.search(
+            facts,
+            root,
+            constants=constants,
+            current=current,
+            explain=explain,
+            max_expansions=max_expansions,
+        ).run()
+
+    def search(
+        self,
+        facts: FactDB,
+        root: Task | str,
+        *,
+        constants: Mapping[str, Value] | None = None,
+        current: HtnPlan | None = None,
+        explain: bool = False,
+        max_expansions: int = 1_000_000,
+    ) -> HtnSearch:
+        """An interruptible :meth:`plan`: the same search, run by :meth:`HtnSearch.step`.
+
+        The arguments are :meth:`plan`'s. The search plans against a copy of ``facts`` taken
+        now, so the caller's facts may change while it runs over several ticks. Raises
+        PlanningError at once for an unknown root task or a missing constant.
         """
         root_task = Task(root) if isinstance(root, str) else root
         run = _Run(self, facts, root_task, constants or {}, current, explain, max_expansions)
-        return run.search()
+        return HtnSearch(run)
 
     def _method(self, name: str) -> _CompiledMethod:
         compiled = self._compiled.get(name)
@@ -271,6 +300,92 @@ class HtnPlanner:
         if compiled is None or compiled.primitive is not primitive:
             compiled = self._effects[name] = _CompiledPrimitive(primitive)
         return compiled
+
+
+_SEARCH_STATUS: dict[HtnStatus, SearchStatus] = {
+    "plan": SearchStatus.FOUND,
+    "continue": SearchStatus.FOUND,
+    "failed": SearchStatus.NO_PLAN,
+    "exhausted": SearchStatus.GAVE_UP,
+}
+
+
+class HtnSearch:
+    """An interruptible HTN planning run, made by :meth:`HtnPlanner.search`.
+
+    The interface is :class:`~warband.planning.GoapSearch`'s, so a
+    :class:`~warband.planning.PlanningScheduler` serves both kinds: ``step(budget)`` spends at
+    most ``budget`` expansions (branch bindings tried: decomposition steps, the unit of
+    :attr:`HtnResult.expansions`) and returns a :class:`SearchStatus`; RUNNING means call
+    again. Once it is not RUNNING, :attr:`result` holds the :class:`HtnResult`, whose
+    ``status`` is the precise answer: ``plan`` and ``continue`` are FOUND, ``failed`` is
+    NO_PLAN, ``exhausted`` (``max_expansions`` reached) is GAVE_UP. ``run()`` steps to the end.
+
+    The search state (the stack of choice points) is kept between steps, so the result and
+    its ``expansions`` are exactly :meth:`HtnPlanner.plan`'s however the budget is split.
+    A step that raises (an unbound variable, a function that raised) ends the search: later
+    steps raise PlanningError.
+    """
+
+    __slots__ = ("_error", "_result", "_run")
+
+    def __init__(self, run: _Run) -> None:
+        self._run = run
+        self._result: HtnResult | None = None
+        self._error: BaseException | None = None
+
+    @property
+    def root(self) -> Task:
+        """The task being planned."""
+        return self._run.root
+
+    @property
+    def expansions(self) -> int:
+        """Expansions spent so far."""
+        return self._run.expansions
+
+    @property
+    def done(self) -> bool:
+        """True once :attr:`result` is available."""
+        return self._result is not None
+
+    @property
+    def result(self) -> HtnResult | None:
+        """The result once the search is done, else None."""
+        return self._result
+
+    def step(self, budget: int) -> SearchStatus:
+        """Spend at most ``budget`` expansions; RUNNING means call again."""
+        if budget < 1:
+            raise PlanningError(
+                f"a search step needs a budget of at least 1 expansion, got {budget}"
+            )
+        if self._result is not None:
+            return _SEARCH_STATUS[self._result.status]
+        if self._error is not None:
+            raise PlanningError(
+                f"the HTN search for {self.root} raised earlier ({self._error}); start a new search"
+            ) from self._error
+        try:
+            result = self._run.search(budget)
+        except BaseException as exc:
+            # The generators on the stack are closed by now: resuming would skip choices.
+            self._error = exc
+            self._run.stack.clear()
+            raise
+        if result is None:
+            return SearchStatus.RUNNING
+        # The choice points' generators refer to the run that holds them: drop them, or each
+        # finished search is a reference cycle that only the cyclic garbage collector frees.
+        self._run.stack.clear()
+        self._result = result
+        return _SEARCH_STATUS[result.status]
+
+    def run(self) -> HtnResult:
+        """Search to the end and return the result."""
+        while self._result is None:
+            self.step(1 << 62)
+        return self._result
 
 
 class _Run:
@@ -303,7 +418,10 @@ class _Run:
                 f"unknown root task '{root.name}' in domain '{domain.name}'; known methods: "
                 + ", ".join(sorted(planner._methods))
             )
-        self.start = _Node((root, None), facts.copy(), None, None)
+        self.node: _Node | None = _Node((root, None), facts.copy(), None, None)
+        """The node to expand next, or None to take the next child of the top of the stack."""
+        self.stack: list[Iterator[_Node | _ContinueSignal]] = []
+        """The choice points: one iterator over the children of each node being decomposed."""
 
     def query_constant(self, name: str) -> Value:
         """A constant named in a query (FactDB's message when it is missing)."""
@@ -316,9 +434,14 @@ class _Run:
         except KeyError:
             raise PlanningError(f"unknown constant @{name}") from None
 
-    def search(self) -> HtnResult:
-        stack: list[Iterator[_Node | _ContinueSignal]] = []
-        node: _Node | None = self.start
+    def search(self, budget: int) -> HtnResult | None:
+        """Go on searching for at most ``budget`` more expansions: the result, or None when
+        the budget ran out first (call again to resume where it stopped)."""
+        stack = self.stack
+        node = self.node
+        # One comparison per expansion, as before steps existed: the step's budget and the
+        # run's max_expansions are folded into one limit.
+        limit = min(self.budget, self.expansions + budget)
         while True:
             if node is not None:
                 node = self._run_primitives(node)
@@ -332,8 +455,12 @@ class _Run:
                     root_failures=tuple(self.root_failures),
                     expansions=self.expansions,
                 )
-            if self.expansions >= self.budget:
-                return HtnResult("exhausted", self.root, expansions=self.expansions)
+            if self.expansions >= limit:
+                if self.expansions >= self.budget:
+                    return HtnResult("exhausted", self.root, expansions=self.expansions)
+                # ``node`` is on the stack already: resume at the next child of the top.
+                self.node = None
+                return None
             child = next(stack[-1], None)
             if child is None:
                 stack.pop()
