@@ -1,4 +1,4 @@
-"""The ``warband`` command: run | agent | broker | trace | bench | render.
+"""The ``warband`` command: run | sweep | agent | broker | trace | bench | render.
 
 Exit codes: 0 when the command did its job (for ``run``: the run completed, whatever its
 outcome; read ``outcome`` in the ``--json`` line), 1 when it failed while running, 2 for bad
@@ -67,6 +67,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"warband {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_run(commands)
+    _add_sweep(commands)
     _add_agent(commands)
     _add_broker(commands)
     _add_trace(commands)
@@ -132,6 +133,34 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     _add_run_options(run)
     run.set_defaults(handler=_run)
+
+
+def _add_sweep(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sweep = commands.add_parser(
+        "sweep",
+        help="run a scenario over many seeds and count the wins",
+        description="Run a scenario over seeds 1..N, each seed its own `warband run` process, "
+        "and print wins per side (95%% Wilson interval) and mean outcome details. A scenario "
+        "with sides names the winning side as `winner` in its outcome details.",
+    )
+    sweep.add_argument("scenario", type=Path, help="scenario file, e.g. scenarios/skirmish.py")
+    sweep.add_argument("--seeds", type=int, required=True, metavar="N", help="run seeds 1..N")
+    sweep.add_argument(
+        "--jobs", type=int, metavar="J", help="runs at a time (default: the number of cores)"
+    )
+    sweep.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a scenario parameter for every run; repeatable",
+    )
+    sweep.add_argument("--ticks", type=int, help="number of ticks (default: the scenario's)")
+    sweep.add_argument("--mode", choices=("lockstep", "realtime"), help="clock mode of each run")
+    sweep.add_argument("--processes", action="store_true", help="each run across processes")
+    sweep.add_argument("--json", action="store_true", help="end with one JSON line")
+    sweep.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    sweep.set_defaults(handler=_sweep)
 
 
 def _add_agent(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -285,6 +314,9 @@ def _options(args: argparse.Namespace) -> RunOptions:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from .messaging.supervisor import watch_parent
+
+    watch_parent()  # a run started by `warband sweep` ends when the sweep is killed
     from .launcher import (
         RunInterrupted,
         failed_report,
@@ -336,6 +368,61 @@ def _run(args: argparse.Namespace) -> int:
         print("warband: error: the run did not complete (see above)", file=sys.stderr)
         return 1
     return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from .launcher import RunOptions
+    from .scenario import load_scenario
+    from .sweep import SweepInterrupted, SweepPlan, format_table, report_json_line, run_sweep
+
+    if args.seeds < 1:
+        raise ConfigurationError(f"--seeds must be at least 1, got {args.seeds}")
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigurationError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.ticks is not None and args.ticks < 1:
+        raise ConfigurationError(f"--ticks must be at least 1, got {args.ticks}")
+    scenario = load_scenario(args.scenario)
+    params = _params(args.param)
+    # Bad parameters fail here once, not in every run.
+    _check_scenario(scenario, RunOptions(seed=1, params=params))
+    plan = SweepPlan(
+        scenario=args.scenario.resolve(),
+        seeds=args.seeds,
+        jobs=args.jobs or _cores(),
+        params=params,
+        ticks=args.ticks,
+        mode=args.mode,
+        processes=args.processes,
+        name=scenario.name,
+    )
+
+    def progress(text: str) -> None:
+        if not args.quiet:
+            print(f"[sweep] {text}", file=sys.stderr, flush=True)
+
+    progress(f"{scenario.name}: seeds 1..{plan.seeds}, {min(plan.jobs, plan.seeds)} at a time")
+    try:
+        report = run_sweep(plan, progress)
+    except SweepInterrupted as interrupted:
+        print(format_table(interrupted.report), file=sys.stderr if args.json else sys.stdout)
+        if args.json:
+            print(report_json_line(interrupted.report))
+        print(f"warband: {interrupted}", file=sys.stderr)
+        return interrupted.exit_code
+    print(format_table(report), file=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        print(report_json_line(report))
+    if not report.all_completed:
+        print("warband: error: some runs did not complete (see the table)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cores() -> int:
+    # The cores this process may run on (a container or taskset may allow fewer than exist).
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _agent(args: argparse.Namespace) -> int:

@@ -1,0 +1,455 @@
+"""``warband sweep``: one scenario over seeds 1..N, to see how often each side wins.
+
+Each seed runs as its own child process, ``warband run SCENARIO --seed S --json -q
+[--param K=V]...``, ``jobs`` at a time; the sweep reads the JSON line each run ends with. Child
+processes rather than runs in this process: a run that crashes, hangs up its sockets or leaks
+state cannot spoil the next seed, and a seed's result is exactly what ``warband run --seed S``
+gives on its own (so a surprising seed can be replayed, logged and traced by hand).
+
+Who won: a scenario with sides reports the winning side as ``winner`` in its outcome details
+(``Outcome(..., details={"winner": "red", "scores": {...}})``); ``None`` there, or no
+``winner`` key at all, means nobody won (a draw, or a scenario without sides). Numbers
+anywhere in the outcome details (``scores.red``, ``kills``...) are averaged over the seeds.
+
+Nothing is dropped: a run that ended without its summary (it crashed, or refused its seed) is
+recorded with outcome ``"error"`` and the reason, a run that did not complete with the reason
+its run gave, and runs a signal cut short with outcome ``"interrupted"``. Only the runs that
+completed are counted in ``wins``, so a crash is never mistaken for a draw.
+
+On SIGTERM, SIGINT or SIGHUP the sweep stops every run under way (SIGTERM, which each
+``warband run`` turns into a clean stop; SIGKILL after :data:`STOP_GRACE` s), reaps them, and
+raises :class:`SweepInterrupted` carrying the report of what finished. A sweep killed outright
+takes its runs with it: each child is told its parent's pid and ends when the sweep is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import signal
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .interrupts import Interrupted, run_until_signalled, signal_name
+
+Z_95 = 1.959963984540054
+"""The standard normal quantile for a two-sided 95% interval."""
+
+STOP_GRACE = 10.0
+"""Seconds a run has to stop cleanly on SIGTERM before it is killed (a ``--processes`` run
+stops its own children first; that usually takes well under a second)."""
+
+OUTCOMES = ("success", "failure", "error", "interrupted")
+"""A run's ``outcome`` in a sweep: the run's own verdict (``success``, ``failure``), ``error``
+when it ended without a summary, ``interrupted`` when the sweep was stopped before it ended."""
+
+Progress = Callable[[str], None]
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval for a proportion: ``successes`` out of ``trials``.
+
+    Unlike the textbook ``p ± z·sqrt(p(1-p)/n)`` it stays inside [0, 1] and does not shrink to
+    a point at 0 or ``trials`` successes, which matters for a few dozen seeds. ``z`` defaults
+    to the 95% two-sided quantile. Raises ``ValueError`` unless ``0 <= successes <= trials``
+    and ``trials >= 1``.
+    """
+    if trials < 1 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {successes}/{trials}")
+    share = successes / trials
+    z2 = z * z
+    denominator = 1 + z2 / trials
+    centre = (share + z2 / (2 * trials)) / denominator
+    half = z / denominator * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials))
+    # Clamped: rounding can put a bound a hair outside [0, 1] at 0 or n successes.
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """What to sweep: a scenario file, seeds 1..``seeds``, ``jobs`` runs at a time."""
+
+    scenario: Path
+    seeds: int
+    jobs: int
+    params: Mapping[str, str] = field(default_factory=dict)
+    """``--param`` values as text, passed on to every run."""
+    ticks: int | None = None
+    mode: str | None = None
+    processes: bool = False
+    name: str = ""
+    """The scenario's name, for the table (defaults to the file's stem)."""
+
+    def run_argv(self, seed: int) -> list[str]:
+        """The command line of the run for ``seed``."""
+        argv = [sys.executable, "-m", "warband", "run", str(self.scenario)]
+        argv += ["--seed", str(seed), "--json", "--quiet"]
+        for key, value in self.params.items():
+            argv += ["--param", f"{key}={value}"]
+        if self.ticks is not None:
+            argv += ["--ticks", str(self.ticks)]
+        if self.mode is not None:
+            argv += ["--mode", self.mode]
+        if self.processes:
+            argv.append("--processes")
+        return argv
+
+
+@dataclass(frozen=True)
+class SeedRun:
+    """One seed's run as the sweep saw it; ``as_json()`` is one entry of ``runs``."""
+
+    seed: int
+    outcome: str
+    """One of :data:`OUTCOMES`."""
+    winner: str | None
+    details: dict[str, Any]
+    """The run's ``outcome_details`` (empty when it ended without a summary)."""
+    completed: bool
+    summary: str
+    """The run's ``outcome_summary``, or what went wrong."""
+    reason: str | None
+    """Why the run did not complete (None when it did)."""
+    duration_s: float
+    exit_code: int | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "outcome": self.outcome,
+            "winner": self.winner,
+            "details": self.details,
+            "completed": self.completed,
+            "summary": self.summary,
+            "reason": self.reason,
+            "duration_s": round(self.duration_s, 3),
+            "exit_code": self.exit_code,
+        }
+
+    def describe(self) -> str:
+        """``red wins``, ``no winner (success)``, or ``error: <reason>``: for progress lines."""
+        if not self.completed:
+            return f"{self.outcome}: {self.reason}"
+        if self.winner is not None:
+            return f"{self.winner} wins"
+        return f"no winner ({self.outcome})"
+
+
+@dataclass(frozen=True)
+class DetailStats:
+    """A numeric outcome detail over the completed runs that reported it."""
+
+    count: int
+    mean: float
+    sd: float
+    """Sample standard deviation (0 with one run)."""
+    low: float
+    high: float
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "n": self.count,
+            "mean": round(self.mean, 4),
+            "sd": round(self.sd, 4),
+            "min": self.low,
+            "max": self.high,
+        }
+
+
+@dataclass
+class SweepReport:
+    """Every seed's run and what they add up to; ``as_json()`` is the ``--json`` contract."""
+
+    plan: SweepPlan
+    runs: list[SeedRun]
+    duration_s: float
+    interrupted_by: int | None = None
+    """The signal that stopped the sweep, if one did."""
+
+    @property
+    def completed(self) -> list[SeedRun]:
+        """The runs that completed, whatever their outcome: the ones ``wins`` counts."""
+        return [run for run in self.runs if run.completed]
+
+    @property
+    def all_completed(self) -> bool:
+        return len(self.runs) == self.plan.seeds and all(run.completed for run in self.runs)
+
+    def wins(self) -> dict[str | None, int]:
+        """Winner -> completed runs it won; ``None`` counts runs nobody won.
+
+        Every side seen (as a winner, or as a key of a ``scores`` detail) is listed, with 0
+        if it never won; most wins first, ``None`` last.
+        """
+        counts = Counter(run.winner for run in self.completed)
+        sides = {side for side in counts if side is not None}
+        for run in self.completed:
+            scores = run.details.get("scores")
+            if isinstance(scores, dict):
+                sides.update(str(side) for side in scores)
+        ordered: dict[str | None, int] = {
+            side: counts[side] for side in sorted(sides, key=lambda s: (-counts[s], s))
+        }
+        ordered[None] = counts[None]
+        return ordered
+
+    def intervals(self) -> dict[str | None, tuple[float, float]]:
+        """Winner -> Wilson 95% interval of its share of the completed runs (empty if none)."""
+        total = len(self.completed)
+        if total == 0:
+            return {}
+        return {side: wilson_interval(won, total) for side, won in self.wins().items()}
+
+    def stats(self) -> dict[str, DetailStats]:
+        """Numeric outcome detail (dotted path, e.g. ``scores.red``) -> its spread over runs."""
+        values: dict[str, list[float]] = {}
+        for run in self.completed:
+            for path, number in _numbers(run.details):
+                values.setdefault(path, []).append(number)
+        return {
+            path: DetailStats(
+                count=len(numbers),
+                mean=statistics.fmean(numbers),
+                sd=statistics.stdev(numbers) if len(numbers) > 1 else 0.0,
+                low=min(numbers),
+                high=max(numbers),
+            )
+            for path, numbers in sorted(values.items())
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        """``runs`` (one entry per seed) and ``wins`` (winner -> count; JSON writes the
+        ``None`` key, the runs nobody won, as ``"null"``), then the figures behind the table."""
+        return {
+            "scenario": self.plan.name,
+            "seeds": self.plan.seeds,
+            "params": dict(self.plan.params),
+            "runs": [run.as_json() for run in self.runs],
+            "wins": self.wins(),
+            "intervals": {
+                side: [round(low, 4), round(high, 4)]
+                for side, (low, high) in self.intervals().items()
+            },
+            "stats": {path: stat.as_json() for path, stat in self.stats().items()},
+            "completed": len(self.completed),
+            "duration_s": round(self.duration_s, 3),
+            "interrupted": signal_name(self.interrupted_by) if self.interrupted_by else None,
+        }
+
+
+class SweepInterrupted(Interrupted):
+    """A signal stopped the sweep; every run it had started was stopped and reaped.
+
+    ``report`` holds every seed: the runs that finished, and the others as ``interrupted``.
+    """
+
+    def __init__(self, signum: int, report: SweepReport) -> None:
+        super().__init__(signum)
+        self.report = report
+
+
+def run_sweep(plan: SweepPlan, progress: Progress | None = None) -> SweepReport:
+    """Run seeds 1..``plan.seeds``, ``plan.jobs`` at a time, and sum them up.
+
+    ``progress`` gets one line per finished run. Raises :class:`SweepInterrupted` on a stop
+    signal (see the module docstring) once every child is reaped.
+    """
+    if plan.seeds < 1 or plan.jobs < 1:
+        raise ValueError(f"a sweep needs seeds >= 1 and jobs >= 1, got {plan.seeds}, {plan.jobs}")
+    finished: dict[int, SeedRun] = {}
+    started = time.monotonic()
+    try:
+        asyncio.run(run_until_signalled(_sweep(plan, finished, progress)))
+    except Interrupted as interrupted:
+        runs = [
+            finished.get(seed) or _interrupted_run(seed, interrupted.signum)
+            for seed in range(1, plan.seeds + 1)
+        ]
+        report = SweepReport(plan, runs, time.monotonic() - started, interrupted.signum)
+        raise SweepInterrupted(interrupted.signum, report) from None
+    runs = [finished[seed] for seed in range(1, plan.seeds + 1)]
+    return SweepReport(plan, runs, time.monotonic() - started)
+
+
+async def _sweep(plan: SweepPlan, finished: dict[int, SeedRun], progress: Progress | None) -> None:
+    seeds = iter(range(1, plan.seeds + 1))
+
+    async def worker() -> None:
+        # Workers pull seeds in order, so runs start 1, 2, 3... whatever order they end in.
+        for seed in seeds:
+            run = await _run_seed(plan, seed)
+            finished[seed] = run
+            if progress is not None:
+                progress(
+                    f"{len(finished)}/{plan.seeds} seed {seed}: {run.describe()} "
+                    f"({run.duration_s:.1f} s)"
+                )
+
+    async with asyncio.TaskGroup() as group:
+        for _ in range(min(plan.jobs, plan.seeds)):
+            group.create_task(worker())
+
+
+async def _run_seed(plan: SweepPlan, seed: int) -> SeedRun:
+    from .messaging.supervisor import PARENT_VARIABLE
+
+    started = time.monotonic()
+    process = await asyncio.create_subprocess_exec(
+        *plan.run_argv(seed),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        # The run ends itself if this process dies without stopping it (see watch_parent).
+        env={**os.environ, PARENT_VARIABLE: str(os.getpid())},
+    )
+    try:
+        stdout, stderr = await process.communicate()
+    except asyncio.CancelledError:
+        await _stop(process)
+        raise
+    return _seed_run(
+        seed,
+        process.returncode,
+        stdout.decode(errors="replace"),
+        stderr.decode(errors="replace"),
+        time.monotonic() - started,
+    )
+
+
+async def _stop(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM (a clean stop for ``warband run``), SIGKILL after the grace; always reaped."""
+    if process.returncode is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(process.wait(), STOP_GRACE)
+        except TimeoutError:
+            process.kill()
+    await process.wait()
+
+
+def _seed_run(
+    seed: int, exit_code: int | None, stdout: str, stderr: str, duration: float
+) -> SeedRun:
+    summary = _last_json_object(stdout.splitlines())
+    if summary is None:
+        reason = _failure_line(stderr.splitlines(), exit_code)
+        return SeedRun(seed, "error", None, {}, False, reason, reason, duration, exit_code)
+    details = summary.get("outcome_details")
+    details = details if isinstance(details, dict) else {}
+    completed = summary.get("completed") is True
+    outcome = summary.get("outcome")
+    return SeedRun(
+        seed=seed,
+        outcome=outcome if outcome in ("success", "failure") else "failure",
+        winner=_winner(details),
+        details=details,
+        completed=completed,
+        summary=str(summary.get("outcome_summary", "")),
+        reason=None if completed else str(summary.get("finish_reason") or "did not complete"),
+        duration_s=duration,
+        exit_code=exit_code,
+    )
+
+
+def _winner(details: Mapping[str, Any]) -> str | None:
+    winner = details.get("winner")
+    return None if winner is None else str(winner)
+
+
+def _last_json_object(lines: Sequence[str]) -> dict[str, Any] | None:
+    for line in reversed(lines):
+        if line.strip():
+            try:
+                parsed = json.loads(line)
+            except ValueError:
+                return None
+            return parsed if isinstance(parsed, dict) else None
+    return None
+
+
+def _failure_line(stderr_lines: Sequence[str], exit_code: int | None) -> str:
+    """Why a run gave no summary: its one-line ``warband: error:``, else its last words."""
+    lines = [line.strip() for line in stderr_lines if line.strip()]
+    errors = [line for line in lines if line.startswith("warband: ")]
+    said = errors[-1] if errors else (lines[-1] if lines else "")
+    if exit_code is not None and exit_code < 0:
+        code = f"killed by {signal_name(-exit_code)}"
+    else:
+        code = f"exit code {exit_code}"
+    return f"{code}, no summary: {said}" if said else f"{code}, no summary"
+
+
+def _interrupted_run(seed: int, signum: int) -> SeedRun:
+    reason = f"the sweep was interrupted by {signal_name(signum)} before this run ended"
+    return SeedRun(seed, "interrupted", None, {}, False, reason, reason, 0.0, None)
+
+
+def _numbers(details: Mapping[str, Any], prefix: str = "") -> list[tuple[str, float]]:
+    found: list[tuple[str, float]] = []
+    for key, value in details.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict):
+            found += _numbers(value, f"{path}.")
+        elif _is_number(value) and math.isfinite(value):
+            found.append((path, value))
+    return found
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def format_table(report: SweepReport) -> str:
+    """The sweep as a table for people: wins with intervals, numeric details, failed runs."""
+    plan = report.plan
+    params = ", ".join(f"{key}={value}" for key, value in plan.params.items())
+    heading = f"sweep {plan.name}: seeds 1..{plan.seeds}" + (f", {params}" if params else "")
+    outcomes = Counter(run.outcome for run in report.runs)
+    tally = ", ".join(f"{outcomes[name]} {name}" for name in OUTCOMES if outcomes[name])
+    lines = [
+        heading,
+        f"  {len(report.completed)} of {plan.seeds} runs completed ({tally}) "
+        f"in {report.duration_s:.1f} s",
+    ]
+    if report.completed:
+        total = len(report.completed)
+        intervals = report.intervals()
+        labels = {side: "no winner" if side is None else side for side in intervals}
+        width = max(len("winner"), *(len(label) for label in labels.values()))
+        lines.append(f"  {'winner':<{width}}  wins   share  95% interval")
+        for side, won in report.wins().items():
+            low, high = intervals[side]
+            lines.append(
+                f"  {labels[side]:<{width}}  {won:>4}  {won / total:>6.1%}  {low:.1%} - {high:.1%}"
+            )
+    stats = report.stats()
+    if stats:
+        width = max(len("detail"), *(len(path) for path in stats))
+        lines.append(f"  {'detail':<{width}}  {'mean':>9}  {'sd':>9}  {'min':>9}  {'max':>9}")
+        for path, stat in stats.items():
+            figures = "  ".join(
+                f"{_number(x):>9}" for x in (stat.mean, stat.sd, stat.low, stat.high)
+            )
+            lines.append(f"  {path:<{width}}  {figures}")
+    failed = [run for run in report.runs if not run.completed]
+    if failed:
+        lines.append("  runs that did not complete:")
+        lines += [f"    seed {run.seed}: {run.outcome}: {run.reason}" for run in failed]
+    return "\n".join(lines)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.2f}"
+
+
+def report_json_line(report: SweepReport) -> str:
+    """The ``--json`` line: :meth:`SweepReport.as_json` on one line."""
+    return json.dumps(report.as_json(), separators=(", ", ": "))
