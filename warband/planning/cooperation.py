@@ -155,7 +155,9 @@ class CooperativeSearch:
             raise PlanningError(f"max_request_size must be >= 1 or None, got {max_request_size}")
         if max_plans is not None and max_plans < 1:
             raise PlanningError(f"max_plans must be >= 1 or None, got {max_plans}")
-        self.solo = GoapSearch(start, goal, actions, context, max_expansions=max_expansions)
+        self.solo = GoapSearch(
+            start, goal, actions, context, max_expansions=max_expansions, cooperative=True
+        )
         self._cooperation_cost = cooperation_cost
         self._max_request_size = max_request_size
         self._max_plans = max_plans

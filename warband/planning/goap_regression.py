@@ -11,6 +11,7 @@ from typing import Any
 
 from ..exceptions import PlanningError
 from .goap import Action, GoapStep, Node
+from .goap_heuristic import Achievers, RelaxedCosts, RelaxedIndex
 from .state import (
     NO_BINDINGS,
     Bindings,
@@ -107,6 +108,32 @@ class _ActionIndex:
         self._candidates: dict[Condition, tuple[tuple[Action, Effect, int], ...]] = {}
         self.static: dict[Action, tuple[_Ground, ...]] = {}
         """Ground steps of pure actions under no bindings, shared by every search."""
+        self._achievers: dict[Condition, Achievers] = {}
+        self.relaxed = RelaxedIndex(self.achievers)
+        """The heuristic's share of the index (see :mod:`warband.planning.goap_heuristic`)."""
+
+    def achievers(self, condition: Condition) -> Achievers:
+        """``(min_cost, ground preconditions)`` for every way an action may achieve
+        ``condition`` in the relaxed problem: the effects :meth:`candidates` gives,
+        with the preconditions that the unification with ``condition`` grounds."""
+        cached = self._achievers.get(condition)
+        if cached is None:
+            found: list[tuple[float, tuple[Condition, ...]]] = []
+            for action, effect, kind in self.candidates(condition):
+                options: tuple[Bindings, ...] = (NO_BINDINGS,)
+                if kind == _BOUND:
+                    options = self.bound(action, effect, condition)
+                elif kind == _UNIFY:
+                    unified = unify_key(effect.key, condition.key, NO_BINDINGS)
+                    options = () if unified is None else (unified,)
+                for bindings in options:
+                    # Interned, so the heuristic finds a node's conditions by identity.
+                    pre = [self.intern(c.substitute(bindings)) for c in action.preconditions]
+                    ground = tuple(c for c in pre if not c.variables)
+                    if normalize(ground) is not None:
+                        found.append((action.min_cost, ground))
+            cached = self._achievers[condition] = tuple(found)
+        return cached
 
     def shape(self, action: Action, bindings: Bindings) -> _Shape:
         """The shape of ``action`` under the complete ``bindings``."""
@@ -210,6 +237,8 @@ class Regression:
         actions: Sequence[Action],
         context: Any,
         goal: Iterable[Condition] = (),
+        *,
+        helped: bool = False,
     ) -> None:
         self.start = start
         self.actions = tuple(actions)
@@ -221,7 +250,12 @@ class Regression:
         self._ground_cache: dict[tuple[Action, Bindings], tuple[_Ground, ...]] = {}
         self._scale = self._index.scale
         self._span = self._index.span
-        self._open_counts: dict[Node, int] = {}
+        self._open: dict[Node, tuple[Condition, ...]] = {}
+        free = _helped_names(self._goal, self.actions) if helped else frozenset()
+        self._relaxed = RelaxedCosts(
+            self._index.relaxed, self.root(self._goal), start, self._start_values, free
+        )
+        self._costs = self._relaxed.costs
 
     @cached_property
     def _values(self) -> dict[str, tuple[StateValue, ...]]:
@@ -243,13 +277,13 @@ class Regression:
                 roots[goal] = root
         return root
 
-    def _open_count(self, node: Node) -> int:
-        """How many conditions of ``node`` do not hold at the start (heuristic and goal test
-        both need it, so it is counted once per node)."""
-        count = self._open_counts.get(node)
-        if count is None:
+    def open_conditions(self, node: Node) -> tuple[Condition, ...]:
+        """The conditions of ``node`` that do not hold at the start (the goal test, the
+        heuristic and duplicate detection all need them, so they are found once per node)."""
+        found = self._open.get(node)
+        if found is None:
             start = self._start_values
-            count = 0
+            opened = []
             for condition in node:
                 current = start.get(condition.key)
                 same = (
@@ -258,21 +292,41 @@ class Regression:
                     and (current.__class__ is bool) is (condition.value.__class__ is bool)
                 )
                 if same == condition.negated:
-                    count += 1
-            self._open_counts[node] = count
-        return count
+                    opened.append(condition)
+            found = self._open[node] = tuple(opened)
+        return found
 
     def holds_at_start(self, node: Node) -> bool:
         """True when every condition of ``node`` holds in the start state (a solution)."""
-        return self._open_count(node) == 0
+        return not self.open_conditions(node)
 
     def heuristic(self, node: Node) -> float:
-        """Admissible and consistent: one action satisfies at most ``span`` open conditions
-        and costs at least ``scale``, so ``ceil(unsatisfied / span) * scale`` never overshoots.
+        """Admissible and consistent: the larger of two bounds that are both.
+
+        h^max over the relaxed problem (:mod:`warband.planning.goap_heuristic`) sees along
+        chains and is infinite for a node no plan can reach; one action satisfies at most
+        ``span`` open conditions and costs at least ``scale``, so ``ceil(unsatisfied / span) *
+        scale`` counts the width h^max misses.
         """
-        if self._scale <= 0:
+        opened = self._open.get(node)
+        if opened is None:
+            opened = self.open_conditions(node)
+        if not opened:
             return 0.0
-        return math.ceil(self._open_count(node) / self._span) * self._scale
+        costs = self._costs
+        estimate = 0.0
+        for condition in opened:
+            cost = costs.get(condition)
+            if cost is None:
+                cost = self._relaxed.learn(condition)
+                self._costs = self._relaxed.costs
+            if cost > estimate:
+                estimate = cost
+        if self._scale > 0:
+            count = math.ceil(len(opened) / self._span) * self._scale
+            if count > estimate:
+                return count
+        return estimate
 
     def successors(self, node: Node) -> list[tuple[GoapStep, Node, float]]:
         """Every ground action whose effects satisfy an open condition and contradict none,
@@ -393,6 +447,15 @@ class Regression:
                 f"it must be finite and at least its min_cost {action.min_cost}"
             )
         return cost
+
+
+def _helped_names(goal: Iterable[Condition], actions: Iterable[Action]) -> frozenset[str]:
+    """Property names some condition tagged achievable_by_any_agent asks for: a helper may make
+    them hold, so a cooperative search's heuristic counts them as free."""
+    names = {c.key.name for c in goal if c.achievable_by_any_agent}
+    for action in actions:
+        names |= {c.key.name for c in action.preconditions if c.achievable_by_any_agent}
+    return frozenset(names)
 
 
 def _sorted_values(pairs: Iterable[tuple[str, StateValue]]) -> dict[str, tuple[StateValue, ...]]:

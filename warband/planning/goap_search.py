@@ -8,6 +8,34 @@ heuristic, so the first plan it returns is the cheapest; every plan is replayed 
 start state (:func:`simulate`) before it is returned, and a plan that does not execute is
 discarded and the search continues.
 
+The heuristic is h^max over the relaxed problem (:mod:`warband.planning.goap_heuristic`): it
+adds up chains of actions, so a deep chain with many alternative producers is searched along the
+chain instead of level by level, and a node needing a condition nothing can achieve is dropped.
+
+Duplicate detection. Equal nodes are one node (the A* core keeps the cheapest path to each). Two
+nodes are not equal when they differ only in conditions that already hold at the start, and a
+search meets the same open conditions once per way of reaching them, each time with other
+satisfied conditions to keep. Keying nodes on their open conditions alone would be unsound: a
+satisfied condition still constrains the rest of the plan (no earlier step may undo it without
+making it hold again), so ``{a, b}`` with ``b`` satisfied can cost more to reach than ``{a}``.
+What is sound is subsumption. Nodes are ground (the bindings of every step are substituted into
+the conditions it adds), so a node is a plain conjunction, and if node ``M`` is a subset of node
+``N`` then every plan prefix that makes ``N`` hold makes ``M`` hold: ``M``'s best completion costs
+no more than ``N``'s. So a node taken from the queue is dropped when an expanded node has the same
+open conditions, a subset of its satisfied ones, and a path no dearer (Torralba and Hoffmann's
+dominance pruning, with the subset order); the optimal cost is kept because the heuristic is
+consistent and never larger on a subset. The check starts once a search has expanded
+``_DOMINANCE_AFTER`` nodes: small searches end first and would only pay for it.
+
+Cooperation. Boeda's cooperative planner asks a helper for tagged (``achievable_by_any_agent``)
+conditions at a node of the exhausted solo search. Duplicate detection never drops a node for a
+dominating node that lacks one of its tagged conditions (the tagged conditions in the difference
+must be none), so every request that could be made at a dropped node can be made, with the same
+conditions, at the node that dominated it, at no higher cost, and from a remaining node that is a
+subset of the dropped one's: the list of cooperative plans is unchanged. The cooperative search
+also counts tagged properties as free in the heuristic (``cooperative=True``), so the nodes that
+only a helper can complete are still expanded rather than dropped as dead ends.
+
 Everything here is pure and deterministic: the context object is passed through to the user's
 functions untouched and nothing reads a clock or a global.
 """
@@ -165,6 +193,56 @@ class _Replays:
         return not _replay(self.start.to_dict(), steps, self.goal, self.context)[1]
 
 
+_DOMINANCE_AFTER = 32
+"""Expansions before duplicate detection starts: most searches end sooner, and a check that
+can only find something in a larger search would only cost them time (skipping it is sound)."""
+
+
+class _Dominance:
+    """Duplicate detection beyond equal nodes: a node taken from the queue is dropped when a
+    node expanded before makes it redundant (see the module docstring). It reaches the core
+    through a weak reference, like :class:`_Replays`.
+    """
+
+    __slots__ = ("buckets", "core", "regression")
+
+    def __init__(self, regression: Regression) -> None:
+        self.regression = regression
+        self.buckets: dict[frozenset[Condition], list[tuple[frozenset[Condition], Node]]] = {}
+        self.core: weakref.ReferenceType[AStar[Node, GoapStep]] | None = None
+
+    def __call__(self, node: Node, g: float) -> bool:
+        core = self.core() if self.core is not None else None
+        assert core is not None, "the core calls its pruning test, so it is alive"
+        if core.expansions < _DOMINANCE_AFTER:
+            return False
+        opened = self.regression.open_conditions(node)
+        if len(opened) == len(node):
+            # Nothing satisfied: no other node has the same open conditions and fewer
+            # satisfied ones, so none can make this one redundant.
+            return False
+        records = core.records
+        key = frozenset(opened)
+        satisfied = node.difference(key)
+        bare = records.get(key)
+        if bare is not None and bare.expanded and bare.g <= g and not _tagged(satisfied):
+            return True
+        bucket = self.buckets.setdefault(key, [])
+        for other_satisfied, other in bucket:
+            if (
+                other_satisfied <= satisfied
+                and records[other].g <= g
+                and not _tagged(satisfied - other_satisfied)
+            ):
+                return True
+        bucket.append((satisfied, node))
+        return False
+
+
+def _tagged(conditions: frozenset[Condition]) -> bool:
+    return any(condition.achievable_by_any_agent for condition in conditions)
+
+
 class GoapSearch:
     """An interruptible regressive A* search for the cheapest plan (Pittman §3.6).
 
@@ -172,7 +250,11 @@ class GoapSearch:
     call it again to resume. Once the status is not RUNNING, :attr:`result` holds the
     :class:`PlanResult`. ``run()`` steps to the end. The plan found is the same however the
     work is sliced. ``record_tree`` keeps the search tree for explanations (off by default).
-    ``max_expansions`` bounds the total work; hitting it gives GAVE_UP.
+    ``max_expansions`` bounds the total work; hitting it gives GAVE_UP. ``cooperative``
+    counts tagged properties as free in the heuristic, so that an exhausted search holds every
+    node where a helper could help (:class:`~warband.planning.cooperation.CooperativeSearch`
+    sets it). Building the search works out the heuristic for the goal, once per action set,
+    goal and start values (later searches reuse it); ``step`` budgets count expansions only.
     """
 
     def __init__(
@@ -184,13 +266,17 @@ class GoapSearch:
         *,
         record_tree: bool = False,
         max_expansions: int | None = None,
+        cooperative: bool = False,
     ) -> None:
         self.start = start
         self.goal = goal_conditions(goal, context)
         self.context = context
-        self.regression = Regression(start, actions_of(actions), context, self.goal)
+        self.regression = Regression(
+            start, actions_of(actions), context, self.goal, helped=cooperative
+        )
         self._record_tree = record_tree
         replays = _Replays(start, self.goal, context)
+        dominance = _Dominance(self.regression)
         self.core: AStar[Node, GoapStep] = AStar(
             [(self.regression.root(self.goal), 0.0)],
             expand=self.regression.successors,
@@ -198,8 +284,9 @@ class GoapSearch:
             is_goal=self.regression.holds_at_start,
             accept=replays,
             max_expansions=max_expansions,
+            prune=dominance,
         )
-        replays.core = weakref.ref(self.core)
+        replays.core = dominance.core = weakref.ref(self.core)
         self._result: PlanResult | None = None
 
     @property

@@ -15,11 +15,14 @@ from __future__ import annotations
 import enum
 import heapq
 import itertools
+import math
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from ..exceptions import PlanningError
+
+_INFINITY = math.inf
 
 N = TypeVar("N", bound=Hashable)
 E = TypeVar("E")
@@ -65,7 +68,11 @@ class AStar(Generic[N, E]):
     ``roots`` are ``(node, initial cost)`` pairs. ``expand(node)`` yields ``(edge, child,
     cost)`` with non-negative costs. With a consistent ``heuristic`` the first accepted goal is
     the cheapest, and after a FOUND result further ``step`` calls go on to the next goal in
-    order of cost. A goal that fails ``accept`` is expanded like any other node.
+    order of cost. A goal that fails ``accept`` is expanded like any other node. A node whose
+    heuristic is infinite cannot reach a goal, so it is neither recorded nor queued. ``prune(node,
+    g)``, when given, is asked about each node met for the first time and drops it when it
+    returns True (the caller's duplicate detection: it must only drop a node when another
+    recorded node leads to a goal at no higher cost).
     """
 
     def __init__(
@@ -77,6 +84,7 @@ class AStar(Generic[N, E]):
         is_goal: Callable[[N], bool],
         accept: Callable[[N], bool] | None = None,
         max_expansions: int | None = None,
+        prune: Callable[[N, float], bool] | None = None,
     ) -> None:
         if max_expansions is not None and max_expansions < 0:
             raise PlanningError(f"max_expansions must be >= 0 or None, got {max_expansions}")
@@ -84,6 +92,7 @@ class AStar(Generic[N, E]):
         self._heuristic = heuristic
         self._is_goal = is_goal
         self._accept = accept
+        self._prune = prune
         self._max_expansions = max_expansions
         self._counter = itertools.count()
         self._open: list[tuple[float, float, int, float, N]] = []
@@ -123,6 +132,8 @@ class AStar(Generic[N, E]):
                 self.status = SearchStatus.GAVE_UP
                 return self.status
             node = heapq.heappop(self._open)[4]
+            if self._prune is not None and self._prune(node, self.records[node].g):
+                continue
             spent += 1
             if self._close(node):
                 self.goal = node
@@ -183,7 +194,10 @@ class AStar(Generic[N, E]):
         """Record a path to ``node`` if it is the first or a cheaper one, and queue it."""
         record = self.records.get(node)
         if record is None:
-            record = NodeRecord(g, self._heuristic(node), parent, edge)
+            h = self._heuristic(node)
+            if h == _INFINITY:
+                return
+            record = NodeRecord(g, h, parent, edge)
             self.records[node] = record
         elif record.expanded or g >= record.g:
             return
