@@ -7,6 +7,11 @@ Problems (each built once, outside the timed region):
 - **pirate/...**: Pittman's pirate (``domains.pirate``): lawful, unlawful, no bottle;
 - **synthetic/dD-kK**: the synthetic GOAP family (``domains.synthetic``), chain depth D in
   4, 8, 12, 16 and K distracting ways per stage in 2, 4, 8, seed fixed;
+- **chains/dD-bB-sS**: crafting chains (``domains.chains``): depth D, B alternative actions per
+  level (decoys, dead ends, detours), seeds 0..2; the sizes run from d4-b2 to d24-b12 (about 400
+  actions). A summary per size gives, per planner, the median run and the worst run over the
+  seeds; warband's worst includes its first plan on a fresh action set (building the per-action-set
+  tables and the heuristic's graph), the one plan no cache helps;
 - **blocks/nN**: the HTN blocks world (``domains.blocks``) with N blocks, seed fixed.
 
 Each problem is solved repeatedly (at least ``--repeats`` times and for at least
@@ -45,7 +50,7 @@ from typing import Any, Final
 
 import warband
 from warband.exceptions import PlanningError
-from warband.planning.domains import blocks, fear, pirate, synthetic
+from warband.planning.domains import blocks, chains, fear, pirate, synthetic
 from warband.planning.domains.problem import GoapProblem
 from warband.planning.facts import FactDB
 from warband.planning.goap import GoapStep
@@ -63,6 +68,9 @@ PEERS: Final = ("pyperplan", "goap", "gtpyhop")
 SYNTHETIC_DEPTHS: Final = (4, 8, 12, 16)
 SYNTHETIC_DISTRACTORS: Final = (2, 4, 8)
 SYNTHETIC_SEED: Final = 7
+CHAINS_SIZES: Final = ((4, 2), (8, 4), (12, 4), (16, 8), (20, 8), (24, 12))
+"""(depth, alternatives per level) of the crafting-chain family."""
+CHAINS_SEEDS: Final = (0, 1, 2)
 BLOCKS_SIZES: Final = (4, 8, 16, 32)
 BLOCKS_SEED: Final = 3
 
@@ -110,6 +118,8 @@ class BenchProblem:
     family: str
     goap: GoapProblem | None = None
     htn: blocks.BlocksProblem | None = None
+    size: str | None = None
+    """The size within a family summarised per size (``d16-b8`` for chains), else None."""
 
     @property
     def optimal_cost(self) -> float:
@@ -136,6 +146,8 @@ class Outcome:
     notes: str = ""
     ratio: float | None = None
     """This peer's median over warband's on the same problem (set for peers only)."""
+    first_ms: float | None = None
+    """warband's first plan on a freshly built problem (untimed otherwise), where measured."""
 
     @property
     def median_ms(self) -> float:
@@ -215,6 +227,15 @@ def build_problems(quick: bool) -> list[BenchProblem]:
         made = synthetic.problem(depth, distractors, SYNTHETIC_SEED)
         goap.append((f"synthetic/d{depth}-k{distractors}", "synthetic", made))
     problems = [BenchProblem(name, family, goap=made) for name, family, made in goap]
+    chain_sizes, chain_seeds = CHAINS_SIZES, CHAINS_SEEDS
+    if quick:
+        chain_sizes, chain_seeds = ((4, 2), (16, 8)), (0,)
+    for depth, alternatives in chain_sizes:
+        size = f"d{depth}-b{alternatives}"
+        for seed in chain_seeds:
+            made = chains.problem(depth, alternatives, seed)
+            name = f"chains/{size}-s{seed}"
+            problems.append(BenchProblem(name, "chains", goap=made, size=size))
     for size in sizes:
         made_htn = blocks.problem(size, BLOCKS_SEED)
         problems.append(BenchProblem(f"blocks/n{size}", "blocks", htn=made_htn))
@@ -228,16 +249,21 @@ def run_warband(problem: BenchProblem, settings: Settings) -> Outcome:
     """Time warband's planner on ``problem``: GOAP ``solve()`` or ``HtnPlanner.plan``."""
     if problem.goap is not None:
         goap = problem.goap
+        started = time.perf_counter_ns()
         result = goap.solve()
+        first_ms = (time.perf_counter_ns() - started) / 1e6
         if result.plan is None:
             raise BenchmarkError(f"{problem.name}: warband found no plan ({result.status})")
         samples = time_runs(goap.solve, settings)
         replay = simulate(
             goap.start, result.plan.steps, goal=result.plan.goal, context=goap.context
         )
-        return Outcome(
+        outcome = Outcome(
             problem.name, WARBAND, samples, result.plan.cost, problem.optimal_cost, replay.ok
         )
+        if problem.size is not None:
+            outcome.first_ms = first_ms
+        return outcome
     assert problem.htn is not None
     domain, facts, root, _ = problem.htn
     htn = HtnPlanner(domain).plan(facts, root)
@@ -810,10 +836,41 @@ def measure(problems: Sequence[BenchProblem], peers: dict[str, Any], settings: S
     return results
 
 
+def chain_summary(results: Results, sizes: dict[str, str]) -> list[dict[str, Any]]:
+    """Per chain size and planner: the median run and the worst run over every seed (warband's
+    first plan included), and whether every plan was valid and optimal."""
+    grouped: dict[tuple[str, str], list[Outcome]] = {}
+    for outcome in results.outcomes:
+        size = sizes.get(outcome.name)
+        if size is not None:
+            grouped.setdefault((size, outcome.planner), []).append(outcome)
+    summary = []
+    for (size, planner), outcomes in grouped.items():
+        samples = [sample for outcome in outcomes for sample in outcome.samples_ns]
+        worst = max(samples) / 1e6
+        firsts = [o.first_ms for o in outcomes if o.first_ms is not None]
+        summary.append(
+            {
+                "size": size,
+                "planner": planner,
+                "seeds": len(outcomes),
+                "median_ms": round(statistics.median(samples) / 1e6, 6),
+                "worst_ms": round(max([worst, *firsts]), 6),
+                "optimal": all(o.optimal and o.valid for o in outcomes),
+            }
+        )
+    return summary
+
+
 def build_report(
-    results: Results, settings: Settings, peers: dict[str, Any], missing: dict[str, str]
+    results: Results,
+    settings: Settings,
+    peers: dict[str, Any],
+    missing: dict[str, str],
+    sizes: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The JSON object: ``problems`` (the contract), skipped cases, summary and versions."""
+    sizes = sizes or {}
     entries = []
     for outcome in results.outcomes:
         entry: dict[str, Any] = {
@@ -831,6 +888,8 @@ def build_report(
             entry["ratio"] = round(outcome.ratio, 4)
         if outcome.setup_ms is not None:
             entry["setup_ms"] = round(outcome.setup_ms, 3)
+        if outcome.first_ms is not None:
+            entry["first_ms"] = round(outcome.first_ms, 3)
         if outcome.notes:
             entry["notes"] = outcome.notes
         entries.append(entry)
@@ -838,6 +897,7 @@ def build_report(
     theirs = [o for o in results.outcomes if o.planner != WARBAND]
     return {
         "problems": entries,
+        "chains": chain_summary(results, sizes),
         "skipped": [vars(skip) for skip in results.skipped],
         "peers_missing": missing,
         "peer_versions": {name: _version(name) for name in PEERS},
@@ -872,6 +932,8 @@ def render_table(report: dict[str, Any]) -> str:
             f"{entry['p99_ms']:>10.3f} {entry['cost']:>6g} {entry['optimal_cost']:>8g}  "
             f"{ratio:>9}  {' '.join(flags)}"
         )
+    if report["chains"]:
+        lines += ["", _chains_table(report["chains"])]
     lines.append("")
     lines.append("x warband: the peer's median over warband's on the same problem (> 1: slower).")
     if report["peers_run"]:
@@ -894,6 +956,24 @@ def render_table(report: dict[str, Any]) -> str:
     if report["peers_run"]:
         faster = "yes" if report["warband_faster_than_every_peer"] else "NO"
         lines.append(f"warband faster than every peer on every problem it ran: {faster}")
+    return "\n".join(lines)
+
+
+def _chains_table(summary: list[dict[str, Any]]) -> str:
+    header = (
+        f"{'chains size':<12} {'planner':<10} {'seeds':>5} {'median ms':>10} {'worst ms':>10}"
+        "  optimal"
+    )
+    lines = [header, "-" * len(header)]
+    for row in summary:
+        lines.append(
+            f"{row['size']:<12} {row['planner']:<10} {row['seeds']:>5} {row['median_ms']:>10.3f} "
+            f"{row['worst_ms']:>10.3f}  {'yes' if row['optimal'] else 'NO'}"
+        )
+    lines.append(
+        "worst: the slowest run over the seeds; warband's includes its first plan on a fresh "
+        "action set. optimal: every plan replays and costs the known optimum."
+    )
     return "\n".join(lines)
 
 
@@ -928,7 +1008,8 @@ def main(argv: list[str]) -> int:
     except BenchmarkError as error:
         print(f"planning bench failed: {error}", file=sys.stderr)
         return 1
-    report = build_report(results, settings, peers, missing)
+    sizes = {problem.name: problem.size for problem in problems if problem.size is not None}
+    report = build_report(results, settings, peers, missing, sizes)
     print(render_table(report))
     if args.json:
         print(json.dumps(report, sort_keys=True))
@@ -939,7 +1020,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="warband bench planning",
         description="Plan time (median, p99) and plan cost of warband's GOAP and HTN planners "
-        "on the F.E.A.R., pirate, synthetic and blocks-world problems, next to the optimal "
+        "on the F.E.A.R., pirate, synthetic, crafting-chain and blocks-world problems, next to "
+        "the optimal "
         "cost and, where installed, the peers gtpyhop, pyperplan and goap.",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")

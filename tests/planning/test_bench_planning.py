@@ -12,7 +12,7 @@ import pytest
 from ..conftest import REPO, last_json_line
 
 CONTRACT_KEYS = ("name", "planner", "median_ms", "p99_ms", "cost", "optimal_cost")
-FAMILIES = ("fear/", "pirate/", "synthetic/", "blocks/")
+FAMILIES = ("fear/", "pirate/", "synthetic/", "chains/", "blocks/")
 
 
 def _load_benchmark() -> ModuleType:
@@ -47,6 +47,13 @@ def _check_report(report: dict[str, Any]) -> None:
         assert entry["optimal_cost"] == entry["cost"], entry
         assert entry["optimal"], entry
     assert report["warband_all_optimal"]
+    summary = report["chains"]
+    planners = {row["planner"] for row in summary}
+    assert "warband" in planners, summary
+    assert {"warband"} | set(report["peers_run"]) - {"goap", "gtpyhop"} == planners, summary
+    for row in summary:
+        assert row["optimal"], row
+        assert _positive(row["median_ms"]) and row["worst_ms"] >= row["median_ms"], row
     for entry in entries:
         if entry["planner"] != "warband":
             assert _positive(entry["ratio"]), entry
