@@ -227,15 +227,16 @@ def build_problems(quick: bool) -> list[BenchProblem]:
         made = synthetic.problem(depth, distractors, SYNTHETIC_SEED)
         goap.append((f"synthetic/d{depth}-k{distractors}", "synthetic", made))
     problems = [BenchProblem(name, family, goap=made) for name, family, made in goap]
-    chain_sizes, chain_seeds = CHAINS_SIZES, CHAINS_SEEDS
+    chain_sizes: Sequence[tuple[int, int]] = CHAINS_SIZES
+    chain_seeds: Sequence[int] = CHAINS_SEEDS
     if quick:
         chain_sizes, chain_seeds = ((4, 2), (16, 8)), (0,)
     for depth, alternatives in chain_sizes:
-        size = f"d{depth}-b{alternatives}"
+        label = f"d{depth}-b{alternatives}"
         for seed in chain_seeds:
             made = chains.problem(depth, alternatives, seed)
-            name = f"chains/{size}-s{seed}"
-            problems.append(BenchProblem(name, "chains", goap=made, size=size))
+            name = f"chains/{label}-s{seed}"
+            problems.append(BenchProblem(name, "chains", goap=made, size=label))
     for size in sizes:
         made_htn = blocks.problem(size, BLOCKS_SEED)
         problems.append(BenchProblem(f"blocks/n{size}", "blocks", htn=made_htn))
