@@ -1,0 +1,301 @@
+"""``warband sweep``: many seeds of a scenario, each its own ``warband run`` process, counted.
+
+The sweeps run the real command with real child runs (skirmish, ping pong, and the seeded
+toss of ``tests/scenarios/coin.py``); the interval arithmetic is checked against published
+values. Every process a test starts is killed and reaped when it ends, pass or fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from warband.sweep import SeedRun, SweepPlan, SweepReport, format_table, wilson_interval
+
+from .conftest import REPO, CommandResult, last_json_line
+
+Cli = Callable[..., CommandResult]
+SKIRMISH = "scenarios/skirmish.py"
+PING_PONG = "scenarios/ping_pong.py"
+COIN = str(REPO / "tests" / "scenarios" / "coin.py")
+PROGRESS = re.compile(r"^\[sweep\] (\d+)/(\d+) seed (\d+): (.+) \((\d+\.\d) s\)$")
+
+
+def _progress_lines(stderr: str) -> list[re.Match[str]]:
+    return [match for line in stderr.splitlines() if (match := PROGRESS.match(line))]
+
+
+# --- the Wilson interval -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("successes", "trials", "expected"),
+    [
+        # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Table I,
+        # method 3 (score interval without continuity correction).
+        (81, 263, (0.2553, 0.3662)),
+        (15, 148, (0.0624, 0.1605)),
+        (0, 20, (0.0, 0.1611)),
+        (1, 29, (0.0061, 0.1718)),
+    ],
+)
+def test_the_wilson_interval_matches_published_values(
+    successes: int, trials: int, expected: tuple[float, float]
+) -> None:
+    low, high = wilson_interval(successes, trials)
+    assert expected == (round(low, 4), round(high, 4))
+
+
+def test_the_wilson_interval_is_symmetric_and_stays_within_zero_and_one() -> None:
+    low, high = wilson_interval(20, 20)
+    assert (1.0, round(1 - 0.1611, 4)) == (high, round(low, 4))
+    mirrored = [1 - bound for bound in reversed(wilson_interval(7, 10))]
+    assert pytest.approx(mirrored) == list(wilson_interval(3, 10))
+
+
+@pytest.mark.parametrize(("successes", "trials"), [(0, 0), (5, 4), (-1, 4)])
+def test_the_wilson_interval_refuses_impossible_counts(successes: int, trials: int) -> None:
+    with pytest.raises(ValueError, match="successes <= trials"):
+        wilson_interval(successes, trials)
+
+
+# --- the report, from runs made up here --------------------------------------------------------
+
+
+def _seed_run(seed: int, winner: str | None, scores: dict[str, int]) -> SeedRun:
+    details = {"winner": winner, "scores": scores}
+    return SeedRun(seed, "success", winner, details, True, "", None, 0.1, 0)
+
+
+def test_a_side_that_never_won_is_listed_with_zero_wins_and_draws_are_the_null_key() -> None:
+    plan = SweepPlan(scenario=Path("x.py"), seeds=3, jobs=1, name="x")
+    runs = [
+        _seed_run(1, "red", {"red": 3, "blue": 1}),
+        _seed_run(2, "red", {"red": 2, "blue": 0}),
+        _seed_run(3, None, {"red": 1, "blue": 1}),
+    ]
+    report = SweepReport(plan, runs, 1.0)
+    summary = json.loads(json.dumps(report.as_json()))
+    assert {"red": 2, "blue": 0, "null": 1} == summary["wins"]
+    assert {"n": 3, "mean": 2.0, "sd": 1.0, "min": 1, "max": 3} == summary["stats"]["scores.red"]
+    assert [0.0, 0.5615] == summary["intervals"]["blue"]
+    table = format_table(report)
+    assert re.search(r"blue\s+0\s+0\.0%\s+0\.0% - 56\.1%", table), table
+    assert re.search(r"no winner\s+1\s+33\.3%", table), table
+
+
+# --- real sweeps -------------------------------------------------------------------------------
+
+
+def test_a_skirmish_sweep_counts_each_seeds_winner_with_progress_and_a_table(
+    warband_cli: Cli,
+) -> None:
+    result = warband_cli(
+        "sweep", SKIRMISH, "--seeds", "4", "--jobs", "2", "--param", "bots=1", "--json"
+    )
+    assert 0 == result.returncode, result.stderr
+    summary = last_json_line(result.stdout)
+    runs = summary["runs"]
+    assert [1, 2, 3, 4] == [run["seed"] for run in runs]
+    for run in runs:
+        assert {"seed", "outcome", "winner", "details"} <= run.keys()
+        assert run["details"]["winner"] == run["winner"]
+        assert run["winner"] in ("red", "blue", None)
+    wins = summary["wins"]
+    assert {"red", "blue", "null"} == wins.keys()
+    for side in ("red", "blue", None):
+        key = "null" if side is None else side
+        assert sum(1 for run in runs if run["winner"] == side) == wins[key]
+    assert {"scores.red", "scores.blue"} <= summary["stats"].keys()
+
+    progress = _progress_lines(result.stderr)
+    assert [1, 2, 3, 4] == sorted(int(match[3]) for match in progress)
+    assert ["1/4", "2/4", "3/4", "4/4"] == [f"{match[1]}/{match[2]}" for match in progress]
+    assert "95% interval" in result.stderr  # the table goes to stderr when stdout is JSON
+    assert 1 == len(result.stdout.strip().splitlines())
+
+
+def test_a_seed_in_a_sweep_gives_what_warband_run_gives_for_that_seed(warband_cli: Cli) -> None:
+    swept = warband_cli("sweep", SKIRMISH, "--seeds", "3", "--param", "bots=1", "--json", "-q")
+    alone = warband_cli("run", SKIRMISH, "--seed", "3", "--param", "bots=1", "--json", "-q")
+    assert 0 == swept.returncode, swept.stderr
+    assert 0 == alone.returncode, alone.stderr
+    assert (
+        last_json_line(alone.stdout)["outcome_details"]
+        == (last_json_line(swept.stdout)["runs"][2]["details"])
+    )
+
+
+def test_a_scenario_without_sides_has_no_winner_and_counts_every_run_as_a_draw(
+    warband_cli: Cli,
+) -> None:
+    result = warband_cli("sweep", PING_PONG, "--seeds", "2", "--jobs", "1")
+    assert 0 == result.returncode, result.stderr
+    assert re.search(r"no winner\s+2\s+100\.0%", result.stdout), result.stdout
+    assert "completed" in result.stdout  # ping pong's numeric details are averaged
+    assert 2 == len(_progress_lines(result.stderr))
+
+    as_json = warband_cli("sweep", PING_PONG, "--seeds", "2", "--json", "-q")
+    summary = last_json_line(as_json.stdout)
+    assert [None, None] == [run["winner"] for run in summary["runs"]]
+    assert ["success", "success"] == [run["outcome"] for run in summary["runs"]]
+    assert {"null": 2} == summary["wins"]
+    assert "" == as_json.stderr.split("sweep ping_pong")[0]  # -q: the table only
+
+
+def test_runs_that_fail_are_kept_in_the_table_and_the_json_with_their_reason(
+    warband_cli: Cli,
+) -> None:
+    result = warband_cli(
+        "sweep",
+        COIN,
+        "--seeds",
+        "7",
+        "--param",
+        "crash_seed=5",
+        "--param",
+        "stall_seed=6",
+        "--param",
+        "refuse_seed=7",
+        "--json",
+    )
+    assert 1 == result.returncode, result.stderr
+    summary = last_json_line(result.stdout)
+    runs = {run["seed"]: run for run in summary["runs"]}
+    assert [1, 2, 3, 4, 5, 6, 7] == sorted(runs)
+    assert ("error", False, 3) == (runs[5]["outcome"], runs[5]["completed"], runs[5]["exit_code"])
+    assert "exit code 3, no summary" == runs[5]["reason"]
+    assert ("failure", False) == (runs[6]["outcome"], runs[6]["completed"])
+    assert "the toss cannot go on without it" in runs[6]["reason"]
+    assert ("error", 2) == (runs[7]["outcome"], runs[7]["exit_code"])
+    assert "seed 7 is refused on purpose" in runs[7]["reason"]
+    # Only completed runs are counted: seeds 1 and 4 heads, 2 tails, 3 nobody.
+    assert {"heads": 2, "tails": 1, "null": 1} == summary["wins"]
+    assert 4 == summary["completed"]
+
+    assert "seed 5: error: exit code 3, no summary" in result.stderr
+    assert "seed 6: failure: tosser left" in result.stderr
+    last_line = result.stderr.splitlines()[-1]
+    assert "warband: error: some runs did not complete (see the table)" == last_line
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        ([SKIRMISH, "--seeds", "0"], "--seeds must be at least 1, got 0"),
+        ([SKIRMISH, "--seeds", "2", "--jobs", "0"], "--jobs must be at least 1, got 0"),
+        (["scenarios/no_such.py", "--seeds", "2"], "scenario file 'scenarios/no_such.py'"),
+        ([SKIRMISH, "--seeds", "2", "--param", "colour=red"], "has no parameter 'colour'"),
+        ([SKIRMISH, "--seeds", "2", "--param", "bots=13"], "bots must be 1..12 per team"),
+    ],
+    ids=["no-seeds", "no-jobs", "missing-scenario", "unknown-param", "bad-param-value"],
+)
+def test_bad_sweep_input_is_one_line_and_exit_2_before_any_run(
+    warband_cli: Cli, args: list[str], fragment: str
+) -> None:
+    result = warband_cli("sweep", *args)
+    assert 2 == result.returncode, result.stderr
+    assert 1 == len(result.stderr.splitlines()), result.stderr
+    assert result.stderr.startswith("warband: error: ")
+    assert fragment in result.stderr
+    assert "" == result.stdout
+
+
+# --- stopping a sweep --------------------------------------------------------------------------
+
+
+def _gone(pid: int) -> bool:
+    """True when ``pid`` no longer runs (reaped, or a zombie nobody has reaped yet)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state == "Z"
+
+
+def _wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.05)
+
+
+def _pids(folder: Path) -> list[int]:
+    pids = []
+    for file in folder.glob("seed-*.pid"):
+        text = file.read_text()
+        if text.isdigit():
+            pids.append(int(text))
+    return pids
+
+
+@pytest.fixture
+def endless_sweep(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+    """A sweep of three seeds, two at a time, of tosses that would last ~forever; its runs
+    write their pids in the folder yielded with it. Killed, with its runs, at the end."""
+    pid_dir = tmp_path / "pids"
+    pid_dir.mkdir()
+    command = [sys.executable, "-m", "warband", "sweep", COIN, "--seeds", "3", "--jobs", "2"]
+    command += ["--ticks", "100000000", "--param", f"pid_dir={pid_dir}", "--json"]
+    sweep = subprocess.Popen(
+        command,
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for(lambda: len(_pids(pid_dir)) == 2, 60, "two runs under way")
+        yield sweep, pid_dir
+    finally:
+        if sweep.poll() is None:
+            sweep.kill()
+        sweep.communicate(timeout=30)
+        for pid in _pids(pid_dir):
+            if not _gone(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_stops_every_run_and_still_ends_with_the_json_line(
+    endless_sweep: tuple[subprocess.Popen[str], Path], signum: signal.Signals
+) -> None:
+    sweep, pid_dir = endless_sweep
+    sweep.send_signal(signum)
+    stdout, stderr = sweep.communicate(timeout=60)
+    assert 128 + signum == sweep.returncode, stderr
+    summary = last_json_line(stdout)
+    assert signum.name == summary["interrupted"]
+    assert [1, 2, 3] == [run["seed"] for run in summary["runs"]]
+    assert ["interrupted"] * 3 == [run["outcome"] for run in summary["runs"]]
+    assert 0 == summary["completed"]
+    assert f"warband: interrupted by {signum.name}" == stderr.splitlines()[-1]
+    assert [True, True] == [_gone(pid) for pid in _pids(pid_dir)]
+
+
+def test_runs_end_when_their_sweep_is_killed_outright(
+    endless_sweep: tuple[subprocess.Popen[str], Path],
+) -> None:
+    sweep, pid_dir = endless_sweep
+    sweep.kill()
+    sweep.wait(timeout=30)
+    pids = _pids(pid_dir)
+    _wait_for(lambda: all(_gone(pid) for pid in pids), 30, f"runs {pids} to end")
