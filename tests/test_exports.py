@@ -78,7 +78,22 @@ PUBLIC_NAMES: dict[str, set[str]] = {
     # planning and world pin their lists beside their own tests (tests/<package>/test_exports.py)
     "warband.planning": PLANNING_PUBLIC,
     "warband.world": set(WORLD_PUBLIC),
-    "warband.agents": set(),
+    "warband.agents": {
+        "BUILTIN_TASKS",
+        "ActTask",
+        "Agent",
+        "AgentPlan",
+        "CommandQueue",
+        "Daemon",
+        "Decider",
+        "Decision",
+        "HtnDecider",
+        "Memory",
+        "OrderBook",
+        "Role",
+        "TaskHandler",
+        "check_acts",
+    },
 }
 
 

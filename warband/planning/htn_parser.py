@@ -30,10 +30,10 @@ a variable used by a task or call before anything binds it).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeAlias
 
 from ..exceptions import DomainSyntaxError, PlanningError
 from ..values import Value, format_value
@@ -186,6 +186,7 @@ class _Parser:
                 constants[const] = value
             elif keyword == ":primitive":
                 primitive = self.primitive(form)
+                self.located(primitive, form)
                 self.unique(where, primitive.name, "primitive task", form)
                 primitives[primitive.name] = primitive
             else:
@@ -429,17 +430,25 @@ class _Parser:
         return "a list" if expr.items else "()"
 
 
+DomainCheck: TypeAlias = Callable[[HtnDomain, Callable[[str, object], NoReturn]], None]
+"""A further check of a parsed domain: called with the domain and ``fail(message, node)``,
+which raises DomainSyntaxError at the node's place in the file (a primitive, method, branch...).
+The agents layer checks that a domain's acts fit the world's verbs this way."""
+
+
 def parse_domain(
     text: str,
     *,
     path: str = "<string>",
     functions: Mapping[str, HtnFunction] | None = None,
     name: str = "domain",
+    check: DomainCheck | None = None,
 ) -> HtnDomain:
     """Parse and validate a domain; ``functions`` are the Python functions its calls may use.
 
     ``name`` is used unless the text has a ``(:domain name)`` form. Raises DomainSyntaxError
-    (with ``path``, line and column) for any syntax or reference error.
+    (with ``path``, line and column) for any syntax or reference error, and for whatever
+    ``check`` finds wrong.
     """
     parser = _Parser(text, path)
     domain, _ = parser.domain(functions or {}, name)
@@ -449,19 +458,25 @@ def parse_domain(
         parser.fail(message, line, column)
 
     validate_domain(domain, fail)
+    if check is not None:
+        check(domain, fail)
     return domain
 
 
 def load_domain_file(
-    path: str | Path, functions: Mapping[str, HtnFunction] | None = None
+    path: str | Path,
+    functions: Mapping[str, HtnFunction] | None = None,
+    *,
+    check: DomainCheck | None = None,
 ) -> HtnDomain:
-    """Read and parse a domain file; its name defaults to the file's stem."""
+    """Read and parse a domain file; its name defaults to the file's stem (see
+    :func:`parse_domain` for ``check``)."""
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")
     except OSError as exc:
         raise PlanningError(f"cannot read HTN domain file {str(file)!r}: {exc}") from exc
-    return parse_domain(text, path=str(file), functions=functions, name=file.stem)
+    return parse_domain(text, path=str(file), functions=functions, name=file.stem, check=check)
 
 
 # --- printing -------------------------------------------------------------------------------

@@ -1,0 +1,166 @@
+"""The agent loop on real sockets and a real world: orders go down, acts reach the world,
+completion reports come up, and plans are kept, replaced and dropped for the right reasons."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from warband.agents import Agent, Role
+from warband.exceptions import ConfigurationError, DomainSyntaxError
+from warband.planning import FactDB, parse_domain
+from warband.testing import run_actors
+from warband.values import Value
+from warband.world import World, load_map, waypoint_path
+
+TEST_MAP = load_map("test")
+
+
+def next_hop(facts: FactDB, here: Value, goal: Value) -> Value:
+    """The waypoint after ``here`` on the way to ``goal`` (None when there is none)."""
+    path = waypoint_path(TEST_MAP, str(here), str(goal))
+    return path[1] if path is not None and len(path) > 1 else None
+
+
+BOT_DOMAIN = """
+(:domain walker)
+(:constant @self)
+(:primitive !move ?waypoint)
+(:primitive !clear_order)
+(:primitive !idle ?ticks)
+(:primitive !report ?status ?where)
+
+(:method (behave)
+  (:branch "the order is done"
+    (and (order ?id ?from goto ?goal) (at @self ?goal))
+    ((!report arrived ?goal) (!clear_order)))
+  (:branch "walk to the ordered waypoint"
+    (and (order ?id ?from goto ?goal) (at @self ?here) (?next = (call next_hop ?here ?goal)))
+    ((!move ?next)))
+  (:branch "idle"
+    ()
+    ((!idle 1))))
+"""
+
+SQUAD_DOMAIN = """
+(:domain squad)
+(:primitive !order ?member ?task ?where)
+(:primitive !remember ?fact ?member)
+(:primitive !idle ?ticks)
+
+(:method (behave)
+  (:branch "send the member"
+    (and (member ?m) (target ?where) (not (sent ?m)))
+    ((!order ?m goto ?where) (!remember sent ?m)))
+  (:branch "wait"
+    ()
+    ((!idle 1))))
+"""
+
+
+def _role(name: str, text: str, **options: Any) -> Role:
+    return Role(name, parse_domain(text, functions={"next_hop": next_hop}), **options)
+
+
+class Inspected(Agent):
+    """An agent whose final state also holds some of its facts and its decisions."""
+
+    def final_state(self) -> dict[str, Any]:
+        facts = self.memory.facts
+        return {
+            **super().final_state(),
+            "order_ended": [list(f) for f in facts.facts("order_ended")],
+            "statuses": [list(f) for f in facts.facts("status")],
+            "decisions": [list(d) for d in self.recent_decisions],
+        }
+
+
+def _world(start: str = "r1") -> World:
+    return World.create(
+        TEST_MAP,
+        seed=1,
+        roster={"bot-1": {"team": "red", "class": "assault", "start": start}},
+    )
+
+
+async def test_an_order_goes_down_the_bot_walks_and_a_completion_report_comes_up() -> None:
+    squad = Inspected(
+        "squad-1",
+        _role("squad", SQUAD_DOMAIN),
+        subordinates=["bot-1"],
+        facts=[("member", "bot-1"), ("target", "m3")],
+    )
+    bot = Inspected("bot-1", _role("bot", BOT_DOMAIN), superior="squad-1", team="red")
+    result = await run_actors([squad, bot], ticks=30, world=_world())
+    squad_state = result.final_states["squad-1"]
+    assert [["order_ended", "bot-1", "goto", "done"]] == squad_state["order_ended"]
+    assert 0 == squad_state["orders_open"]
+    assert [["status", "bot-1", "arrived", "m3"]] == squad_state["statuses"]
+    walking = [d for d in result.final_states["bot-1"]["decisions"] if d[2] == "behave:1"]
+    assert walking, result.final_states["bot-1"]["decisions"]
+    assert 0 == result.final_states["world"]["acts_rejected"]
+
+
+async def test_a_plan_whose_act_the_world_refuses_is_dropped_with_the_worlds_reason() -> None:
+    stubborn = """
+    (:domain stubborn)
+    (:primitive !move ?waypoint)
+    (:primitive !idle ?ticks)
+    (:method (behave)
+      (:branch "walk through a wall" (not (tried)) ((!move b2)))
+      (:branch "idle" () ((!idle 1))))
+    """
+    bot = Inspected("bot-1", _role("bot", stubborn), team="red")
+    result = await run_actors([bot], ticks=6, world=_world())
+    dropped = [d for d in result.final_states["bot-1"]["decisions"] if d[1] == "dropped"]
+    assert dropped, result.final_states["bot-1"]["decisions"]
+    assert "the world refused (!move b2)" in dropped[0][3]
+
+
+async def test_a_higher_branch_replaces_the_running_plan_and_an_equal_path_keeps_it() -> None:
+    domain = """
+    (:domain alert)
+    (:primitive !idle ?ticks)
+    (:primitive !log ?text)
+    (:method (behave)
+      (:branch "alarm" (alarm) ((!log alarm) (!idle 5)))
+      (:branch "patrol" () ((!idle 5))))
+    """
+
+    class Alarmed(Inspected):
+        def on_tick(self, tick: int) -> None:
+            if tick == 3:
+                self.memory.remember("alarm")
+            super().on_tick(tick)
+
+    bot = Alarmed("bot-1", _role("bot", domain), team="red")
+    result = await run_actors([bot], ticks=6)
+    kinds = [(d[0], d[1], d[2]) for d in result.final_states["bot-1"]["decisions"]]
+    assert (1, "new", "behave:1") == kinds[0]
+    assert (2, "kept", "behave:1") == kinds[1]
+    assert (3, "replaced", "behave:0") == kinds[2]
+    assert (4, "kept", "behave:0") == kinds[3]
+
+
+def test_a_primitive_nothing_executes_is_refused_when_the_role_is_made() -> None:
+    domain = parse_domain('(:primitive !dance) (:method (behave) (:branch "b" () ((!dance))))')
+    with pytest.raises(ConfigurationError, match=r"nothing executes: !dance"):
+        Role("dancer", domain)
+
+
+def test_an_act_whose_parameters_do_not_fit_the_verb_names_the_file_and_line(
+    tmp_path: Path,
+) -> None:
+    file = tmp_path / "bot.htn"
+    file.write_text(
+        "(:domain bot)\n"
+        "(:primitive !idle ?ticks)\n"
+        "(:primitive !fire ?threat)\n"
+        '(:method (behave) (:branch "b" () ((!idle 1))))\n'
+    )
+    with pytest.raises(
+        DomainSyntaxError, match=r"bot\.htn:3:1: primitive !fire .*missing \['target'\]"
+    ):
+        Role.from_file("bot", file)

@@ -1,0 +1,398 @@
+"""The agent loop every layer shares: gather, decide, execute (DESIGN.md, Killzone Fig. 29.2).
+
+Every tick an :class:`Agent`
+
+1. **gathers**: the messages of the last tick are already in its memory (its handlers wrote
+   them: the Percept's facts and events, its orders, its subordinates' reports); the command
+   queue and the order book add their facts; each daemon of its role derives its facts;
+2. **decides** (:mod:`warband.agents.decide`): with no plan, every ``replan_every`` ticks, and
+   whenever something happened that may change the best plan (a new or withdrawn order, a
+   report, a failed task), it asks its decider whether to keep, replace or drop the running
+   plan; every decision is one ``agent.plan`` log event;
+3. **executes** (:mod:`warband.agents.execute`): the current task of the plan runs; tasks that
+   finish at once are followed by the next in the same tick, a lasting one (a move) is checked
+   again next tick, a failed one drops the plan.
+
+Orders outlive a tick: a subordinate holds them in a :class:`~warband.agents.CommandQueue` and
+answers each with one CompletionReport (done, failed, or overwritten by a newer order); a
+superior keeps an :class:`~warband.agents.OrderBook` and closes each order it gave on that
+report, when it withdraws it, or when the subordinate leaves.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..messaging import (
+    Actor,
+    ActResult,
+    CompletionReport,
+    GoalBias,
+    Order,
+    Percept,
+    StatusReport,
+    ThreatReport,
+    WithdrawOrder,
+    handles,
+)
+from ..messaging.tracing import tracing_enabled
+from ..planning import Task
+from ..values import Fact, Value
+from ..world import ACT_FAILED, BLOCKED, WORLD_ID
+from .decide import AgentPlan, Decider, Decision
+from .execute import BUILTIN_TASKS, ActTask, TaskStatus, act_of
+from .memory import Memory
+from .orders import CommandQueue, OrderBook
+from .role import Role
+
+MAX_TASKS_PER_TICK = 32
+"""Tasks that finish at once run back to back; this many at most in one tick."""
+
+
+@dataclass
+class _Running:
+    """The task the agent is in the middle of."""
+
+    task: Task
+    started: int
+    act: ActTask | None = None
+    act_id: str | None = None
+    accepted: bool = False
+    until_tick: int | None = None
+
+
+class Agent(Actor):
+    """An agent of any layer: a role (domain, daemons, tasks) run by the one loop.
+
+    ``superior`` receives its reports and CompletionReports; ``subordinates`` are the agents it
+    may order. ``team`` and the agent's id are the domain constants ``@team`` and ``@self``.
+    """
+
+    def __init__(
+        self,
+        actor_id: str,
+        role: Role,
+        *,
+        superior: str | None = None,
+        subordinates: Sequence[str] = (),
+        team: str = "",
+        world: str = WORLD_ID,
+        facts: Iterable[Sequence[Value]] = (),
+        groups: Iterable[str] = (),
+        seed: int = 0,
+    ) -> None:
+        super().__init__(actor_id, groups=groups, seed=seed)
+        self.role = role
+        self.superior = superior
+        self.subordinates = tuple(subordinates)
+        self.team = team
+        self.world = world
+        self.memory = Memory(facts)
+        self.commands = CommandQueue()
+        self.book = OrderBook()
+        constants: dict[str, Value] = {"self": actor_id, "team": team}
+        if superior is not None:
+            constants["superior"] = superior
+        self.decider: Decider = role.decider(constants)
+        self.plan: AgentPlan | None = None
+        self.step = 0
+        self.task_failure = ""
+        self.decisions = 0
+        self.recent_decisions: deque[tuple[int, str, str | None, str]] = deque(maxlen=64)
+        """The last decisions: (tick, kind, plan label, reason)."""
+        self.tasks_run = 0
+        self._doing: _Running | None = None
+        self._replan = True
+        self._last_plan_tick = -(10**9)
+        self._sequences: dict[str, str] = {}
+        self._sequence_count = 0
+        self._threats: dict[tuple[str, str], Fact] = {}
+        self._statuses: dict[str, Fact] = {}
+        self._events: tuple[Fact, ...] = ()
+        self._acts = role.acts
+
+    # --- gather: handlers write memory ---------------------------------------------------------
+
+    @handles(Percept)
+    def on_percept(self, percept: Percept) -> None:
+        self.memory.set_source("percept", percept.facts)
+        self._events = tuple(tuple(event) for event in percept.events)
+        self.memory.set_source("events", self._events)
+
+    @handles(Order)
+    def on_order(self, order: Order) -> None:
+        for old in self.commands.receive(order):
+            self._report_order(old, success=False, reason=f"overwritten by order {order.id}")
+        self._replan = True
+
+    @handles(WithdrawOrder)
+    def on_withdraw(self, withdrawal: WithdrawOrder) -> None:
+        if self.commands.withdraw(withdrawal.order_id) is not None:
+            self.log.info("order.withdrawn", order=withdrawal.order_id, reason=withdrawal.reason)
+            self._replan = True
+
+    @handles(CompletionReport)
+    def on_completion(self, report: CompletionReport) -> None:
+        if self.book.reported(report, self.tick) is not None:
+            self._replan = True
+
+    @handles(StatusReport)
+    def on_status(self, report: StatusReport) -> None:
+        details = [report.details[key] for key in sorted(report.details)]
+        self._statuses[report.sender] = ("status", report.sender, report.status, *details)
+        self._replan = True
+
+    @handles(ThreatReport)
+    def on_threat(self, report: ThreatReport) -> None:
+        self._threats[(report.sender, report.threat)] = (
+            "threat_report",
+            report.sender,
+            report.threat,
+            report.position,
+            report.tick,
+        )
+        self._replan = True
+
+    @handles(GoalBias)
+    def on_goal_bias(self, bias: GoalBias) -> None:
+        self.memory.remember("goal_bias", bias.goal, bias.bias)
+        self._replan = True
+
+    @handles(ActResult)
+    def on_act_result(self, result: ActResult) -> None:
+        running = self._doing
+        if running is None or running.act_id != result.reply_to:
+            return
+        if result.accepted:
+            running.accepted = True
+        else:
+            self._fail_running(f"the world refused {running.task}: {result.reason}")
+
+    # --- the loop -----------------------------------------------------------------------------
+
+    def on_tick(self, tick: int) -> None:
+        self._gather(tick)
+        self._check_running(tick)
+        if self._should_decide(tick):
+            self._decide(tick)
+        self._execute(tick)
+
+    def _gather(self, tick: int) -> None:
+        memory = self.memory
+        memory.set_source("orders", self.commands.facts())
+        memory.set_source("order_book", self.book.facts())
+        memory.set_source("reports", [*self._statuses.values(), *self._threats.values()])
+        for name, daemon in self.role.daemons.items():
+            memory.set_source(f"daemon:{name}", daemon(memory, tick))
+
+    def _should_decide(self, tick: int) -> bool:
+        return (
+            self.plan is None
+            or self._replan
+            or tick - self._last_plan_tick >= self.role.replan_every
+        )
+
+    def _decide(self, tick: int) -> None:
+        decision = self.decider.decide(
+            self.memory.facts, self.plan, budget=self.role.planning_budget
+        )
+        if decision is None:
+            return  # still searching; the running plan goes on
+        self._replan = False
+        self._last_plan_tick = tick
+        self._apply(decision, tick)
+
+    def _apply(self, decision: Decision, tick: int) -> None:
+        self.decisions += 1
+        label = decision.plan.label if decision.plan else None
+        self.recent_decisions.append((tick, decision.kind, label, decision.reason))
+        if decision.kind in ("new", "replaced", "dropped"):
+            self._abandon_running()
+            self.plan = decision.plan
+            self.step = 0
+        self._log_decision(decision, tick)
+
+    def _execute(self, tick: int) -> None:
+        for _ in range(MAX_TASKS_PER_TICK):
+            if self.plan is None or self._doing is not None:
+                return
+            if self.step >= len(self.plan.steps):
+                self.plan = None
+                self._replan = True
+                return
+            task = self.plan.steps[self.step]
+            self.tasks_run += 1
+            status = self._start(task, tick)
+            if status == "failed":
+                self._drop(tick)
+                return
+            if status == "done":
+                self.step += 1
+
+    def _start(self, task: Task, tick: int) -> TaskStatus:
+        self.task_failure = ""
+        act = self._acts.get(task.name)
+        if act is not None:
+            sent = self.send(act_of(act, task, self.world))
+            self._doing = _Running(task, tick, act, sent.id)
+            return "running"
+        handler = self.role.tasks.get(task.name) or BUILTIN_TASKS.get(task.name)
+        if handler is None:
+            return self.fail_task(f"no handler runs {task.name}")
+        status = handler(self, task)
+        if status == "running" and self._doing is None:
+            self._doing = _Running(task, tick)
+        return status
+
+    def _check_running(self, tick: int) -> None:
+        running = self._doing
+        if running is None:
+            return
+        if running.until_tick is not None:
+            if tick >= running.until_tick:
+                self._finish_running()
+            return
+        act = running.act
+        if act is not None:
+            failure = _act_failure(self._events, act.verb)
+            if failure is not None:
+                self._fail_running(f"{running.task}: {failure}")
+                return
+            if running.accepted and (act.until is None or _has_event(self._events, act.until)):
+                self._finish_running()
+                return
+        if tick - running.started >= self.role.task_timeout:
+            self._fail_running(
+                f"{running.task} did not finish within {self.role.task_timeout} ticks"
+            )
+
+    def _finish_running(self) -> None:
+        self._doing = None
+        self.step += 1
+
+    def _fail_running(self, reason: str) -> None:
+        self._doing = None
+        self.task_failure = reason
+        if self.plan is not None:
+            self._drop(self.tick)
+
+    def _abandon_running(self) -> None:
+        self._doing = None
+
+    def _drop(self, tick: int) -> None:
+        assert self.plan is not None
+        decision = self.decider.drop(self.plan, self.task_failure or "a task failed")
+        self._replan = True
+        self._apply(decision, tick)
+
+    def _log_decision(self, decision: Decision, tick: int) -> None:
+        plan = decision.plan
+        fields: dict[str, Any] = {
+            "decision": decision.kind,
+            "reason": decision.reason,
+            "tick": tick,
+            "plan": [str(step) for step in plan.steps] if plan else None,
+            "label": plan.label if plan else None,
+            "expansions": decision.expansions,
+        }
+        if decision.kind != "kept" and tracing_enabled():
+            # What `warband explain` shows: the memory the decision saw, and why.
+            fields["memory"] = self.memory.snapshot()
+            fields["tree"] = decision.tree or None
+        self.log.info("agent.plan", **fields)
+
+    # --- what tasks can do (used by warband.agents.execute) ----------------------------------
+
+    def fail_task(self, reason: str) -> TaskStatus:
+        """Mark the starting task failed with ``reason``; returns ``"failed"``."""
+        self.task_failure = reason
+        return "failed"
+
+    def wait_task(self, ticks: int) -> TaskStatus:
+        """Make the starting task last ``ticks`` ticks."""
+        assert self.plan is not None
+        task = self.plan.steps[self.step]
+        self._doing = _Running(task, self.tick, until_tick=self.tick + max(1, ticks))
+        return "running"
+
+    def give_order(self, member: str, task: str, args: Sequence[Value]) -> Order:
+        """Send ``task`` to ``member`` (in its open command sequence, if any) and book it."""
+        sent = self.send(
+            Order(
+                recipient=member,
+                task=task,
+                args=list(args),
+                sequence=self._sequences.get(member),
+            )
+        )
+        self.book.issued(sent, self.tick)
+        return sent
+
+    def withdraw_orders(self, member: str, reason: str) -> None:
+        """Take back every open order given to ``member``."""
+        for entry in self.book.open(member):
+            self.send(WithdrawOrder(recipient=member, order_id=entry.order.id, reason=reason))
+            self.book.withdrawn(entry.order.id, reason, self.tick)
+
+    def start_sequence(self, member: str) -> None:
+        """Orders to ``member`` from now until :meth:`end_sequence` queue up behind each other."""
+        self._sequence_count += 1
+        self._sequences[member] = f"{self.id}:seq{self._sequence_count}"
+
+    def end_sequence(self, member: str) -> None:
+        self._sequences.pop(member, None)
+
+    def finish_order(self, *, success: bool, reason: str = "") -> None:
+        """The current order is finished: pop it and report to whoever gave it."""
+        order = self.commands.pop()
+        if order is not None:
+            self._report_order(order, success=success, reason=reason)
+
+    def report_status(self, status: str, args: Sequence[Value]) -> None:
+        """Send a StatusReport to the superior (nothing without one)."""
+        if self.superior is not None:
+            details = {f"a{index}": value for index, value in enumerate(args)}
+            self.send(StatusReport(recipient=self.superior, status=status, details=details))
+
+    def broadcast_status(self, group: str, topic: str, args: Sequence[Value]) -> None:
+        """Tell every member of ``group`` (an area group: "nearby") about ``topic``."""
+        details = {f"a{index}": value for index, value in enumerate(args)}
+        self.broadcast(group, StatusReport(status=topic, details=details))
+
+    def _report_order(self, order: Order, *, success: bool, reason: str) -> None:
+        self.reply(order, CompletionReport(task=order.task, success=success, reason=reason))
+
+    def on_peer_departed(self, agent: str, reason: str) -> None:
+        """A subordinate left the run: its open orders are lost."""
+        if self.book.lost(agent, reason, self.tick):
+            self._replan = True
+
+    def final_state(self) -> dict[str, Any]:
+        return {
+            "role": self.role.name,
+            "decisions": self.decisions,
+            "tasks_run": self.tasks_run,
+            "orders_given": len(self.book.orders),
+            "orders_open": len(self.book.open()),
+            "plan": self.plan.label if self.plan else None,
+        }
+
+
+def _has_event(events: Sequence[Fact], name: str) -> bool:
+    return any(event and event[0] == name for event in events)
+
+
+def _act_failure(events: Sequence[Fact], verb: str) -> str | None:
+    for failed in ACT_FAILED.all(events):
+        if failed.verb == verb:
+            return f"act_failed: {failed.reason}"
+    blocked = BLOCKED.first(events)
+    if blocked is not None and verb == "move":
+        return f"blocked by {blocked.object}"
+    return None
+
+
+__all__ = ["MAX_TASKS_PER_TICK", "Agent"]

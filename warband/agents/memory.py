@@ -1,0 +1,126 @@
+"""An agent's memory: one fact database, filled from named sources.
+
+Killzone's bots keep a world database that perception, messages from team mates and *daemons*
+(components that each add one kind of fact: health, weapons, threats) write into, and the
+planner reads. Here each writer is a named *source* whose facts replace what that source said
+before: the last Percept (``percept``), the events of the last tick (``events``), each daemon,
+the agent's orders and reports. The one source that persists is ``memory``: what the plan itself
+remembers and forgets (``!remember``, ``!forget``). The planner reads the union, a
+:class:`~warband.planning.FactDB`, rebuilt only when a source changed.
+
+Facts are tuples of :data:`warband.values.Value` (``("sees", "bot-7", "w9", 12.5)``), the same
+tuples the world's vocabulary reads by name (``SEES.all(memory.facts)``) and the HTN planner
+queries, so a percept fact reaches the planner as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from ..exceptions import ConfigurationError
+from ..planning import FactDB
+from ..values import Fact, Value, check_fact, fact_key, values_equal
+
+MEMORY = "memory"
+"""The source ``!remember`` and ``!forget`` write: the only one that lasts until changed."""
+
+Daemon = Callable[["Memory", int], Iterable[Fact]]
+"""Derives facts each tick from the rest of memory (``(memory, tick) -> facts``); its facts
+replace the ones it gave the tick before."""
+
+WILDCARD = "**"
+"""In ``!forget`` arguments, matches any remaining fields (``(!forget member_status ?m **)``)."""
+
+
+class Memory:
+    """The facts an agent knows, by source (see the module docstring)."""
+
+    def __init__(self, facts: Iterable[Sequence[Value]] = ()) -> None:
+        self._sources: dict[str, tuple[Fact, ...]] = {}
+        # Keyed by fact_key, so ("armed", True) and ("armed", 1) stay two facts.
+        self._remembered: dict[Fact, Fact] = {}
+        self._db: FactDB | None = None
+        for fact in facts:
+            self.remember(*fact)
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def set_source(self, source: str, facts: Iterable[Sequence[Value]]) -> None:
+        """Make ``facts`` all that ``source`` says, replacing what it said before."""
+        if source == MEMORY:
+            raise ConfigurationError(
+                f"the source {MEMORY!r} changes only by remember() and forget()"
+            )
+        new = tuple(_as_fact(fact) for fact in facts)
+        if self._sources.get(source, ()) != new:
+            self._sources[source] = new
+            self._db = None
+
+    def clear_source(self, source: str) -> None:
+        """Forget everything ``source`` said."""
+        if self._sources.pop(source, None):
+            self._db = None
+
+    def remember(self, *fact: Value) -> None:
+        """Add a fact that lasts until :meth:`forget` removes it."""
+        known = _as_fact(fact)
+        key = fact_key(known)
+        if key not in self._remembered:
+            self._remembered[key] = known
+            self._db = None
+
+    def forget(self, *pattern: Value) -> int:
+        """Remove remembered facts that start with ``pattern``; returns how many.
+
+        ``pattern`` is the fact's name and leading fields; a trailing ``"**"`` is allowed and
+        means the same (any remaining fields).
+        """
+        if pattern and pattern[-1] == WILDCARD:
+            pattern = pattern[:-1]
+        if not pattern:
+            raise ConfigurationError("forget needs at least the fact's name")
+        gone = [key for key, fact in self._remembered.items() if _starts_with(fact, pattern)]
+        for key in gone:
+            del self._remembered[key]
+        if gone:
+            self._db = None
+        return len(gone)
+
+    # --- reading ---------------------------------------------------------------------------
+
+    @property
+    def facts(self) -> FactDB:
+        """Every fact of every source, as the planner reads them (do not change it)."""
+        if self._db is None:
+            db = FactDB(self._remembered.values())
+            for facts in self._sources.values():
+                db.update(facts)
+            self._db = db
+        return self._db
+
+    def source(self, source: str) -> tuple[Fact, ...]:
+        """What ``source`` says now (``memory``: the remembered facts)."""
+        if source == MEMORY:
+            return tuple(self._remembered.values())
+        return self._sources.get(source, ())
+
+    def sources(self) -> list[str]:
+        """The sources that say something, ``memory`` first."""
+        return [MEMORY, *sorted(name for name, facts in self._sources.items() if facts)]
+
+    def __iter__(self) -> Iterator[Fact]:
+        return iter(self.facts)
+
+    def snapshot(self) -> dict[str, list[list[Value]]]:
+        """Every source's facts as plain lists, for a log event (``warband explain`` reads it)."""
+        return {name: [list(fact) for fact in self.source(name)] for name in self.sources()}
+
+
+def _as_fact(fact: Sequence[Value]) -> Fact:
+    return check_fact(tuple(fact))
+
+
+def _starts_with(fact: Fact, pattern: Sequence[Value]) -> bool:
+    return len(fact) >= len(pattern) and all(
+        values_equal(a, b) for a, b in zip(fact, pattern, strict=False)
+    )

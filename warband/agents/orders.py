@@ -1,0 +1,158 @@
+"""Orders that outlive a message: the subordinate's command queue and the superior's order book.
+
+Killzone gives every squad and bot a command queue, like an RTS unit: a new order overwrites
+what the queue holds unless it belongs to the command sequence being filled, in which case it
+queues up behind it; the receiver works on the head of the queue and pops it when done
+(``!clear_order``). An order lasts many ticks, so nobody awaits it with ``request``: the sender
+keeps an *order book* keyed by order id, and every order it gave ends there in one of three
+ways — a CompletionReport (done, or failed with a reason), a withdrawal by the sender
+(:class:`~warband.messaging.WithdrawOrder`, when it replans), or the subordinate leaving the run.
+
+Both are plain bookkeeping: they decide, the agent sends (see :mod:`warband.agents.agent`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..messaging import CompletionReport, Order
+from ..values import Fact
+
+OrderState = Literal["open", "done", "failed", "withdrawn", "lost"]
+
+
+class CommandQueue:
+    """The orders an agent received and has not finished, the current one first."""
+
+    def __init__(self) -> None:
+        self._queue: deque[Order] = deque()
+
+    @property
+    def current(self) -> Order | None:
+        """The order to work on now, or None."""
+        return self._queue[0] if self._queue else None
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def __iter__(self) -> Iterator[Order]:
+        return iter(self._queue)
+
+    def receive(self, order: Order) -> list[Order]:
+        """Take ``order`` in; return the orders it overwrote (they end, unfinished).
+
+        An order of the sequence already queued (same ``sequence`` id) queues up behind it; any
+        other order replaces the whole queue.
+        """
+        tail = self._queue[-1] if self._queue else None
+        if order.sequence is not None and tail is not None and tail.sequence == order.sequence:
+            self._queue.append(order)
+            return []
+        overwritten = list(self._queue)
+        self._queue.clear()
+        self._queue.append(order)
+        return overwritten
+
+    def pop(self) -> Order | None:
+        """Remove and return the current order (``!clear_order``: it is finished)."""
+        return self._queue.popleft() if self._queue else None
+
+    def withdraw(self, order_id: str) -> Order | None:
+        """Remove the order with id ``order_id`` wherever it is; None if it is not held."""
+        for order in self._queue:
+            if order.id == order_id:
+                self._queue.remove(order)
+                return order
+        return None
+
+    def facts(self) -> list[Fact]:
+        """The queue as facts for the planner: ``("order", id, sender, task, *args)`` for the
+        current order, ``("queued_order", position, id, task)`` for every order after it."""
+        facts: list[Fact] = []
+        for position, order in enumerate(self._queue):
+            if position == 0:
+                facts.append(("order", order.id, order.sender, order.task, *order.args))
+            else:
+                facts.append(("queued_order", position, order.id, order.task))
+        return facts
+
+
+@dataclass
+class IssuedOrder:
+    """An order an agent gave, and how it ended."""
+
+    order: Order
+    state: OrderState = "open"
+    reason: str = ""
+    issued_tick: int = 0
+    ended_tick: int | None = None
+
+
+@dataclass
+class OrderBook:
+    """The orders an agent gave, by id: open until reported on, withdrawn or lost."""
+
+    orders: dict[str, IssuedOrder] = field(default_factory=dict)
+
+    def issued(self, order: Order, tick: int) -> None:
+        """Record ``order`` as sent (with its id, as stamped by ``send``)."""
+        self.orders[order.id] = IssuedOrder(order, issued_tick=tick)
+
+    def reported(self, report: CompletionReport, tick: int) -> IssuedOrder | None:
+        """Close the order ``report`` answers; None if it is not an open order of this book
+        (a report on an order withdrawn meanwhile is late, not an error)."""
+        entry = self.orders.get(report.reply_to or "")
+        if entry is None or entry.state != "open":
+            return None
+        entry.state = "done" if report.success else "failed"
+        entry.reason = report.reason
+        entry.ended_tick = tick
+        return entry
+
+    def withdrawn(self, order_id: str, reason: str, tick: int) -> IssuedOrder | None:
+        """Close ``order_id`` as withdrawn by us; None if it was not open."""
+        return self._close(order_id, "withdrawn", reason, tick)
+
+    def lost(self, agent: str, reason: str, tick: int) -> list[IssuedOrder]:
+        """Close every open order given to ``agent``, which left the run."""
+        lost = [e for e in self.open() if e.order.recipient == agent]
+        for entry in lost:
+            self._close(entry.order.id, "lost", reason, tick)
+        return lost
+
+    def open(self, recipient: str | None = None) -> list[IssuedOrder]:
+        """Open orders (to ``recipient`` only, if given), oldest first."""
+        return [
+            e
+            for e in self.orders.values()
+            if e.state == "open" and (recipient is None or e.order.recipient == recipient)
+        ]
+
+    def facts(self) -> list[Fact]:
+        """Open orders as ``("order_open", id, recipient, task)`` and the last end of each
+        recipient's orders as ``("order_ended", recipient, task, state)``, for the planner."""
+        facts: list[Fact] = []
+        last_end: dict[str, IssuedOrder] = {}
+        for entry in self.orders.values():
+            order = entry.order
+            if entry.state == "open":
+                facts.append(("order_open", order.id, order.recipient, order.task))
+            elif entry.ended_tick is not None:
+                last_end[order.recipient] = entry
+        for recipient, entry in sorted(last_end.items()):
+            facts.append(("order_ended", recipient, entry.order.task, entry.state))
+        return facts
+
+    def _close(
+        self, order_id: str, state: OrderState, reason: str, tick: int
+    ) -> IssuedOrder | None:
+        entry = self.orders.get(order_id)
+        if entry is None or entry.state != "open":
+            return None
+        entry.state = state
+        entry.reason = reason
+        entry.ended_tick = tick
+        return entry

@@ -1,0 +1,89 @@
+"""Roles are data: a domain, its root task, its daemons and its own primitive tasks.
+
+DESIGN.md's rule: a bot, a squad and a commander differ in what they gather, their domain and
+their primitive tasks, not in their class. A :class:`Role` holds exactly that, and one
+:class:`~warband.agents.Agent` class runs any role. Who an agent's superior and subordinates are
+is said per agent, not per role.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..exceptions import ConfigurationError
+from ..planning import HtnDomain, load_domain_file
+from ..planning.htn_domain import HtnFunction
+from ..values import Value
+from .decide import HtnDecider
+from .execute import BUILTIN_TASKS, ActTask, TaskHandler, act_tasks_of, check_acts, check_executable
+from .memory import Daemon
+
+
+@dataclass(frozen=True)
+class Role:
+    """What an agent is: how it decides (an HTN domain from ``root``), what it derives each
+    tick (``daemons``), and how its own primitive tasks run (``tasks``).
+
+    Every primitive of the domain must be executable: a built-in task, an act (named after a
+    world verb) or a handler in ``tasks``; otherwise the role is refused when made.
+    """
+
+    name: str
+    domain: HtnDomain
+    root: str = "behave"
+    daemons: Mapping[str, Daemon] = field(default_factory=dict)
+    tasks: Mapping[str, TaskHandler] = field(default_factory=dict)
+    constants: Mapping[str, Value] = field(default_factory=dict)
+    """``@constants`` for the domain; each agent adds ``@self``, ``@team`` and ``@superior``."""
+    replan_every: int = 1
+    """Ticks between periodic replans (Killzone replans "at a fixed rate"); events replan too."""
+    planning_budget: int = 20_000
+    """Planner expansions one decision may use (per agent, whatever process it runs in)."""
+    task_timeout: int = 60
+    """Ticks a lasting task (a move, a wait) may run before it counts as failed."""
+
+    def __post_init__(self) -> None:
+        if self.replan_every < 1 or self.planning_budget < 1 or self.task_timeout < 1:
+            raise ConfigurationError(
+                f"role {self.name!r}: replan_every, planning_budget and task_timeout must be "
+                "at least 1"
+            )
+        clash = sorted(set(self.tasks) & set(BUILTIN_TASKS))
+        if clash:
+            raise ConfigurationError(
+                f"role {self.name!r}: tasks {', '.join(clash)} are built in; rename yours"
+            )
+        check_executable(self.domain, self.executable, self.name)
+
+    @property
+    def acts(self) -> dict[str, ActTask]:
+        """The domain's primitives that act in the world."""
+        return act_tasks_of(self.domain)
+
+    @property
+    def executable(self) -> dict[str, object]:
+        """Every primitive name this role can run, and what runs it."""
+        return {**BUILTIN_TASKS, **self.acts, **self.tasks}
+
+    def decider(self, constants: Mapping[str, Value]) -> HtnDecider:
+        """A decider for one agent of this role, with its own constants added."""
+        return HtnDecider(self.domain, self.root, constants={**self.constants, **constants})
+
+    @classmethod
+    def from_file(
+        cls,
+        name: str,
+        path: str | Path,
+        *,
+        functions: Mapping[str, HtnFunction] | None = None,
+        **options: object,
+    ) -> Role:
+        """A role whose domain is the SHOP-like text file at ``path``.
+
+        An act primitive whose parameters do not fit its verb is an error naming the file and
+        line (``DomainSyntaxError``). ``options`` are the other fields of :class:`Role`.
+        """
+        domain = load_domain_file(path, functions, check=check_acts)
+        return cls(name, domain, **options)  # type: ignore[arg-type]
