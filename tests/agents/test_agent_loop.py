@@ -164,3 +164,30 @@ def test_an_act_whose_parameters_do_not_fit_the_verb_names_the_file_and_line(
         DomainSyntaxError, match=r"bot\.htn:3:1: primitive !fire .*missing \['target'\]"
     ):
         Role.from_file("bot", file)
+
+
+async def test_a_squad_learns_that_its_member_left_and_its_open_order_is_lost() -> None:
+    class Deserter(Inspected):
+        def on_tick(self, tick: int) -> None:
+            if tick == 3:
+                self.stop("deserting")
+                return
+            super().on_tick(tick)
+
+    class Squad(Inspected):
+        def final_state(self) -> dict[str, Any]:
+            departed = [list(f) for f in self.memory.facts.facts("departed")]
+            return {**super().final_state(), "departed": departed}
+
+    squad = Squad(
+        "squad-1",
+        _role("squad", SQUAD_DOMAIN),
+        subordinates=["bot-1"],
+        facts=[("member", "bot-1"), ("target", "m3")],
+    )
+    bot = Deserter("bot-1", _role("bot", BOT_DOMAIN), superior="squad-1", team="red")
+    result = await run_actors([squad, bot], ticks=8, world=_world())
+    state = result.final_states["squad-1"]
+    assert [["departed", "bot-1", "left: deserting"]] == state["departed"]
+    assert [["order_ended", "bot-1", "goto", "lost"]] == state["order_ended"]
+    assert {"bot-1": "left: deserting"} == result.departed

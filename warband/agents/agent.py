@@ -38,6 +38,7 @@ from ..messaging import (
     WithdrawOrder,
     handles,
 )
+from ..messaging.catalog import _Left
 from ..messaging.tracing import tracing_enabled
 from ..planning import Task
 from ..values import Fact, Value
@@ -366,9 +367,22 @@ class Agent(Actor):
         self.reply(order, CompletionReport(task=order.task, success=success, reason=reason))
 
     def on_peer_departed(self, agent: str, reason: str) -> None:
-        """A subordinate left the run: its open orders are lost."""
-        if self.book.lost(agent, reason, self.tick):
-            self._replan = True
+        """A subordinate left the run: its open orders are lost, and the agent knows it
+        (``("departed", agent, reason)`` in memory) when it next decides."""
+        self.book.lost(agent, reason, self.tick)
+        self.memory.remember("departed", agent, reason)
+        self._replan = True
+
+    def _watched(self) -> list[str]:
+        # The broker tells us when a subordinate leaves (it died, its host went silent).
+        return [*super()._watched(), *self.subordinates]
+
+    def _peer_left(self, notice: _Left) -> None:
+        if notice.agent in self.subordinates:
+            self.log.warning("agent.subordinate_left", peer=notice.agent, reason=notice.reason)
+            self.on_peer_departed(notice.agent, notice.reason)
+        else:
+            super()._peer_left(notice)
 
     def final_state(self) -> dict[str, Any]:
         return {
