@@ -73,6 +73,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_trace(commands)
     _add_bench(commands)
     _add_render(commands)
+    _add_explain(commands)
     return parser
 
 
@@ -508,6 +509,26 @@ def _load_benchmark(name: str) -> Any:
 def _is_checkout(root: Path) -> bool:
     pyproject = root / "pyproject.toml"
     return pyproject.is_file() and 'name = "warband"' in pyproject.read_text(errors="replace")
+
+
+def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    explain = commands.add_parser(
+        "explain",
+        help="an agent's memory, plan and decomposition at a tick, from a run's logs",
+        description="Explain one agent's decision at a tick from the agent.plan events of a "
+        "run's --log directory: its memory, its plan and the plan's decomposition tree.",
+    )
+    explain.add_argument("log_dir", type=Path, metavar="LOG_DIR", help="the run's --log directory")
+    explain.add_argument("--agent", required=True, metavar="ID", help="the agent to explain")
+    explain.add_argument("--tick", type=int, required=True, metavar="N", help="the tick")
+    explain.set_defaults(handler=_explain)
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from .agents.explain import explain
+
+    print(explain(args.log_dir, args.agent, args.tick).text())
+    return 0
 
 
 def _render(args: argparse.Namespace) -> int:

@@ -191,3 +191,32 @@ async def test_a_squad_learns_that_its_member_left_and_its_open_order_is_lost() 
     assert [["departed", "bot-1", "left: deserting"]] == state["departed"]
     assert [["order_ended", "bot-1", "goto", "lost"]] == state["order_ended"]
     assert {"bot-1": "left: deserting"} == result.departed
+
+
+async def test_explain_shows_an_agents_memory_plan_and_tree_at_a_tick_from_the_logs(
+    tmp_path: Path,
+) -> None:
+    from warband.agents.explain import explain
+    from warband.messaging.tracing import configure_logging, flush_logging
+
+    configure_logging(tmp_path, "main")
+    try:
+        squad = Inspected(
+            "squad-1",
+            _role("squad", SQUAD_DOMAIN),
+            subordinates=["bot-1"],
+            facts=[("member", "bot-1"), ("target", "m3")],
+        )
+        bot = Inspected("bot-1", _role("bot", BOT_DOMAIN), superior="squad-1", team="red")
+        await run_actors([squad, bot], ticks=12, world=_world())
+        flush_logging()
+    finally:
+        configure_logging(None, "main")
+    text = explain(tmp_path, "bot-1", 3).text()
+    assert "bot-1 at tick 3" in text
+    assert "(!move m1)" in text
+    assert "(order squad-1:1 squad-1 goto m3)" in text
+    assert "+ walk to the ordered waypoint" in text
+    assert "(?next = m1)" in text
+    with pytest.raises(ConfigurationError, match=r"no agent\.plan events of agent 'nobody'"):
+        explain(tmp_path, "nobody", 3)

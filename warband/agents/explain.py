@@ -1,0 +1,110 @@
+"""``warband explain``: an agent's memory, plan and decision at a tick, from a run's logs alone.
+
+Pittman's snapshot debugger, for a whole team. Every decision an agent makes is one
+``agent.plan`` log event (:mod:`warband.agents.agent`); with ``--log`` those that start a plan
+(new, replaced, dropped, none) also carry the memory the decision saw and the decomposition
+tree. To explain an agent at tick N, this reads the last such event at or before N, and the
+decisions since (kept plans, replans), and prints them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..exceptions import ConfigurationError
+
+PLAN_EVENT = "agent.plan"
+
+
+@dataclass
+class Explanation:
+    """What ``warband explain`` knows of one agent at one tick."""
+
+    agent: str
+    tick: int
+    decided: dict[str, Any] | None
+    """The last decision at or before ``tick`` that carried the agent's memory."""
+    since: list[dict[str, Any]] = field(default_factory=list)
+    """The decisions after it, up to ``tick`` (kept plans, mostly)."""
+
+    def text(self) -> str:
+        """The explanation as a person reads it."""
+        if self.decided is None:
+            return f"{self.agent}: no decision with its memory at or before tick {self.tick}"
+        decided = self.decided
+        lines = [
+            f"{self.agent} at tick {self.tick} "
+            f"(plan decided at tick {decided.get('tick')}: {decided.get('decision')}, "
+            f"{decided.get('reason')})",
+            "",
+            "plan:",
+        ]
+        plan = decided.get("plan") or []
+        lines += [f"  {step}" for step in plan] or ["  (none)"]
+        if decided.get("label"):
+            lines.append(f"  from {decided['label']}")
+        for later in self.since:
+            lines.append(
+                f"  tick {later.get('tick')}: {later.get('decision')} ({later.get('reason')})"
+            )
+        lines += ["", "memory:"]
+        for source, facts in (decided.get("memory") or {}).items():
+            lines.append(f"  [{source}]")
+            lines += [f"    ({' '.join(_show(v) for v in fact)})" for fact in facts]
+        tree = decided.get("tree")
+        if tree:
+            lines += ["", "decomposition:"]
+            lines += [f"  {line}" for line in str(tree).rstrip("\n").splitlines()]
+        return "\n".join(lines)
+
+
+def explain(log_dir: Path, agent: str, tick: int) -> Explanation:
+    """Explain ``agent`` at ``tick`` from the ``*.jsonl`` logs in ``log_dir``."""
+    decisions = _decisions(log_dir, agent)
+    if not decisions:
+        raise ConfigurationError(
+            f"no {PLAN_EVENT} events of agent {agent!r} in {str(log_dir)!r}; is it an agent "
+            "of warband.agents, and did the run have --log?"
+        )
+    known = sorted({int(d.get("tick", 0)) for d in decisions})
+    upto = [d for d in decisions if int(d.get("tick", 0)) <= tick]
+    with_memory = [d for d in upto if "memory" in d]
+    decided = with_memory[-1] if with_memory else None
+    since = upto[upto.index(decided) + 1 :] if decided is not None else upto
+    if decided is None and not upto:
+        raise ConfigurationError(
+            f"agent {agent!r} made no decision at or before tick {tick}; its decisions are at "
+            f"ticks {known[0]}..{known[-1]}"
+        )
+    return Explanation(agent, tick, decided, since)
+
+
+def _decisions(log_dir: Path, agent: str) -> list[dict[str, Any]]:
+    if not log_dir.is_dir():
+        raise ConfigurationError(
+            f"log directory {str(log_dir)!r} does not exist; pass the --log DIR of a run"
+        )
+    found: list[dict[str, Any]] = []
+    for file in sorted(log_dir.glob("*.jsonl")):
+        for line in file.read_text(errors="replace").splitlines():
+            if PLAN_EVENT not in line:
+                continue
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if (
+                isinstance(event, dict)
+                and event.get("event") == PLAN_EVENT
+                and event.get("agent") == agent
+            ):
+                found.append(event)
+    found.sort(key=lambda e: (int(e.get("tick", 0)), str(e.get("timestamp", ""))))
+    return found
+
+
+def _show(value: object) -> str:
+    return "nil" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
