@@ -3,12 +3,20 @@
 Pittman (§3.6) bounds the planning time per frame with two pieces: an interruptible A* and a
 scheduler that queues the agents' planning requests. Here an agent submits a search (a
 :class:`~warband.planning.goap.GoapSearch`, a
-:class:`~warband.planning.cooperation.CooperativeSearch`, or anything with the same ``step``
-contract). Each ``run_tick(budget)`` serves the queue in order, spending at most ``budget`` node
-expansions in total: a finished search is delivered and the next one continues with what is
-left; a search the budget cuts short keeps its place at the head of the queue (or, with
-``round_robin=True``, goes to the back as in Pittman's scheduler). Budgets count expansions,
-never seconds, so the results are exactly those of unscheduled searches.
+:class:`~warband.planning.cooperation.CooperativeSearch`, an
+:class:`~warband.planning.htn.HtnSearch`, or anything with the same ``step`` contract), so one
+scheduler shares a budget among GOAP and HTN agents alike. Each ``run_tick(budget)`` serves
+the queue in order, spending at most ``budget`` node expansions in total: a finished search is
+delivered and the next one continues with what is left; a search the budget cuts short keeps
+its place at the head of the queue (or, with ``round_robin=True``, goes to the back as in
+Pittman's scheduler). Budgets count expansions, never seconds, so the results are exactly those
+of unscheduled searches.
+
+In lockstep, a budget shared by whichever agents happen to share a process would make a
+search's progress per tick depend on that (and on their submission order), so a run would not
+send the same messages in one process and with ``--processes``. There the budget must be given
+per agent (a scheduler, or a ``run_tick`` budget, of its own) or allotted by agent id, never
+shared per process.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from typing import Protocol
 from ..exceptions import PlanningError
 from .cooperation import CooperativePlanning
 from .goap_search import PlanResult
+from .htn import HtnResult
 from .search import SearchStatus
 
 
@@ -38,7 +47,7 @@ class InterruptibleSearch(Protocol):
         ...
 
     @property
-    def result(self) -> PlanResult | CooperativePlanning | None:
+    def result(self) -> PlanResult | CooperativePlanning | HtnResult | None:
         """The result once done."""
         ...
 
@@ -55,7 +64,7 @@ class PlanDelivery:
     """The agent id given to :meth:`PlanningScheduler.submit`."""
     ticket: int
     """The ticket :meth:`PlanningScheduler.submit` returned."""
-    result: PlanResult | CooperativePlanning
+    result: PlanResult | CooperativePlanning | HtnResult
     """The search's result."""
     expansions: int
     """Expansions the search spent in total."""
