@@ -93,10 +93,20 @@ class GroundAction:
 def ground_actions(
     actions: Sequence[Action], start: WorldState, goal: Sequence[Condition], context: Any
 ) -> list[GroundAction]:
-    """Every binding of every action (value variables range over the values of their key)."""
+    """Every binding of every action (value variables range over the values of their key, or
+    over what the action's ``bind`` yields)."""
     candidates = _candidates(actions, start, goal)
     result = []
     for action in actions:
+        if action.bind is not None:
+            # The action names its variables' values itself.
+            for extra in action.bind(context, Bindings()):
+                bindings = Bindings(dict(extra))
+                if action.variables <= set(bindings) and (
+                    action.check is None or action.check(context, bindings)
+                ):
+                    result.append(GroundAction(action, bindings, context))
+            continue
         names = sorted(action.variables)
         pools = []
         for name in names:

@@ -64,8 +64,11 @@ class Action:
     less than ``min_cost`` (default 0), which keeps the heuristic admissible. ``check(context,
     bindings)`` is a procedural precondition (Orkin): the action is only used when it returns
     True. Variables (``?node``) are bound by unifying one effect with the open condition the
-    action is chosen to satisfy, so some effect must mention every variable the action uses,
-    unless ``bind(context, bindings)`` supplies the rest (one successor per mapping it yields).
+    action is chosen to satisfy. The action may be chosen for any of its effects, so every
+    effect must mention every variable the action uses, unless ``bind(context, bindings)``
+    supplies the rest (one successor per mapping it yields): ``effects={"f1": False, "pos":
+    "?n"}`` is refused when built, since chosen for ``f1`` nothing would say where ``?n`` is;
+    give it a ``bind`` yielding the places ``?n`` may be, or make two actions.
     A ``!=`` condition fixes no value, so an effect ``key = ?var`` chosen for it tries every
     value the problem mentions for that property (start state, goal, action conditions and
     effects) that the condition accepts; give a ``bind`` to choose the values yourself.
@@ -132,13 +135,27 @@ class Action:
         if len(set(keys)) != len(keys):
             raise PlanningError(f"action {self.name!r} sets the same property twice in its effects")
         used = self.variables
-        if used and self.bind is None and not any(e.variables >= used for e in self.effects):
+        if not used or self.bind is not None:
+            return
+        if not any(e.variables >= used for e in self.effects):
             names = ", ".join(f"?{v}" for v in sorted(used))
             raise PlanningError(
                 f"action {self.name!r} uses {names} but no single effect mentions all of them, "
                 "so they cannot be bound from the condition it satisfies; add a "
                 "bind(context, bindings) function that supplies the others"
             )
+        for effect in self.effects:
+            free = used - effect.variables
+            if free:
+                names = ", ".join(f"?{v}" for v in sorted(free))
+                binders = " and ".join(str(e) for e in self.effects if e.variables & free)
+                raise PlanningError(
+                    f"action {self.name!r} may be chosen for its effect {effect}, and then "
+                    f"nothing binds {names} (only a condition met by {binders} does), so the "
+                    "step could not be grounded; give the action a bind(context, bindings) "
+                    f"function that yields the values {names} may take, or split it into one "
+                    "action per effect"
+                )
 
     @cached_property
     def variables(self) -> frozenset[str]:
