@@ -63,10 +63,40 @@ def test_a_map_loads_by_path_as_well_as_by_name(tmp_path: Path) -> None:
     assert load_map("test").waypoint_ids == load_map(str(copy)).waypoint_ids
 
 
+MODE_MARKER_KINDS = {"retrieval", "return", "target"}
+
+
 def test_the_test_map_uses_every_killzone_marker_kind_and_most_object_kinds() -> None:
     game_map = load_map("test")
-    assert set(MARKER_KINDS) - {"exit", "stack", "corner"} == {m.kind for m in game_map.markers}
+    assert set(MARKER_KINDS) - {"exit", "stack", "corner"} - MODE_MARKER_KINDS == {
+        m.kind for m in game_map.markers
+    }
     assert set(OBJECT_KINDS) - {"bars", "lever"} == {o.kind for o in game_map.objects}
+
+
+def test_warzone_has_every_killzone_marker_kind_with_the_game_mode_annotations() -> None:
+    game_map = load_map("warzone")
+    assert set(MARKER_KINDS) - {"exit", "stack", "corner"} == {m.kind for m in game_map.markers}
+    assert ["retrieval-centre"] == [m.id for m in game_map.markers_of("retrieval")]
+    assert {"red": ["return-red"], "blue": ["return-blue"]} == {
+        team: [m.id for m in game_map.markers_of("return", team)] for team in game_map.teams
+    }
+    for team in game_map.teams:
+        targets = game_map.markers_of("target", team)
+        assert 2 == len(targets)
+        for target in targets:  # each target has defend markers around it
+            assert 2 == len([m for m in game_map.markers_of("defend") if m.group == target.id])
+
+
+@pytest.mark.parametrize("kind", ["return", "target"])
+def test_a_return_or_target_marker_without_a_team_is_refused(kind: str) -> None:
+    text = (
+        'name = "t"\nlinks = [["a", "b"]]\n'
+        '[[waypoints]]\nid = "a"\npos = [0, 0]\n[[waypoints]]\nid = "b"\npos = [5, 0]\n'
+        f'[[markers]]\nid = "m"\nkind = "{kind}"\nwaypoint = "a"\n'
+    )
+    with pytest.raises(MapError, match=f"marker \"m\": a {kind} marker needs a 'team'"):
+        parse_map(text, source="t.toml")
 
 
 def test_links_are_symmetric_and_neighbours_sorted() -> None:

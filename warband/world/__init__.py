@@ -51,11 +51,15 @@ from .maps import Map as Map
 from .maps import MapObject as MapObject
 from .maps import Marker as Marker
 from .maps import Waypoint as Waypoint
+from .modes import MODES as MODES
+from .modes import Assassination as Assassination
 from .modes import BodyCount as BodyCount
 from .modes import CaptureAndHold as CaptureAndHold
 from .modes import GameMode as GameMode
 from .modes import GameResult as GameResult
 from .modes import ModeView as ModeView
+from .modes import SearchAndDestroy as SearchAndDestroy
+from .modes import SearchAndRetrieve as SearchAndRetrieve
 from .modes import make_mode as make_mode
 from .pathfinding import RouteSettings as RouteSettings
 from .pathfinding import RouteTree as RouteTree
@@ -87,10 +91,12 @@ from .vocabulary import ALIVE as ALIVE
 from .vocabulary import AMMO as AMMO
 from .vocabulary import ARRIVED as ARRIVED
 from .vocabulary import AT as AT
+from .vocabulary import ATTACK as ATTACK
 from .vocabulary import BLEEDING_OUT as BLEEDING_OUT
 from .vocabulary import BLOCKED as BLOCKED
 from .vocabulary import BOOSTED as BOOSTED
 from .vocabulary import CAPTURED as CAPTURED
+from .vocabulary import CARRIER as CARRIER
 from .vocabulary import CARRYING as CARRYING
 from .vocabulary import CLOAKED as CLOAKED
 from .vocabulary import CLOSED as CLOSED
@@ -98,6 +104,8 @@ from .vocabulary import CONTESTED as CONTESTED
 from .vocabulary import CROUCHED as CROUCHED
 from .vocabulary import DAMAGED as DAMAGED
 from .vocabulary import DEAD as DEAD
+from .vocabulary import DEFEND as DEFEND
+from .vocabulary import DEFUSED as DEFUSED
 from .vocabulary import DESTROYED as DESTROYED
 from .vocabulary import DIED as DIED
 from .vocabulary import DISGUISED as DISGUISED
@@ -105,6 +113,8 @@ from .vocabulary import DOWNED as DOWNED
 from .vocabulary import DROPPED as DROPPED
 from .vocabulary import EVENTS as EVENTS
 from .vocabulary import FACTS as FACTS
+from .vocabulary import FUSE as FUSE
+from .vocabulary import GAME_MODE as GAME_MODE
 from .vocabulary import GAME_OVER as GAME_OVER
 from .vocabulary import HEALED as HEALED
 from .vocabulary import HEALTH as HEALTH
@@ -115,9 +125,13 @@ from .vocabulary import KILLED as KILLED
 from .vocabulary import MAX_HEALTH as MAX_HEALTH
 from .vocabulary import MISSED as MISSED
 from .vocabulary import MOVING as MOVING
+from .vocabulary import OBJECT_AT as OBJECT_AT
+from .vocabulary import OBJECT_RESET as OBJECT_RESET
+from .vocabulary import OBJECTIVE as OBJECTIVE
 from .vocabulary import OPEN as OPEN
 from .vocabulary import OPENED as OPENED
 from .vocabulary import PICKED_UP as PICKED_UP
+from .vocabulary import PLANTED as PLANTED
 from .vocabulary import POSITION as POSITION
 from .vocabulary import PRESSED as PRESSED
 from .vocabulary import PRIVATE_EVENTS as PRIVATE_EVENTS
@@ -126,7 +140,9 @@ from .vocabulary import RELOADING as RELOADING
 from .vocabulary import REPAIRED as REPAIRED
 from .vocabulary import RESPAWN_IN as RESPAWN_IN
 from .vocabulary import RESPAWNED as RESPAWNED
+from .vocabulary import RETURNED as RETURNED
 from .vocabulary import REVIVED as REVIVED
+from .vocabulary import ROLE as ROLE
 from .vocabulary import SCORE as SCORE
 from .vocabulary import SEES as SEES
 from .vocabulary import SEES_DOWNED as SEES_DOWNED
@@ -134,11 +150,17 @@ from .vocabulary import SEES_TURRET as SEES_TURRET
 from .vocabulary import SELF as SELF
 from .vocabulary import SPARE_AMMO as SPARE_AMMO
 from .vocabulary import STATE as STATE
+from .vocabulary import TARGET_ARMED as TARGET_ARMED
+from .vocabulary import TARGET_DESTROYED as TARGET_DESTROYED
+from .vocabulary import TARGET_INTACT as TARGET_INTACT
+from .vocabulary import TARGET_STATE as TARGET_STATE
 from .vocabulary import TICK as TICK
 from .vocabulary import TIME_LEFT as TIME_LEFT
 from .vocabulary import TURRET as TURRET
 from .vocabulary import TURRET_PLACED as TURRET_PLACED
 from .vocabulary import VERBS as VERBS
+from .vocabulary import VIP as VIP
+from .vocabulary import VIP_AT as VIP_AT
 from .vocabulary import WEAPON as WEAPON
 from .vocabulary import ArgSpec as ArgSpec
 from .vocabulary import FactKind as FactKind
@@ -156,12 +178,14 @@ __all__ = [
     "AMMO",
     "ARRIVED",
     "AT",
+    "ATTACK",
     "BEHAVIOURS",
     "BLEEDING_OUT",
     "BLOCKED",
     "BOOSTED",
     "CAPTURED",
     "CAPTURE_TICKS",
+    "CARRIER",
     "CARRYING",
     "CLASSES",
     "CLOAKED",
@@ -170,6 +194,8 @@ __all__ = [
     "CROUCHED",
     "DAMAGED",
     "DEAD",
+    "DEFEND",
+    "DEFUSED",
     "DESTROYED",
     "DIED",
     "DIRECTIONS",
@@ -178,6 +204,8 @@ __all__ = [
     "DROPPED",
     "EVENTS",
     "FACTS",
+    "FUSE",
+    "GAME_MODE",
     "GAME_OVER",
     "HEALED",
     "HEALTH",
@@ -188,11 +216,16 @@ __all__ = [
     "MARKER_KINDS",
     "MAX_HEALTH",
     "MISSED",
+    "MODES",
     "MOVING",
+    "OBJECTIVE",
+    "OBJECT_AT",
     "OBJECT_KINDS",
+    "OBJECT_RESET",
     "OPEN",
     "OPENED",
     "PICKED_UP",
+    "PLANTED",
     "POSITION",
     "PRESSED",
     "PRIVATE_EVENTS",
@@ -202,7 +235,9 @@ __all__ = [
     "REPAIRED",
     "RESPAWNED",
     "RESPAWN_IN",
+    "RETURNED",
     "REVIVED",
+    "ROLE",
     "SCORE",
     "SEES",
     "SEES_DOWNED",
@@ -211,17 +246,24 @@ __all__ = [
     "SNAPSHOT_EVENT",
     "SPARE_AMMO",
     "STATE",
+    "TARGET_ARMED",
+    "TARGET_DESTROYED",
+    "TARGET_INTACT",
+    "TARGET_STATE",
     "TICK",
     "TIME_LEFT",
     "TURRET",
     "TURRET_PLACED",
     "VERBS",
+    "VIP",
+    "VIP_AT",
     "WEAPON",
     "WEAPONS",
     "WORLD_ID",
     "ActVerdict",
     "Area",
     "ArgSpec",
+    "Assassination",
     "Body",
     "BodyCount",
     "BoundingBox",
@@ -248,6 +290,8 @@ __all__ = [
     "RouteSettings",
     "RouteTree",
     "ScoredPosition",
+    "SearchAndDestroy",
+    "SearchAndRetrieve",
     "Segment",
     "Senses",
     "Sighting",

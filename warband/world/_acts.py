@@ -14,10 +14,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from . import _objectives
 from ._battle import target_reason
 from ._bodies import Character, Turret
 from ._movement import look
-from ._objects import check_use, closed_blocker, use
+from ._objects import check_use, closed_blocker, drop_item, use
 from ._state import Args, Events, WorldState, article
 from .classes import (
     BOOST,
@@ -164,9 +165,50 @@ def _check_use_object(state: WorldState, agent: Character, object_id: str) -> st
         if turret.health.current == turret.health.maximum:
             return f"turret {object_id!r} is not damaged"
         return _near(state, agent, turret.waypoint, REACH, object_id)
+    if _objectives.is_retrieval(state, object_id):
+        return f"{object_id!r} is picked up with pickup, not use"
     if not state.map.has_object(object_id):
         return f"unknown object {object_id!r} on map {state.map.name!r}"
     return check_use(state, agent, state.map.object(object_id))
+
+
+def _check_pickup(state: WorldState, agent: Character, args: Args) -> str | None:
+    object_id = str(args["object"])
+    if _objectives.is_retrieval(state, object_id):
+        return _objectives.check_pickup(state, agent, object_id)
+    if not state.map.has_object(object_id) or state.map.object(object_id).kind != "item":
+        return _not_portable(state, object_id)
+    return check_use(state, agent, state.map.object(object_id))
+
+
+def _check_drop(state: WorldState, agent: Character, args: Args) -> str | None:
+    object_id = str(args["object"])
+    if _objectives.is_retrieval(state, object_id):
+        return _objectives.check_drop(state, agent, object_id)
+    if object_id in agent.carrying:
+        return None
+    if state.map.has_object(object_id) and state.map.object(object_id).kind == "item":
+        return f"{agent.id} does not carry {object_id!r}"
+    return _not_portable(state, object_id)
+
+
+def _not_portable(state: WorldState, object_id: str) -> str:
+    portable = [o.id for o in state.map.objects_of("item")]
+    found = state.objectives
+    if found is not None and found.retrieval is not None:
+        portable.insert(0, found.retrieval.object)
+    return (
+        f"{object_id!r} is not something to carry; "
+        f"objects to carry here: {', '.join(portable) or 'none'}"
+    )
+
+
+def _check_plant(state: WorldState, agent: Character, args: Args) -> str | None:
+    return _objectives.check_work(state, agent, Verb.PLANT, str(args["target"]))
+
+
+def _check_defuse(state: WorldState, agent: Character, args: Args) -> str | None:
+    return _objectives.check_work(state, agent, Verb.DEFUSE, str(args["target"]))
 
 
 def _check_use_target(state: WorldState, agent: Character, target: str) -> str | None:
@@ -255,6 +297,28 @@ def _use(state: WorldState, agent: Character, args: Args, events: Events) -> Non
     use(state, agent, state.map.object(object_id), events)
 
 
+def _pickup(state: WorldState, agent: Character, args: Args, events: Events) -> None:
+    object_id = str(args["object"])
+    if _objectives.is_retrieval(state, object_id):
+        _objectives.pickup(state, agent, events)
+        return
+    item = state.map.object(object_id)
+    reason = check_use(state, agent, item)  # someone earlier in the tick may have taken it
+    if reason is not None:
+        events.tell(agent.id, "act_failed", Verb.PICKUP.value, reason)
+        return
+    use(state, agent, item, events)
+
+
+def _drop(state: WorldState, agent: Character, args: Args, events: Events) -> None:
+    object_id = str(args["object"])
+    if _objectives.is_retrieval(state, object_id):
+        if _objectives.check_drop(state, agent, object_id) is None:
+            _objectives.drop(state, agent, events)
+    elif object_id in agent.carrying:
+        drop_item(state, agent, object_id, events)
+
+
 def _use_ability(state: WorldState, agent: Character, ability: str, events: Events) -> None:
     if ability == "turret":
         turret = Turret(f"turret-{agent.id}", agent, agent.waypoint, agent.position)
@@ -281,6 +345,10 @@ _RULES: Final[Mapping[str, _Rule]] = {
     Verb.STAND: _Rule(_check_stand, _stand),
     Verb.CAPTURE: _Rule(_check_capture),
     Verb.LOOK: _Rule(_check_look, _look),
+    Verb.PICKUP: _Rule(_check_pickup, _pickup),
+    Verb.DROP: _Rule(_check_drop, _drop),
+    Verb.PLANT: _Rule(_check_plant),
+    Verb.DEFUSE: _Rule(_check_defuse),
 }
 """Every verb of the vocabulary -> its check and effect (a test pins that none is missing)."""
 

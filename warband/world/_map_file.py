@@ -29,9 +29,11 @@ as TOML requires::
     [[markers]]                         # annotations the AI and the game modes use
     id = "cp-a"                         # required, unique among markers and objects
     kind = "capture"                    # spawn capture tsp regroup sniping defend hiding
-                                        #   exit stack corner
+                                        #   exit stack corner retrieval return target
     waypoint = "b"                      # required: where it is
-    team = "red"                        # spawn: required (whose spawn); tsp/capture: initial owner
+    team = "red"                        # spawn, return, target: required (whose spawn, return
+                                        #   point, or the team defending the target);
+                                        #   tsp/capture: initial owner
     radius = 3.0                        # optional, default 3.0: capture radius
     group = "room-1"                    # optional: ties markers together (e.g. one room's
                                         #   stack and corner markers)
@@ -83,6 +85,7 @@ from warband.world.maps import (
     DEFAULT_TEAMS,
     MARKER_KINDS,
     OBJECT_KINDS,
+    TEAM_MARKER_KINDS,
     Link,
     Map,
     MapObject,
@@ -362,8 +365,8 @@ def _read_markers(
         team = reader.optional_string(element, table, "team")
         if team is not None and team not in teams:
             raise reader.fail(element, f"unknown team {team!r}; map teams: {', '.join(teams)}")
-        if kind == "spawn" and team is None:
-            raise reader.fail(element, "a spawn marker needs a 'team'")
+        if kind in TEAM_MARKER_KINDS and team is None:
+            raise reader.fail(element, f"a {kind} marker needs a 'team'")
         radius = table.get("radius", 3.0)
         if not isinstance(radius, int | float) or isinstance(radius, bool) or radius <= 0:
             raise reader.fail(element, f"'radius' must be a positive number, got {radius!r}")

@@ -128,6 +128,14 @@ def use(state: WorldState, agent: Character, obj: MapObject, events: Events) -> 
             state.hand[obj.id] = not state.hand[obj.id]
 
 
+def drop_item(state: WorldState, agent: Character, item: str, events: Events) -> None:
+    """``agent`` puts down ``item`` (one it carries) where it is."""
+    agent.carrying.remove(item)
+    state.carrier[item] = None
+    state.item_at[item] = agent.waypoint
+    events.add("dropped", item, agent.waypoint)
+
+
 def drop_items(state: WorldState, agent: Character, events: Events) -> None:
     """``agent`` dies: everything it carries falls where it is."""
     for item in agent.carrying:

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 
 from ..values import Fact
 from ._bodies import Character
+from ._objectives import RETRIEVAL_KIND
+from ._objectives import facts_for as objective_facts
 from ._objects import item_kind, object_facts
 from ._state import WorldState, rounded
 from .perception import Body, Observer, Senses, Sighting, hear_all, perceive
@@ -100,6 +102,9 @@ def _body_facts(state: WorldState, agent: Character) -> Iterable[Fact]:
         yield ("boosted", agent.boost_left)
     for item in agent.carrying:
         yield ("carrying", item, item_kind(state, item))
+    found = state.objectives
+    if found is not None and found.retrieval is not None and found.retrieval.carrier == agent.id:
+        yield ("carrying", found.retrieval.object, RETRIEVAL_KIND)
 
 
 def _sight_facts(state: WorldState, sightings: list[Sighting]) -> Iterable[Fact]:
@@ -125,3 +130,4 @@ def _common_facts(state: WorldState, agent: Character) -> Iterable[Fact]:
         for team, points in state.mode.score().items():
             yield ("score", team, points)
         yield ("time_left", max(state.mode.time_limit - state.tick, 0))
+        yield from objective_facts(state, agent)

@@ -17,6 +17,13 @@ Written to the logs after every step (event :data:`SNAPSHOT_EVENT`, keys ``tick`
                   "key": {"kind": "item", "waypoint": id | None, "carrier": id | None}},
       "influence": {"red": {"<area id>": float}},     # with track_influence: friends - enemies
       "corridors": {"squad-1": ["<area id>", ...]},   # as given by set_corridor
+      "objectives": {                                 # the game mode's things; {} without
+        "markers": {"return-red": {"kind", "waypoint", "team"}},   # markers it plays on
+        "roles": {"red": "attack", "blue": "defend"},               # attack / defence modes
+        "retrieval": None | {"object", "spawn", "waypoint", "carrier"},
+        "vip": None | {"agent", "team", "revealed"},
+        "targets": {"target-blue-north": {"team", "waypoint", "state", "fuse"}}
+      },
       "events": [[...], ...]                          # public events of the last tick
     }
 """
@@ -26,6 +33,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ._bodies import Character
+from ._objectives import carried_by
+from ._objectives import snapshot as objectives_snapshot
 from ._objects import pressed
 from ._state import WorldState, rounded
 
@@ -45,7 +54,7 @@ def snapshot(
         "scores": scores,
         "outcome": outcome,
         "teams": list(state.map.teams),
-        "agents": {a.id: _agent(a) for _, a in sorted(state.agents.items())},
+        "agents": {a.id: _agent(state, a) for _, a in sorted(state.agents.items())},
         "turrets": {
             t.id: {
                 "team": t.team,
@@ -64,11 +73,12 @@ def snapshot(
             for team, influence in sorted(state.influence.items())
         },
         "corridors": {k: list(v) for k, v in sorted(state.corridors.items())},
+        "objectives": objectives_snapshot(state),
         "events": [list(e) for e in state.last.events],
     }
 
 
-def _agent(agent: Character) -> dict[str, Any]:
+def _agent(state: WorldState, agent: Character) -> dict[str, Any]:
     return {
         "team": agent.team,
         "class": agent.cls.name,
@@ -84,7 +94,7 @@ def _agent(agent: Character) -> dict[str, Any]:
         "crouched": agent.crouched,
         "cloaked": agent.cloaked,
         "disguised": agent.disguised,
-        "carrying": list(agent.carrying),
+        "carrying": [*agent.carrying, *carried_by(state, agent.id)],
         "kills": agent.kills,
         "deaths": agent.deaths,
     }

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from ..values import Fact, Value
 from ._bodies import Character, Turret
@@ -18,6 +18,9 @@ from .maps import Map
 from .modes import GameMode
 from .perception import Noise, SightIndex, Sighting
 from .strategic import StrategicGraph
+
+if TYPE_CHECKING:
+    from ._objectives import Objectives
 
 Args: TypeAlias = Mapping[str, Value]
 """The arguments of an act, as they come off the wire."""
@@ -80,6 +83,9 @@ class WorldState:
             o.id: o.waypoint for o in game_map.objects if o.kind == "item"
         }
         self.carrier: dict[str, str | None] = dict.fromkeys(self.item_at)
+        # the game mode's things in play (retrieval object, VIP, destroy targets): None
+        # without a mode; set up once the agents have spawned
+        self.objectives: Objectives | None = None
         # the acts queued for the next step: agent id -> (verb, args)
         self.movement: dict[str, tuple[str, Args]] = {}
         self.actions: dict[str, tuple[str, Args]] = {}

@@ -38,10 +38,18 @@ MARKER_KINDS: tuple[str, ...] = (
     "exit",
     "stack",
     "corner",
+    "retrieval",
+    "return",
+    "target",
 )
 """Marker kinds: base spawn, capture point, tactical spawn point (TSP), regroup, sniping,
 defend, hiding spot (Killzone 3); exit (an escape goal, prison); stack (where a squad lines up
-outside a room) and corner (a corner to clear inside it) for room clearing."""
+outside a room) and corner (a corner to clear inside it) for room clearing; the Warzone mode
+annotations: retrieval (where Search and Retrieve's object spawns), return (a team's return
+point) and target (a Search and Destroy target of the team that defends it)."""
+
+TEAM_MARKER_KINDS: frozenset[str] = frozenset({"spawn", "return", "target"})
+"""Marker kinds that belong to a team and so need one."""
 
 OBJECT_KINDS: tuple[str, ...] = ("door", "bars", "plate", "lever", "item")
 """Symbolic object kinds. Doors and bars block a link while closed; plates and levers open them."""

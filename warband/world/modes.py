@@ -12,26 +12,34 @@ The simulation drives a mode through four calls (see :class:`GameMode`):
 - ``outcome()`` -> None while the game runs, else a :class:`GameResult` (winner or None for a
   draw, final scores, the reason).
 
-Implemented: :class:`CaptureAndHold` and :class:`BodyCount`. The same interface fits the other
-Warzone modes; how each would be written:
+The five Warzone modes of Killzone 3:
 
-- **Search and Retrieve**: the world emits ``("picked_up", item, agent, team)``,
-  ``("dropped", item, waypoint)`` and ``("returned", item, team)`` when a carrier reaches its
-  team's return point; ``on_event("returned")`` adds a point and resets the item; ``outcome``
-  is the first team to ``target_returns``, or the higher score at the time limit.
-- **Assassination**: built with ``attackers``, ``defenders`` and the ``target`` agent id;
-  ``on_event(("killed", target, ...))`` ends the game with the attackers as winner; reaching the
-  time limit in ``on_tick`` ends it with the defenders as winner.
-- **Search and Destroy**: built with the two destructible object ids; the world emits
-  ``("destroyed", object, team)`` when a planted charge goes off; the attackers win when both
-  are destroyed (``on_event``), the defenders when time runs out (``on_tick``).
+- :class:`CaptureAndHold`: a point per held capture point per tick; first to the target.
+- :class:`BodyCount`: a point per enemy kill; first to the target.
+- :class:`SearchAndRetrieve`: one object (spawning at the map's ``retrieval`` marker) that both
+  teams want at their own ``return`` marker. The world moves it (``pickup``, ``drop``, dropped
+  by a downed carrier, back at its spawn after ``reset_ticks`` lying untouched) and reports
+  ``("returned", object, agent, team)`` when a carrier reaches its team's return point: a point,
+  and the object is back at its spawn. First to ``target_returns`` wins, else the leader.
+- :class:`Assassination`: the attackers must down one agent of the defenders (the VIP; the
+  world designates one from the seed when the mode has none). Downing it wins for the
+  attackers; the time limit wins for the defenders. Its team always knows who and where the
+  VIP is; the attackers know who, and where only when ``reveal_position``.
+- :class:`SearchAndDestroy`: the attackers must destroy the defenders' two ``target`` markers:
+  ``plant`` a charge (``plant_ticks`` ticks of work in a row), which goes off ``fuse_ticks``
+  later unless a defender defuses it with ``defuse`` (``defuse_ticks`` ticks in a row). The
+  world reports ``("destroyed", target, defenders, planter)``; both destroyed wins for the
+  attackers, the time limit for the defenders.
 
-Modes are deterministic and hold no reference to the world: the world tells them what
-happened.
+The attack / defence modes are played twice in Warzone, each team defending once: choose the
+side with ``attackers``. Modes are deterministic and hold no reference to the world: they hold
+the ids of what they play on (marker ids, the VIP), and the world tells them what happened.
+:func:`make_mode` builds any of them by name, reading the markers it needs from the map.
 """
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +47,8 @@ from typing import Final
 
 from ..exceptions import ConfigurationError
 from ..values import Fact
+from .maps import Map
+from .vocabulary import ATTACK, DEFEND
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,15 +104,18 @@ class GameMode(ABC):
         self.time_limit = time_limit
         self._scores: dict[str, int] = dict.fromkeys(self.teams, 0)
         self._outcome: GameResult | None = None
+        self._announced = False
 
     def on_tick(self, view: ModeView) -> list[Fact]:
-        """Score the tick and check the time limit; returns the mode's own events."""
-        if self._outcome is not None:
+        """Score the tick and check the time limit; returns the mode's own events
+        (``game_over`` once, in the tick the game ended, whether by an event or the tick)."""
+        if self._announced:
             return []
-        events = self._score_tick(view)
+        events = self._score_tick(view) if self._outcome is None else []
         if self._outcome is None and view.tick >= self.time_limit:
-            self._finish(self._leader(), "time limit reached", view.tick)
+            self._time_up(view.tick)
         if self._outcome is not None:
+            self._announced = True
             events.append(("game_over", self._outcome.winner or "", self._outcome.reason))
         return events
 
@@ -118,6 +131,20 @@ class GameMode(ABC):
     def outcome(self) -> GameResult | None:
         """None while the game runs, else how it ended."""
         return self._outcome
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        """The ids of the map markers this mode plays on (told to agents as ``objective``)."""
+        return ()
+
+    def roles(self) -> dict[str, str]:
+        """Team -> :data:`~warband.world.vocabulary.ATTACK` or ``DEFEND`` in the attack /
+        defence modes; empty in the symmetric ones."""
+        return {}
+
+    def _time_up(self, tick: int) -> None:
+        """The time limit is reached: by default the leader wins (a draw on equal scores)."""
+        self._finish(self._leader(), "time limit reached", tick)
 
     def _score_tick(self, view: ModeView) -> list[Fact]:
         """Per-tick scoring; the default scores nothing."""
@@ -162,6 +189,10 @@ class CaptureAndHold(GameMode):
         self.target_score = target_score
         self.points_per_tick = points_per_tick
 
+    @property
+    def markers(self) -> tuple[str, ...]:
+        return self.capture_points
+
     def _score_tick(self, view: ModeView) -> list[Fact]:
         for point in self.capture_points:
             owner = view.owners.get(point)
@@ -200,7 +231,193 @@ class BodyCount(GameMode):
             self._finish(killer_team, f"reached {self.target_kills} kills", tick)
 
 
-MODES: Final = ("capture_and_hold", "body_count")
+class SearchAndRetrieve(GameMode):
+    """Both teams want the one retrieval object at their own return point.
+
+    ``spawn`` is the marker the object spawns at (and goes back to); ``return_points`` maps
+    each team to its return marker. A ``("returned", object, agent, team)`` event scores a
+    point; the first to ``target_returns`` wins, else the leader at the time limit. The world
+    moves the object (``object_id``) and puts it back at its spawn when it lay away from it,
+    untouched, for ``reset_ticks`` ticks.
+    """
+
+    name = "search_and_retrieve"
+
+    def __init__(
+        self,
+        teams: Sequence[str],
+        spawn: str,
+        return_points: Mapping[str, str],
+        *,
+        object_id: str = "retrieval-object",
+        time_limit: int = 600,
+        target_returns: int = 3,
+        reset_ticks: int = 30,
+    ) -> None:
+        super().__init__(teams, time_limit=time_limit)
+        missing = [t for t in self.teams if t not in return_points]
+        if missing:
+            raise ConfigurationError(
+                f"search and retrieve needs a return point for every team; none for {missing}"
+            )
+        if target_returns <= 0 or reset_ticks <= 0:
+            raise ConfigurationError(
+                "target_returns and reset_ticks must be positive, got "
+                f"{target_returns} and {reset_ticks}"
+            )
+        self.spawn = spawn
+        self.return_points: dict[str, str] = {t: return_points[t] for t in self.teams}
+        self.object_id = object_id
+        self.target_returns = target_returns
+        self.reset_ticks = reset_ticks
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        return (self.spawn, *self.return_points.values())
+
+    def _handle(self, event: Fact, tick: int) -> None:
+        if event[0] != "returned" or len(event) != 4 or event[1] != self.object_id:
+            return
+        team = str(event[3])
+        self._add(team, 1)
+        if self._scores.get(team, 0) >= self.target_returns:
+            self._finish(team, f"returned the object {self.target_returns} times", tick)
+
+
+class _AttackDefend(GameMode):
+    """A mode with an attacking and a defending team (exactly two teams)."""
+
+    def __init__(self, teams: Sequence[str], *, attackers: str, time_limit: int) -> None:
+        super().__init__(teams, time_limit=time_limit)
+        if len(self.teams) != 2 or attackers not in self.teams:
+            raise ConfigurationError(
+                f"{self.name} is played by two teams, one attacking: got teams "
+                f"{list(self.teams)} and attackers {attackers!r}"
+            )
+        self.attackers = attackers
+        self.defenders = next(t for t in self.teams if t != attackers)
+
+    def roles(self) -> dict[str, str]:
+        return {self.attackers: ATTACK, self.defenders: DEFEND}
+
+
+class Assassination(_AttackDefend):
+    """The attackers must down the defenders' VIP (``target``, an agent id) before the time
+    limit; the defenders win by keeping it alive until then. Each win scores 1 for the winner.
+
+    A mode built without a ``target`` is given one by the world (:meth:`designate`) from the
+    defenders it spawns. ``reveal_position``: whether the attackers are told where the VIP is
+    (they always know who it is); its own team always knows both.
+    """
+
+    name = "assassination"
+
+    def __init__(
+        self,
+        teams: Sequence[str],
+        *,
+        attackers: str,
+        target: str | None = None,
+        reveal_position: bool = True,
+        time_limit: int = 600,
+    ) -> None:
+        super().__init__(teams, attackers=attackers, time_limit=time_limit)
+        self.target = target
+        self.reveal_position = reveal_position
+
+    def designate(self, candidates: Sequence[str], seed: int) -> str:
+        """Pick the VIP among ``candidates`` (the defenders' agent ids), the same for the same
+        seed, unless the mode already has one; returns it."""
+        if self.target is None:
+            if not candidates:
+                raise ConfigurationError(
+                    f"assassination: the defenders ({self.defenders}) have no agent to protect"
+                )
+            self.target = random.Random(seed).choice(sorted(candidates))
+        return self.target
+
+    def _handle(self, event: Fact, tick: int) -> None:
+        if event[0] == "killed" and self.target is not None and event[1] == self.target:
+            self._add(self.attackers, 1)
+            self._finish(self.attackers, f"the VIP {self.target} was taken down", tick)
+
+    def _time_up(self, tick: int) -> None:
+        self._add(self.defenders, 1)
+        self._finish(self.defenders, "the VIP survived the time limit", tick)
+
+
+PLANT_TICKS: Final = 3
+"""Default ticks of ``plant`` in a row that arm a charge (Search and Destroy)."""
+DEFUSE_TICKS: Final = 3
+"""Default ticks of ``defuse`` in a row that make an armed target safe again."""
+FUSE_TICKS: Final = 15
+"""Default ticks from arming a charge to the target's destruction."""
+
+
+class SearchAndDestroy(_AttackDefend):
+    """The attackers must destroy every one of the defenders' ``targets`` (marker ids, two on
+    Warzone) before the time limit; the defenders win by saving one until then.
+
+    Each destroyed target scores 1 for the attackers. The world runs the charges: a target is
+    armed after ``plant_ticks`` ticks of ``plant`` in a row by an attacker, goes off
+    ``fuse_ticks`` ticks later (``("destroyed", target, defenders, planter)``) unless defused
+    by ``defuse_ticks`` ticks of ``defuse`` in a row by a defender.
+    """
+
+    name = "search_and_destroy"
+
+    def __init__(
+        self,
+        teams: Sequence[str],
+        targets: Sequence[str],
+        *,
+        attackers: str,
+        time_limit: int = 600,
+        plant_ticks: int = PLANT_TICKS,
+        defuse_ticks: int = DEFUSE_TICKS,
+        fuse_ticks: int = FUSE_TICKS,
+    ) -> None:
+        super().__init__(teams, attackers=attackers, time_limit=time_limit)
+        if not targets:
+            raise ConfigurationError("search and destroy needs at least one target")
+        if min(plant_ticks, defuse_ticks, fuse_ticks) <= 0:
+            raise ConfigurationError(
+                "plant_ticks, defuse_ticks and fuse_ticks must be positive, got "
+                f"{plant_ticks}, {defuse_ticks} and {fuse_ticks}"
+            )
+        self.targets: tuple[str, ...] = tuple(targets)
+        self.plant_ticks = plant_ticks
+        self.defuse_ticks = defuse_ticks
+        self.fuse_ticks = fuse_ticks
+        self._destroyed: set[str] = set()
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        return self.targets
+
+    def _handle(self, event: Fact, tick: int) -> None:
+        if event[0] != "destroyed" or event[1] not in self.targets:
+            return
+        target = str(event[1])
+        if target in self._destroyed:
+            return
+        self._destroyed.add(target)
+        self._add(self.attackers, 1)
+        if len(self._destroyed) == len(self.targets):
+            self._finish(self.attackers, f"destroyed all {len(self.targets)} targets", tick)
+
+    def _time_up(self, tick: int) -> None:
+        saved = len(self.targets) - len(self._destroyed)
+        self._finish(self.defenders, f"time limit reached with {saved} target(s) saved", tick)
+
+
+MODES: Final = (
+    "capture_and_hold",
+    "body_count",
+    "search_and_retrieve",
+    "assassination",
+    "search_and_destroy",
+)
 """Names accepted by :func:`make_mode`."""
 
 
@@ -210,13 +427,61 @@ def make_mode(
     *,
     capture_points: Sequence[str] = (),
     time_limit: int = 600,
+    game_map: Map | None = None,
+    attackers: str | None = None,
+    vip: str | None = None,
 ) -> GameMode:
     """Build a built-in mode by name with its default targets.
 
-    Raises ConfigurationError naming the known modes for an unknown name.
+    ``capture_and_hold`` plays on ``capture_points`` (default: the map's ``capture`` markers);
+    the other new modes read their markers from ``game_map``: ``search_and_retrieve`` the one
+    ``retrieval`` marker and each team's ``return`` marker, ``search_and_destroy`` the
+    defenders' ``target`` markers. ``attackers`` is the attacking team of ``assassination``
+    and ``search_and_destroy`` (default: the first team); ``vip`` the assassination target
+    (default: the world designates one).
+
+    Raises ConfigurationError naming the known modes for an unknown name, or what the map
+    lacks for the mode.
     """
     if name == "capture_and_hold":
+        if not capture_points and game_map is not None:
+            capture_points = [m.id for m in game_map.markers_of("capture")]
         return CaptureAndHold(teams, capture_points, time_limit=time_limit)
     if name == "body_count":
         return BodyCount(teams, time_limit=time_limit)
-    raise ConfigurationError(f"unknown game mode {name!r}; known modes: {', '.join(MODES)}")
+    if name not in MODES:
+        raise ConfigurationError(f"unknown game mode {name!r}; known modes: {', '.join(MODES)}")
+    side = attackers if attackers is not None else (teams[0] if teams else "")
+    if side not in teams:
+        raise ConfigurationError(
+            f"{name}: attackers must be one of the teams {list(teams)}, got {side!r}"
+        )
+    if name == "assassination":
+        return Assassination(teams, attackers=side, target=vip, time_limit=time_limit)
+    if game_map is None:
+        raise ConfigurationError(f"{name} reads its markers from a map; pass game_map")
+    if name == "search_and_retrieve":
+        spawns = game_map.markers_of("retrieval")
+        if len(spawns) != 1:
+            raise ConfigurationError(
+                f"search_and_retrieve needs exactly one 'retrieval' marker (where the object "
+                f"spawns); the map has {len(spawns)}"
+            )
+        returns: dict[str, str] = {}
+        for team in teams:
+            found = game_map.markers_of("return", team)
+            if len(found) != 1:
+                raise ConfigurationError(
+                    f"search_and_retrieve needs one 'return' marker of team {team!r}; "
+                    f"the map has {len(found)}"
+                )
+            returns[team] = found[0].id
+        return SearchAndRetrieve(teams, spawns[0].id, returns, time_limit=time_limit)
+    defenders = [t for t in teams if t != side]
+    targets = [m.id for m in game_map.markers_of("target") if m.team in defenders]
+    if not targets:
+        raise ConfigurationError(
+            f"search_and_destroy needs 'target' markers of the defending team "
+            f"({', '.join(defenders) or 'none'}); the map has none"
+        )
+    return SearchAndDestroy(teams, targets, attackers=side, time_limit=time_limit)

@@ -19,13 +19,16 @@ which is free). :meth:`World.step` then advances one tick, in this fixed order:
 1. weapon timers (reload, cooldown) and ability timers (boost) count down; a character downed
    ``DOWNED_TICKS`` ticks ago bleeds out (``died``), one dead for ``RESPAWN_TICKS`` ticks
    respawns (``respawned``) at a base spawn or at a TSP its team holds;
-2. actions in agent-id order: reload, select_weapon, crouch/stand, use, capture;
+2. actions in agent-id order: reload, select_weapon, crouch/stand, use, pickup, drop
+   (capture, plant and defuse are resolved in their own phases);
 3. shots in agent-id order, then automated turrets in turret-id order; each shot draws from
    the world's ``random.Random(seed)``; damage lands in the same order, and a character whose
    health reaches 0 is *downed* (the ``killed`` event credits the shooter);
 4. movement along links at the class speed (boost x1.5, crouched x0.5);
 5. symbolic objects: doors and bars worked by a plate are open while someone stands on it;
-6. captures; 7. the game mode scores the tick's events.
+6. the game mode's things (:mod:`._objectives`): the retrieval object dropped by a downed
+   carrier, returned or reset; plant and defuse work; charges whose fuse burnt down;
+7. captures; 8. the game mode scores the tick's events.
 
 :meth:`World.percepts_for` returns the facts of :data:`~warband.world.vocabulary.FACTS`;
 :meth:`World.step` reports the events of :data:`~warband.world.vocabulary.EVENTS`, public or
@@ -40,7 +43,7 @@ from typing import Any
 
 from ..exceptions import ConfigurationError, UnknownIdError
 from ..values import Fact
-from . import _acts, _battle, _movement, _objects, _rules, _senses, _snapshot
+from . import _acts, _battle, _movement, _objectives, _objects, _rules, _senses, _snapshot
 from ._bodies import Character, Member, RosterEntry, member_of
 from ._state import Args, Events, TickReport, WorldState
 from .classes import get_class
@@ -76,6 +79,7 @@ class World:
     ) -> None:
         self._state = WorldState(game_map, seed=seed, mode=mode)
         self._spawn_members(members)
+        self._state.objectives = _objectives.setup(self._state)
         _objects.update_objects(self._state, Events())
 
     # --- construction -------------------------------------------------------------------------
@@ -89,13 +93,19 @@ class World:
         mode: GameMode | str | None = None,
         roster: Mapping[str, RosterEntry],
         time_limit: int = 600,
+        attackers: str | None = None,
+        vip: str | None = None,
     ) -> World:
         """A new world on ``game_map`` with the agents of ``roster`` at their spawns.
 
         ``mode`` is a :class:`~warband.world.modes.GameMode`, the name of a built-in one
-        (``"capture_and_hold"`` uses the map's capture markers; ``time_limit`` in ticks), or
-        None for no scoring (cooperation scenarios). Raises ConfigurationError for an unknown
-        class, team, start waypoint or mode.
+        (:data:`~warband.world.modes.MODES`; built by :func:`~warband.world.modes.make_mode`
+        from the map's markers, ``time_limit`` in ticks), or None for no scoring (cooperation
+        scenarios). ``attackers`` is the attacking team of ``"assassination"`` and
+        ``"search_and_destroy"`` (default: the map's first team) and ``vip`` the
+        assassination target (default: one of the defenders, picked from the seed).
+        Raises ConfigurationError for an unknown class, team, start waypoint or mode, or a
+        map without the markers the mode needs.
         """
         members = {agent: member_of(agent, entry) for agent, entry in roster.items()}
         for agent, member in sorted(members.items()):
@@ -112,8 +122,14 @@ class World:
                 )
         if isinstance(mode, str):
             try:
-                points = [m.id for m in game_map.markers_of("capture")]
-                mode = make_mode(mode, game_map.teams, capture_points=points, time_limit=time_limit)
+                mode = make_mode(
+                    mode,
+                    game_map.teams,
+                    time_limit=time_limit,
+                    game_map=game_map,
+                    attackers=attackers,
+                    vip=vip,
+                )
             except ConfigurationError as exc:
                 raise ConfigurationError(f"map {game_map.name!r}: {exc}") from None
         return cls(game_map, seed=seed, mode=mode, members=members)
@@ -277,6 +293,7 @@ class World:
         _battle.resolve_combat(state, events)
         _movement.move(state, events)
         _objects.update_objects(state, events)
+        _objectives.update(state, events)
         _rules.update_captures(state, events)
         _rules.score(state, events)
         _rules.update_influence(state, events)

@@ -30,7 +30,26 @@ waypoint is reached) and **one action** (every other verb, except ``look`` which
 ``capture``         ``{"point": marker id}``: work on a capture point or TSP (TSPs: tacticians);
                     owned after ``CAPTURE_TICKS`` uncontested ticks
 ``look``            ``{"waypoint": id}``: turn towards a waypoint (free, not an action)
+``pickup``          ``{"object": id}``: pick up the mode's retrieval object (Search and Retrieve)
+                    or an item lying at your waypoint
+``drop``            ``{"object": id}``: put down what you carry, where you stand
+``plant``           ``{"target": marker id}``: work on an enemy destroy target (Search and Destroy,
+                    attackers); armed after ``plant_ticks`` ticks of planting in a row, destroyed
+                    when its fuse burns down
+``defuse``          ``{"target": marker id}``: work on an armed target of your team (defenders);
+                    safe again after ``defuse_ticks`` ticks of defusing in a row
 ==================  =============================================================================
+
+Game modes
+==========
+
+The mode's state is common knowledge in every percept (see :mod:`warband.world.modes`):
+``game_mode``; ``objective`` for each marker the mode plays on (capture points, the retrieval
+object's spawn, return points, destroy targets); ``role`` of each team in the attack / defence
+modes; in Search and Retrieve ``object_at`` (where the object is, with its carrier if carried)
+and ``carrier``; in Assassination ``vip`` and ``vip_at`` (always for the agent's own team; the
+enemy's VIP is named to the attackers, and located when the mode reveals it); in Search and
+Destroy ``target_state`` and, while a charge burns, ``fuse``.
 
 Facts and events
 ================
@@ -63,6 +82,17 @@ DOWNED: Final = "downed"
 DEAD: Final = "dead"
 """The value of the ``state`` fact of a character waiting to respawn."""
 
+ATTACK: Final = "attack"
+"""The ``role`` of the attacking team (Assassination, Search and Destroy)."""
+DEFEND: Final = "defend"
+"""The ``role`` of the defending team (Assassination, Search and Destroy)."""
+TARGET_INTACT: Final = "intact"
+"""A destroy target's ``target_state`` before a charge is planted (or after it is defused)."""
+TARGET_ARMED: Final = "armed"
+"""A destroy target's ``target_state`` while a planted charge burns (see ``fuse``)."""
+TARGET_DESTROYED: Final = "destroyed"
+"""A destroy target's ``target_state`` once its charge went off."""
+
 
 class VocabularyError(ConfigurationError):
     """An act does not fit the world's verbs (unknown verb, missing or unexpected argument)."""
@@ -84,6 +114,10 @@ class Verb(StrEnum):
     STAND = "stand"
     CAPTURE = "capture"
     LOOK = "look"
+    PICKUP = "pickup"
+    DROP = "drop"
+    PLANT = "plant"
+    DEFUSE = "defuse"
 
 
 class Queue(StrEnum):
@@ -131,6 +165,7 @@ class VerbSpec:
 
 
 _WAYPOINT = ArgSpec("waypoint", str, "a waypoint id of the map")
+_TARGET_MARKER = ArgSpec("target", str, "a destroy target's marker id", "marker id")
 _NONE: tuple[tuple[ArgSpec, ...], ...] = ((),)
 
 VERBS: Final[Mapping[str, VerbSpec]] = {
@@ -171,6 +206,30 @@ VERBS: Final[Mapping[str, VerbSpec]] = {
             "work on a capture point",
         ),
         VerbSpec(Verb.LOOK, Queue.FREE, ((_WAYPOINT,),), "turn towards a waypoint"),
+        VerbSpec(
+            Verb.PICKUP,
+            Queue.ACTION,
+            ((ArgSpec("object", str, "the retrieval object or an item at your waypoint"),),),
+            "pick up an object lying where you stand",
+        ),
+        VerbSpec(
+            Verb.DROP,
+            Queue.ACTION,
+            ((ArgSpec("object", str, "an object you carry"),),),
+            "put down a carried object where you stand",
+        ),
+        VerbSpec(
+            Verb.PLANT,
+            Queue.ACTION,
+            ((_TARGET_MARKER,),),
+            "plant a charge on an enemy destroy target (attackers)",
+        ),
+        VerbSpec(
+            Verb.DEFUSE,
+            Queue.ACTION,
+            ((_TARGET_MARKER,),),
+            "defuse the charge on one of your team's destroy targets (defenders)",
+        ),
     )
 }
 """Every verb the world accepts, by name, in the order the world lists them."""
@@ -428,9 +487,12 @@ class TurretPlaced(NamedTuple):
 
 
 class Destroyed(NamedTuple):
-    turret: str
+    object: str
+    """A turret, or a destroy target's marker id."""
     team: str
+    """The team that owned it (a target's defenders)."""
     attacker: str
+    """Who shot the turret, or who planted the charge."""
 
 
 class GameOver(NamedTuple):
@@ -461,6 +523,64 @@ class Blocked(NamedTuple):
 class ActFailed(NamedTuple):
     verb: str
     reason: str
+
+
+class GameModeName(NamedTuple):
+    name: str
+    """A name of :data:`warband.world.modes.MODES`."""
+
+
+class Objective(NamedTuple):
+    id: str
+    """The marker's id."""
+    kind: str
+    """``capture``, ``retrieval`` (where the retrieval object spawns), ``return`` (a team's
+    return point) or ``target`` (a destroy target)."""
+    waypoint: str
+    team: str
+    """The team it belongs to (a return point's or a target's defenders), ``""`` for none."""
+
+
+class Role(NamedTuple):
+    team: str
+    role: str
+    """:data:`ATTACK` or :data:`DEFEND`."""
+
+
+class ObjectAt(NamedTuple):
+    object: str
+    waypoint: str
+    """Where it lies, or where its carrier is."""
+
+
+class Carrier(NamedTuple):
+    object: str
+    agent: str
+    team: str
+
+
+class Vip(NamedTuple):
+    agent: str
+    team: str
+    """The team that must keep it alive."""
+
+
+class TargetState(NamedTuple):
+    target: str
+    state: str
+    """:data:`TARGET_INTACT`, :data:`TARGET_ARMED` or :data:`TARGET_DESTROYED`."""
+
+
+class Fuse(NamedTuple):
+    target: str
+    ticks: int
+    """Ticks until the charge goes off."""
+
+
+class ObjectBy(NamedTuple):
+    object: str
+    agent: str
+    team: str
 
 
 # The agent's own body.
@@ -496,6 +616,20 @@ ITEM_AT: Final = FactKind("item_at", ItemAt, "an item lying at a waypoint")
 TURRET: Final = FactKind("turret", OwnTurret, "a turret of the agent's own team")
 SCORE: Final = FactKind("score", Score, "a team's points (with a game mode)")
 TIME_LEFT: Final = FactKind("time_left", Ticks, "ticks until the time limit (with a game mode)")
+# The game mode's state (common knowledge, with a game mode).
+GAME_MODE: Final = FactKind("game_mode", GameModeName, "the game mode being played")
+OBJECTIVE: Final = FactKind(
+    "objective", Objective, "a marker the mode plays on: its kind, waypoint and team"
+)
+ROLE: Final = FactKind("role", Role, "a team attacks or defends (assassination, destroy)")
+OBJECT_AT: Final = FactKind(
+    "object_at", ObjectAt, "where the retrieval object is (lying, or with its carrier)"
+)
+CARRIER: Final = FactKind("carrier", Carrier, "who carries the retrieval object, and their team")
+VIP: Final = FactKind("vip", Vip, "the assassination target of a team")
+VIP_AT: Final = FactKind("vip_at", AgentAt, "where a VIP is (own team's; enemy's if revealed)")
+TARGET_STATE: Final = FactKind("target_state", TargetState, "a destroy target's state")
+FUSE: Final = FactKind("fuse", Fuse, "ticks until the charge on an armed target goes off")
 
 # Public events.
 KILLED: Final = FactKind("killed", Killed, "a character was downed (credits the killer)")
@@ -506,10 +640,16 @@ CONTESTED: Final = FactKind("contested", CapturePoint, "an enemy blocks a captur
 OPENED: Final = FactKind("opened", Thing, "a door or bars opened")
 CLOSED: Final = FactKind("closed", Thing, "a door or bars closed")
 PICKED_UP: Final = FactKind("picked_up", PickedUp, "an item was picked up")
-DROPPED: Final = FactKind("dropped", ItemAt, "a dying carrier dropped an item")
+DROPPED: Final = FactKind("dropped", ItemAt, "a carrier dropped an object (downed, or drop)")
 TURRET_PLACED: Final = FactKind("turret_placed", TurretPlaced, "an engineer placed a turret")
 REPAIRED: Final = FactKind("repaired", AgentBy, "an engineer repaired a turret")
-DESTROYED: Final = FactKind("destroyed", Destroyed, "a turret was destroyed")
+DESTROYED: Final = FactKind("destroyed", Destroyed, "a turret or a destroy target was destroyed")
+RETURNED: Final = FactKind("returned", ObjectBy, "a carrier brought the object to its return point")
+OBJECT_RESET: Final = FactKind(
+    "object_reset", ItemAt, "the retrieval object, left lying too long, is back at its spawn"
+)
+PLANTED: Final = FactKind("planted", ObjectBy, "a charge was planted on a destroy target")
+DEFUSED: Final = FactKind("defused", ObjectBy, "a charge was defused")
 GAME_OVER: Final = FactKind("game_over", GameOver, "the game mode decided")
 # Private events, told only to the agent concerned.
 HIT: Final = FactKind("hit", Target, "your shot hit")
@@ -530,12 +670,13 @@ FACTS: Final[Mapping[str, FactKind[Any]]] = _by_name(
     RELOADING, CROUCHED, CLOAKED, DISGUISED, BOOSTED, CARRYING, BLEEDING_OUT, RESPAWN_IN,
     SEES, SEES_DOWNED, SEES_TURRET, HEARD,
     CAPTURED, OPEN, PRESSED, ITEM_AT, TURRET, SCORE, TIME_LEFT,
+    GAME_MODE, OBJECTIVE, ROLE, OBJECT_AT, CARRIER, VIP, VIP_AT, TARGET_STATE, FUSE,
 )  # fmt: skip
 """Every fact name a percept may hold, with its fields."""
 
 PUBLIC_EVENTS: Final[Mapping[str, FactKind[Any]]] = _by_name(
     KILLED, DIED, REVIVED, RESPAWNED, CAPTURED, CONTESTED, OPENED, CLOSED, PICKED_UP, DROPPED,
-    TURRET_PLACED, REPAIRED, DESTROYED, GAME_OVER,
+    TURRET_PLACED, REPAIRED, DESTROYED, RETURNED, OBJECT_RESET, PLANTED, DEFUSED, GAME_OVER,
 )  # fmt: skip
 """Events every agent is told."""
 
