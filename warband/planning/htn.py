@@ -369,7 +369,7 @@ class HtnSearch:
         try:
             result = self._run.search(budget)
         except BaseException as exc:
-            # The generators on the stack are closed by now: resuming would skip choices.
+            # The choice point that raised is closed: resuming would skip its other choices.
             self._error = exc
             self._run.stack.clear()
             raise
