@@ -36,6 +36,23 @@ def test_skirmish_is_decided_by_the_world_and_renders_from_its_logs(
     assert any("red-0" in text for text in svg)
 
 
+def test_skirmish_with_its_defaults_plays_the_same_capture_and_hold_game_as_before(
+    warband_cli: Callable[..., CommandResult],
+) -> None:
+    # Pinned when the world gained Search and Retrieve, Assassination and Search and Destroy:
+    # the new modes' facts and rules must not change a Capture and Hold game.
+    run = warband_cli("run", "scenarios/skirmish.py", "--json")
+    assert 0 == run.returncode, run.stderr
+    details = last_json_line(run.stdout)["outcome_details"]
+    outcome = details.get("outcome", details)  # the world's outcome, nested or not
+    assert {
+        "winner": "red",
+        "scores": {"red": 100, "blue": 81},
+        "reason": "reached 100 points",
+        "tick": 118,
+    } == {key: outcome[key] for key in ("winner", "scores", "reason", "tick")}
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -3,12 +3,24 @@ their target or their time limit."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from warband.exceptions import ConfigurationError
-from warband.world.modes import BodyCount, CaptureAndHold, ModeView, make_mode
+from warband.world.modes import (
+    Assassination,
+    BodyCount,
+    CaptureAndHold,
+    GameResult,
+    ModeView,
+    SearchAndDestroy,
+    SearchAndRetrieve,
+    make_mode,
+)
 
 TEAMS = ("red", "blue")
+_NONE = GameResult(None, {}, "not over", 0)
 
 
 def _kill(victim_team: str, killer_team: str) -> tuple[str, ...]:
@@ -96,3 +108,81 @@ def test_a_mode_needs_two_teams_and_a_positive_time_limit() -> None:
         BodyCount(TEAMS, time_limit=0)
     with pytest.raises(ConfigurationError, match="at least one capture point"):
         CaptureAndHold(TEAMS, [])
+
+
+def test_a_game_ended_by_an_event_is_announced_once_at_the_end_of_its_tick() -> None:
+    mode = BodyCount(TEAMS, target_kills=1)
+    mode.on_event(_kill("red", "blue"), tick=3)
+
+    assert [("game_over", "blue", "reached 1 kills")] == mode.on_tick(ModeView(3))
+    assert [] == mode.on_tick(ModeView(4))
+
+
+def test_search_and_retrieve_scores_returns_of_its_own_object_only() -> None:
+    mode = SearchAndRetrieve(TEAMS, "spawn", {"red": "r", "blue": "b"}, target_returns=2)
+    mode.on_event(("returned", "retrieval-object", "bot-1", "red"), tick=5)
+    mode.on_event(("returned", "another-object", "bot-2", "blue"), tick=6)
+    assert {"red": 1, "blue": 0} == mode.score()
+    assert ("spawn", "r", "b") == mode.markers
+
+    mode.on_event(("returned", "retrieval-object", "bot-1", "red"), tick=9)
+    outcome = mode.outcome()
+    assert outcome is not None
+    assert ("red", 9) == (outcome.winner, outcome.tick)
+
+
+def test_the_attack_and_defence_modes_name_each_side_and_decide_at_the_time_limit() -> None:
+    hunt = Assassination(TEAMS, attackers="blue", target="red-3", time_limit=2)
+    destroy = SearchAndDestroy(TEAMS, ["t1", "t2"], attackers="red", time_limit=2)
+    destroy.on_event(("destroyed", "t1", "blue", "red-1"), tick=1)
+    destroy.on_event(("destroyed", "t1", "blue", "red-1"), tick=1)  # counted once
+    for tick in (1, 2):
+        hunt.on_tick(ModeView(tick))
+        destroy.on_tick(ModeView(tick))
+
+    assert {"blue": "attack", "red": "defend"} == hunt.roles()
+    assert {"red": "attack", "blue": "defend"} == destroy.roles()
+    assert ("red", {"red": 1, "blue": 0}) == (
+        (hunt.outcome() or _NONE).winner,
+        dict((hunt.outcome() or _NONE).scores),
+    )
+    assert ("blue", {"red": 1, "blue": 0}, "time limit reached with 1 target(s) saved") == (
+        (destroy.outcome() or _NONE).winner,
+        dict((destroy.outcome() or _NONE).scores),
+        (destroy.outcome() or _NONE).reason,
+    )
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (
+            lambda: SearchAndRetrieve(TEAMS, "s", {"red": "r"}),
+            "a return point for every team; none for \\['blue'\\]",
+        ),
+        (lambda: Assassination(TEAMS, attackers="green"), "attackers 'green'"),
+        (lambda: SearchAndDestroy(TEAMS, [], attackers="red"), "at least one target"),
+        (
+            lambda: SearchAndDestroy(TEAMS, ["t"], attackers="red", fuse_ticks=0),
+            "must be positive",
+        ),
+        (lambda: make_mode("search_and_destroy", TEAMS), "pass game_map"),
+    ],
+    ids=["return-point-missing", "unknown-attackers", "no-target", "no-fuse", "no-map"],
+)
+def test_the_new_modes_refuse_a_configuration_they_cannot_play(
+    build: Callable[[], object], message: str
+) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        build()
+
+
+def test_a_vip_is_designated_once_from_the_seed() -> None:
+    mode = Assassination(TEAMS, attackers="red")
+    first = mode.designate(["blue-1", "blue-2", "blue-3"], seed=4)
+    assert first == mode.designate(["blue-9"], seed=5)
+    assert first == Assassination(TEAMS, attackers="red").designate(
+        ["blue-3", "blue-2", "blue-1"], seed=4
+    )
+    with pytest.raises(ConfigurationError, match="have no agent to protect"):
+        Assassination(TEAMS, attackers="red").designate([], seed=1)

@@ -4,6 +4,7 @@ at the time limit, score, and show their state in percepts and snapshots."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 
 import pytest
@@ -13,20 +14,26 @@ from warband.values import Fact
 from warband.world import (
     CARRIER,
     CARRYING,
+    DESTROYED,
+    FACTS,
     FUSE,
     MODES,
     OBJECT_AT,
     OBJECTIVE,
+    PRIVATE_EVENTS,
+    PUBLIC_EVENTS,
     ROLE,
     TARGET_STATE,
     VIP,
     VIP_AT,
     Assassination,
     Member,
+    Queue,
     SearchAndDestroy,
     SearchAndRetrieve,
     TickReport,
     World,
+    check_act,
     load_map,
     make_mode,
     waypoint_path,
@@ -487,3 +494,67 @@ def test_plant_and_defuse_say_why_they_are_refused() -> None:
     assert "unknown destroy target 'target-red-north'; targets: target-blue-north" in rejection(
         world, "red-0", "plant", target="target-red-north"
     )
+
+
+# --- vocabulary -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["search_and_retrieve", "assassination", "search_and_destroy"])
+def test_every_fact_and_event_of_a_random_game_in_each_mode_fits_the_vocabulary(name: str) -> None:
+    rng = random.Random(7)
+    roster = {
+        f"{team}-{i}": Member(team, "medic", start=rng.choice(["d3", "e3", "f3", "g5", "c5"]))
+        for team in WARZONE.teams
+        for i in range(4)
+    }
+    world = _world(name, roster, seed=7)
+    targets = [m.id for m in WARZONE.markers_of("target")]
+    seen_names: set[str] = set()
+    for _ in range(120):
+        for agent in world.agent_ids:
+            facts = world.percepts_for(agent)
+            misfits = [f for f in facts if f[0] not in FACTS or not FACTS[str(f[0])].matches(f)]
+            assert [] == misfits
+            seen_names.update(str(f[0]) for f in facts)
+            here = str(facts_named(world, agent, "at")[0][2]) if facts else ""
+            world.submit(agent, "move", {"waypoint": rng.choice(WARZONE.neighbours(here))})
+            enemies = [str(f[1]) for f in facts if f[0] == "sees" and f[4] != agent[:-2]]
+            verb = rng.choice(["fire", "pickup", "drop", "plant", "defuse"])
+            if verb == "fire" and enemies:
+                world.submit(agent, "fire", {"target": enemies[0]})
+            elif verb in ("pickup", "drop"):
+                world.submit(agent, verb, {"object": OBJECT})
+            elif verb in ("plant", "defuse"):
+                world.submit(agent, verb, {"target": rng.choice(targets)})
+        report = world.step()
+        for event in report.events:
+            assert event[0] in PUBLIC_EVENTS and PUBLIC_EVENTS[str(event[0])].matches(event), event
+        for events in report.private.values():
+            for event in events:
+                assert PRIVATE_EVENTS[str(event[0])].matches(event), event
+        if world.outcome() is not None:
+            break
+    assert {"game_mode"} <= seen_names
+
+
+def test_the_new_verbs_and_mode_facts_are_published_in_the_vocabulary() -> None:
+    for verb, args in (
+        ("pickup", ["object"]),
+        ("drop", ["object"]),
+        ("plant", ["target"]),
+        ("defuse", ["target"]),
+    ):
+        assert Queue.ACTION is check_act(verb, args).queue
+    assert {
+        "game_mode",
+        "objective",
+        "role",
+        "object_at",
+        "carrier",
+        "vip",
+        "vip_at",
+        "target_state",
+        "fuse",
+    } <= set(FACTS)
+    assert {"returned", "object_reset", "planted", "defused", "destroyed"} <= set(PUBLIC_EVENTS)
+    assert ("object", "team", "attacker") == DESTROYED.fields
