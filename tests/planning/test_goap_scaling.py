@@ -128,7 +128,7 @@ def test_a_condition_nothing_can_achieve_ends_the_search_at_once() -> None:
     assert 0 == result.expansions
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems())
 def test_the_heuristic_never_overestimates_and_never_drops_more_than_a_step_costs(
     problem: Problem,
@@ -154,7 +154,7 @@ def test_the_heuristic_never_overestimates_and_never_drops_more_than_a_step_cost
 # --- duplicate detection ------------------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems())
 def test_with_duplicate_detection_from_the_start_plans_cost_what_the_oracle_finds(
     problem: Problem,
@@ -171,7 +171,7 @@ def test_with_duplicate_detection_from_the_start_plans_cost_what_the_oracle_find
     assert expected == result.plan.cost
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(with_public=True))
 def test_duplicate_detection_keeps_every_cooperative_request(problem: Problem) -> None:
     plain = plan_cooperatively(

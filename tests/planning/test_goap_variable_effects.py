@@ -123,7 +123,7 @@ def variable_problems(draw: st.DrawFn) -> Problem:
     return Problem(problem.start, problem.goal, mixed, problem.context, problem.public)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variable_problems())
 def test_with_variable_effects_the_planner_costs_what_an_exhaustive_search_finds(
     problem: Problem,
