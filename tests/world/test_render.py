@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from warband.exceptions import ConfigurationError
-from warband.world import bundled_maps, load_map
+from warband.world import Member, World, bundled_maps, load_map
 from warband.world.render import PNG_HINT, render, render_command
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -81,3 +81,22 @@ def test_unknown_output_suffix_is_refused(tmp_path: Path) -> None:
 def test_render_command_takes_a_map_name(tmp_path: Path) -> None:
     out = render_command("warzone", out=tmp_path / "warzone.svg")
     assert "warzone" in [t.text for t in _svg(out).iter(f"{SVG}text")]
+
+
+def test_a_snapshot_of_a_warzone_mode_draws_the_object_and_the_targets_states(
+    tmp_path: Path,
+) -> None:
+    roster = {"red-0": Member("red", start="g5"), "blue-0": Member("blue")}
+    world = World.create(load_map("warzone"), seed=1, mode="search_and_destroy", roster=roster)
+    for _ in range(3):
+        world.submit("red-0", "plant", {"target": "target-blue-north"})
+        world.step()
+    root = _svg(render(world.snapshot(), out=tmp_path / "destroy.svg"))
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert "target-blue-north: armed 15" in texts
+    assert "target-blue-south: intact" in texts
+
+    retrieve = World.create(load_map("warzone"), seed=1, mode="search_and_retrieve", roster=roster)
+    root = _svg(render(retrieve.snapshot(), out=tmp_path / "retrieve.svg"))
+    titles = [c.findtext(f"{SVG}title") for c in root.iter(f"{SVG}circle")]
+    assert "retrieval-object" in titles

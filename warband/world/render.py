@@ -59,6 +59,9 @@ MARKER_LETTERS: dict[str, str] = {
     "exit": "X",
     "stack": "K",
     "corner": "O",
+    "retrieval": "Q",
+    "return": "B",
+    "target": "Y",
 }
 """One-letter tag drawn next to each marker kind."""
 
@@ -200,7 +203,33 @@ def _scene(
     shapes += _markers(game_map)
     shapes += _objects(game_map, snapshot)
     if snapshot is not None:
+        shapes += _mode_things(game_map, snapshot)
         shapes += _agents(game_map, snapshot)
+    return shapes
+
+
+def _mode_things(game_map: Map, snapshot: Mapping[str, Any]) -> list[_Shape]:
+    """The game mode's things: the retrieval object where it lies (a carrier lists it in its
+    ``carrying``), each destroy target labelled with its state and fuse."""
+    objectives = snapshot.get("objectives") or {}
+    if not isinstance(objectives, Mapping):
+        return []
+    shapes: list[_Shape] = []
+    retrieval = objectives.get("retrieval")
+    if isinstance(retrieval, Mapping) and retrieval.get("carrier") is None:
+        where = str(retrieval.get("waypoint"))
+        if game_map.has_waypoint(where):
+            x, y = game_map.position(where)
+            shapes.append(_Circle((x + 0.8, y - 0.8), 3, "#ffbf00", title=str(retrieval["object"])))
+    for target_id, target in sorted((objectives.get("targets") or {}).items()):
+        where = str(target.get("waypoint"))
+        if not game_map.has_waypoint(where):
+            continue
+        x, y = game_map.position(where)
+        label = str(target.get("state", ""))
+        if label == "armed":
+            label += f" {target.get('fuse', '')}"
+        shapes.append(_Text((x - 0.8, y + 2.0), f"{target_id}: {label}", "#d62728", 9))
     return shapes
 
 
