@@ -125,6 +125,7 @@ def make_clock(
     clock_id: str | None = None,
     departure_policy: DeparturePolicy | None = None,
     progress: Progress | None = None,
+    observers: Mapping[str, str] | None = None,
 ) -> Clock:
     """The clock of a run: a world actor stepping ``world`` if given, else a plain clock.
 
@@ -144,7 +145,7 @@ def make_clock(
     if world is not None:
         from .world.actor import WORLD_ID, WorldActor
 
-        return WorldActor(world, clock_id or WORLD_ID, **common)
+        return WorldActor(world, clock_id or WORLD_ID, observers=observers, **common)
     return Clock(clock_id or DEFAULT_CLOCK_ID, **common)
 
 
@@ -180,6 +181,7 @@ def build_clock(
         clock_id=scenario.clock_id,
         departure_policy=departure_policy,
         progress=progress,
+        observers=scenario.build_observers(params),
     )
 
 

@@ -64,6 +64,8 @@ class Outcome:
 
 
 OutcomeJudge: TypeAlias = Callable[[RunResult, Params], Outcome]
+ObserverFactory: TypeAlias = Callable[[Params], Mapping[str, str]]
+"""Names the actors that perceive their team's common knowledge without a body (commanders)."""
 DepartureJudge: TypeAlias = Callable[[str, str, Params], "str | None"]
 """Decides, when an agent leaves a run for good, whether the run goes on (None) or ends there
 (a reason)."""
@@ -90,6 +92,7 @@ class Scenario:
         self._world_factory: WorldFactory | None = None
         self._judge: OutcomeJudge | None = None
         self._departure: DepartureJudge | None = None
+        self._observer_factory: ObserverFactory | None = None
         self.path: Path | None = None
 
     def actors(self, factory: ActorFactory) -> ActorFactory:
@@ -113,6 +116,23 @@ class Scenario:
         """Decorator: register the function that builds the world model for a run."""
         self._world_factory = factory
         return factory
+
+    def observers(self, factory: ObserverFactory) -> ObserverFactory:
+        """Decorator: register the function that names the actors without a body in the world
+        that perceive what their team knows (a commander): ``params -> {actor id: team}``."""
+        self._observer_factory = factory
+        return factory
+
+    def build_observers(self, params: Params) -> dict[str, str]:
+        """The world's observers for one run (see :meth:`observers`); empty without a factory."""
+        if self._observer_factory is None:
+            return {}
+        try:
+            return dict(self._observer_factory(params))
+        except Exception as error:
+            raise self._factory_failed(
+                "@scenario.observers", self._observer_factory, error
+            ) from error
 
     def build_world(self, params: Params, seed: int) -> Any:
         """The world model for one run (None when the scenario has no world).

@@ -38,6 +38,7 @@ from ..messaging import (
     WithdrawOrder,
     handles,
 )
+from ..messaging._state import M
 from ..messaging.catalog import _Left
 from ..messaging.tracing import tracing_enabled
 from ..planning import Task
@@ -105,6 +106,7 @@ class Agent(Actor):
         self.recent_decisions: deque[tuple[int, str, str | None, str]] = deque(maxlen=64)
         """The last decisions: (tick, kind, plan label, reason)."""
         self.tasks_run = 0
+        self.reports_sent = 0
         self._doing: _Running | None = None
         self._replan = True
         self._last_plan_tick = -(10**9)
@@ -112,8 +114,11 @@ class Agent(Actor):
         self._sequence_count = 0
         self._threats: dict[tuple[str, str], Fact] = {}
         self._statuses: dict[str, Fact] = {}
+        self.status_reports: dict[str, StatusReport] = {}
+        """The last StatusReport from each sender, as it came."""
         self._events: tuple[Fact, ...] = ()
         self._acts = role.acts
+        self._reporter = role.reporter() if role.reporter is not None else None
 
     # --- gather: handlers write memory ---------------------------------------------------------
 
@@ -142,6 +147,7 @@ class Agent(Actor):
 
     @handles(StatusReport)
     def on_status(self, report: StatusReport) -> None:
+        self.status_reports[report.sender] = report
         details = [report.details[key] for key in sorted(report.details)]
         self._statuses[report.sender] = ("status", report.sender, report.status, *details)
         self._replan = True
@@ -176,6 +182,8 @@ class Agent(Actor):
 
     def on_tick(self, tick: int) -> None:
         self._gather(tick)
+        if self._reporter is not None:
+            self._reporter(self, tick)
         self._check_running(tick)
         if self._should_decide(tick):
             self._decide(tick)
@@ -305,6 +313,11 @@ class Agent(Actor):
             fields["tree"] = decision.tree or None
         self.log.info("agent.plan", **fields)
 
+    def send(self, message: M) -> M:
+        if isinstance(message, StatusReport | ThreatReport | CompletionReport):
+            self.reports_sent += 1
+        return super().send(message)
+
     # --- what tasks can do (used by warband.agents.execute) ----------------------------------
 
     def fail_task(self, reason: str) -> TaskStatus:
@@ -366,6 +379,13 @@ class Agent(Actor):
     def _report_order(self, order: Order, *, success: bool, reason: str) -> None:
         self.reply(order, CompletionReport(task=order.task, success=success, reason=reason))
 
+    def set_subordinates(self, members: Sequence[str]) -> None:
+        """Make ``members`` this agent's subordinates (a squad the commander gave new bots);
+        the broker reports their departures from now on."""
+        self.subordinates = tuple(members)
+        if self._registered.is_set() and not self._connection.closed:
+            self.send(self._registration())
+
     def on_peer_departed(self, agent: str, reason: str) -> None:
         """A subordinate left the run: its open orders are lost, and the agent knows it
         (``("departed", agent, reason)`` in memory) when it next decides."""
@@ -379,7 +399,8 @@ class Agent(Actor):
 
     def _peer_left(self, notice: _Left) -> None:
         if notice.agent in self.subordinates:
-            self.log.warning("agent.subordinate_left", peer=notice.agent, reason=notice.reason)
+            if not self._stopping:
+                self.log.info("agent.subordinate_left", peer=notice.agent, reason=notice.reason)
             self.on_peer_departed(notice.agent, notice.reason)
         else:
             super()._peer_left(notice)
@@ -391,6 +412,7 @@ class Agent(Actor):
             "tasks_run": self.tasks_run,
             "orders_given": len(self.book.orders),
             "orders_open": len(self.book.open()),
+            "reports_sent": self.reports_sent,
             "plan": self.plan.label if self.plan else None,
         }
 

@@ -8,9 +8,10 @@ is said per agent, not per role.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..exceptions import ConfigurationError
 from ..planning import HtnDomain, load_domain_file
@@ -19,6 +20,12 @@ from ..values import Value
 from .decide import HtnDecider
 from .execute import BUILTIN_TASKS, ActTask, TaskHandler, act_tasks_of, check_acts, check_executable
 from .memory import Daemon
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+Reporter = Callable[["Agent", int], None]
+"""Called by the agent loop every tick, after gathering: sends reports up as it sees fit."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,9 @@ class Role:
     """Planner expansions one decision may use (per agent, whatever process it runs in)."""
     task_timeout: int = 60
     """Ticks a lasting task (a move, a wait) may run before it counts as failed."""
+    reporter: Callable[[], Reporter] | None = None
+    """Makes, for each agent, what it reports up every tick after gathering (a bot's status
+    and threat reports); None: the agent reports only through its plan's tasks."""
 
     def __post_init__(self) -> None:
         if self.replan_every < 1 or self.planning_budget < 1 or self.task_timeout < 1:

@@ -495,7 +495,10 @@ class Broker:
                 _send_to(router, target, self._codec.encode(stamped))
         except zmq.ZMQError as error:
             # A peer that already left (the run's end) missing a pong or a notice is no news.
-            log = self._log.error if target in self._registry else self._log.info
+            # Pongs and departure notices are advice: one lost to a peer that is closing (the
+            # run's end) is no news. A lost registration answer or rejection notice is.
+            advice = isinstance(message, _Pong | _Left)
+            log = self._log.error if target in self._registry and not advice else self._log.info
             log("broker.notice_lost", peer=target, reason=str(error))
             return
         if tracing_enabled():

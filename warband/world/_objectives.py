@@ -308,8 +308,8 @@ def carried_by(state: WorldState, agent_id: str) -> Iterator[str]:
         yield found.retrieval.object
 
 
-def facts_for(state: WorldState, agent: Character) -> Iterable[Fact]:
-    """What ``agent`` knows of the mode's state (after its static facts)."""
+def facts_for(state: WorldState, team: str) -> Iterable[Fact]:
+    """What a member of ``team`` knows of the mode's state (after its static facts)."""
     found = state.objectives
     if found is None:
         return ()
@@ -323,7 +323,7 @@ def facts_for(state: WorldState, agent: Character) -> Iterable[Fact]:
         elif retrieval.waypoint is not None:
             facts.append(("object_at", retrieval.object, retrieval.waypoint))
     if found.vip is not None:
-        own = agent.team == found.vip_team
+        own = team == found.vip_team
         facts.append(("vip", found.vip, found.vip_team))
         if own or found.reveal_vip:
             facts.append(("vip_at", found.vip, state.agents[found.vip].waypoint))

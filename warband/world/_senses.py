@@ -70,7 +70,7 @@ def percepts(state: WorldState, agent: Character) -> list[Fact]:
         seen, heard = _senses(state)
         facts.extend(_sight_facts(state, seen.get(agent.id, [])))
         facts.extend(heard.get(agent.id, []))
-    facts.extend(_common_facts(state, agent))
+    facts.extend(common_facts(state, agent.team))
     return facts
 
 
@@ -118,16 +118,19 @@ def _sight_facts(state: WorldState, sightings: list[Sighting]) -> Iterable[Fact]
             yield ("sees", s.id, waypoint, rounded(s.distance), s.apparent_team)
 
 
-def _common_facts(state: WorldState, agent: Character) -> Iterable[Fact]:
+def common_facts(state: WorldState, team: str) -> Iterable[Fact]:
+    """What every member of ``team`` knows, wherever it stands: who owns which capture point,
+    the symbolic objects, the team's turrets, the score, the time left and the mode's state.
+    A commander, which has no body, is told exactly this."""
     for point, owner in sorted(state.owners.items()):
         if owner is not None:
             yield ("captured", point, owner)
     yield from object_facts(state)
     for turret_id, turret in sorted(state.turrets.items()):
-        if turret.team == agent.team:
+        if turret.team == team:
             yield ("turret", turret_id, turret.team, turret.waypoint, turret.health.current)
     if state.mode is not None:
-        for team, points in state.mode.score().items():
-            yield ("score", team, points)
+        for scorer, points in state.mode.score().items():
+            yield ("score", scorer, points)
         yield ("time_left", max(state.mode.time_limit - state.tick, 0))
-        yield from objective_facts(state, agent)
+        yield from objective_facts(state, team)

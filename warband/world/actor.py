@@ -73,6 +73,14 @@ class WorldModel(Protocol):
         """None while the game runs, else who won and why."""
         ...
 
+    def score(self) -> Mapping[str, int]:
+        """Each team's points so far (empty without a game mode)."""
+        ...
+
+    def team_facts(self, team: str) -> Sequence[Sequence[Value]]:
+        """What every member of ``team`` knows, for observers without a body (commanders)."""
+        ...
+
     def snapshot(self) -> dict[str, Any]:
         """The whole state as plain data, for logs and the renderer."""
         ...
@@ -91,6 +99,7 @@ class WorldActor(Clock):
         seed: int = 0,
         tick_interval: float = 0.05,
         tick_timeout: float = 10.0,
+        observers: Mapping[str, str] | None = None,
         **clock_options: Any,
     ) -> None:
         """``clock_options`` go to :class:`~warband.messaging.clock.Clock` as they are."""
@@ -104,8 +113,15 @@ class WorldActor(Clock):
             **clock_options,
         )
         self.model = model
+        self.observers = dict(observers or {})
+        """Participants without a body (a team's commander) and their team: each tick they get
+        a Percept of what their team knows (:meth:`WorldModel.team_facts`)."""
         self.acts_accepted = 0
         self.acts_rejected = 0
+        self.kills: dict[str, int] = {}
+        """Characters each team downed (``killed`` events, by the killer's team)."""
+        self.captures: dict[str, int] = {}
+        """Capture points and TSPs each team took (``captured`` events)."""
 
     @handles(Act)
     def on_act(self, act: Act) -> None:
@@ -123,6 +139,7 @@ class WorldActor(Clock):
 
     async def advance(self, tick: int) -> None:
         report = self.model.step()
+        self._count(getattr(report, "events", ()))
         self._send_percepts(report)
         self._log_snapshot(tick)
         outcome = self.model.outcome()
@@ -132,6 +149,10 @@ class WorldActor(Clock):
     def _send_percepts(self, report: Any) -> None:
         for agent in self.participants:
             if not self.model.has_agent(agent):
+                team = self.observers.get(agent)
+                if team is not None:
+                    facts = [list(fact) for fact in self.model.team_facts(team)]
+                    self.send(Percept(recipient=agent, facts=facts))
                 continue
             events = self.model.events_for(agent, report) if report is not None else ()
             self.send(
@@ -141,6 +162,15 @@ class WorldActor(Clock):
                     events=[list(event) for event in events],
                 )
             )
+
+    def _count(self, events: Sequence[Sequence[Value]]) -> None:
+        for event in events:
+            if event and event[0] == "killed" and len(event) > 4:
+                team = str(event[4])
+                self.kills[team] = self.kills.get(team, 0) + 1
+            elif event and event[0] == "captured" and len(event) > 2:
+                team = str(event[2])
+                self.captures[team] = self.captures.get(team, 0) + 1
 
     def _log_snapshot(self, tick: int) -> None:
         if logging_to_files():
@@ -153,4 +183,7 @@ class WorldActor(Clock):
             "acts_accepted": self.acts_accepted,
             "acts_rejected": self.acts_rejected,
             "outcome": dict(outcome) if outcome is not None else None,
+            "scores": dict(self.model.score()),
+            "kills": dict(sorted(self.kills.items())),
+            "captures": dict(sorted(self.captures.items())),
         }

@@ -332,6 +332,17 @@ class World:
             )
         return _senses.percepts(self._state, agent)
 
+    def team_facts(self, team: str) -> list[Fact]:
+        """What every member of ``team`` knows wherever it stands (the tick, capture points,
+        objects, score, time left, the mode's state): what a commander, which has no body in
+        the world, perceives. Raises UnknownIdError for a team the map does not have."""
+        if team not in self.map.teams:
+            raise UnknownIdError(
+                f"unknown team {team!r} on map {self.map.name!r}; its teams: "
+                + ", ".join(self.map.teams)
+            )
+        return [("tick", self._state.tick), *_senses.common_facts(self._state, team)]
+
     # --- snapshot -----------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:

@@ -1,0 +1,178 @@
+"""Warzone: two factions of bots on the Warzone map, led by Killzone 3's hierarchy or freelance.
+
+Every bot, squad and commander is its own actor running the one agent loop with an HTN domain
+(warband/agents/domains/*.htn): the commander turns the game state into objectives and shares
+its squads and bots among them, the squads order their members in command sequences, the bots
+fight, capture and report back. A faction set to ``freelance`` has the same bots and nothing
+above them: each goes for the nearest point its team does not hold.
+
+    warband run scenarios/warzone.py
+    warband run scenarios/warzone.py --param bots=12 --param blue=freelance --log runs/wz
+    warband run scenarios/warzone.py --processes --param bots=6
+    warband trace runs/wz --type Order --type CompletionReport
+    warband explain runs/wz --agent red-squad-1 --tick 40
+
+Parameters: ``bots`` per faction (1..12), ``mode`` (``capture_and_hold``, ``body_count``,
+``search_and_retrieve``, ``assassination``, ``search_and_destroy``), ``red`` and ``blue``
+(``hierarchy`` or ``freelance``). The world decides who wins; the outcome details hold
+``winner``, ``scores``, ``kills``, ``captures``, and per layer the ``orders`` it gave and the
+``reports`` it sent.
+"""
+
+from __future__ import annotations
+
+import math
+
+from warband import Actor, ConfigurationError, Outcome, Params, RunResult, Scenario
+from warband.agents import Agent
+from warband.agents.assignment import Objective, objectives_for_capture_and_hold
+from warband.agents.bot import bot_role
+from warband.agents.commander import Assigner, commander_role, travel_distance
+from warband.agents.squad import squad_role
+from warband.world import World, load_map
+
+scenario = Scenario(
+    "warzone",
+    ticks=400,
+    params={"bots": 6, "mode": "capture_and_hold", "red": "hierarchy", "blue": "hierarchy"},
+    description="Two factions on Warzone: Killzone 3's hierarchy (or freelance bots) per side.",
+)
+
+TEAMS = ("red", "blue")
+CONTROLS = ("hierarchy", "freelance")
+CLASSES = ("assault", "medic", "engineer", "tactician")
+SQUAD_SIZE = 4
+
+WARZONE = load_map("warzone")
+"""Loaded once per process: every bot and squad plans on it."""
+
+
+def _count(params: Params) -> int:
+    count = int(params["bots"])
+    if not 1 <= count <= 12:
+        raise ConfigurationError(f"bots must be 1..12 per faction (--param bots=N), got {count}")
+    return count
+
+
+def _control(params: Params, team: str) -> str:
+    control = str(params[team])
+    if control not in CONTROLS:
+        raise ConfigurationError(
+            f"--param {team}={control}: a faction is controlled by one of {', '.join(CONTROLS)}"
+        )
+    return control
+
+
+def _bots(team: str, count: int) -> list[str]:
+    return [f"{team}-{i}" for i in range(1, count + 1)]
+
+
+def _squads(team: str, count: int) -> list[str]:
+    return [f"{team}-squad-{i}" for i in range(1, math.ceil(count / 2) + 1)]
+
+
+def _commander(team: str) -> str:
+    return f"{team}-commander"
+
+
+@scenario.world
+def make_world(params: Params, seed: int) -> World:
+    count = _count(params)
+    roster = {
+        bot: {"team": team, "class": CLASSES[index % len(CLASSES)]}
+        for team in TEAMS
+        for index, bot in enumerate(_bots(team, count))
+    }
+    return World.create(
+        WARZONE, seed=seed, mode=str(params["mode"]), roster=roster, time_limit=scenario.ticks
+    )
+
+
+@scenario.observers
+def commanders(params: Params) -> dict[str, str]:
+    return {_commander(team): team for team in TEAMS if _control(params, team) == "hierarchy"}
+
+
+def _objectives_for(team: str):  # type: ignore[no-untyped-def]
+    points = {m.id: m.waypoint for m in WARZONE.markers_of("capture")}
+
+    def objectives(agent: Agent) -> list[Objective]:
+        facts = agent.memory.facts
+        owners = {point: None for point in points} | {
+            str(f[1]): str(f[2]) for f in facts.facts("captured") if str(f[1]) in points
+        }
+        score = {str(f[1]): f[2] for f in facts.facts("score") if isinstance(f[2], int)}
+        return objectives_for_capture_and_hold(owners, points, team, score)
+
+    return objectives
+
+
+@scenario.actors
+def build(params: Params, seed: int) -> list[Actor]:
+    count = _count(params)
+    bot = bot_role(WARZONE)
+    actors: list[Actor] = []
+    for team in TEAMS:
+        bots = _bots(team, count)
+        if _control(params, team) == "freelance":
+            actors += [Agent(b, bot, team=team, seed=seed) for b in bots]
+            continue
+        commander_id = _commander(team)
+        squads = _squads(team, count)
+        assigner = Assigner(
+            bots,
+            squads,
+            _objectives_for(team),
+            travel_distance(WARZONE),
+            max_squad_size=SQUAD_SIZE,
+        )
+        actors.append(
+            Agent(
+                commander_id,
+                commander_role(assigner),
+                subordinates=squads,
+                team=team,
+                seed=seed,
+            )
+        )
+        squad = squad_role(WARZONE)
+        actors += [Agent(s, squad, superior=commander_id, team=team, seed=seed) for s in squads]
+        actors += [Agent(b, bot, superior=commander_id, team=team, seed=seed) for b in bots]
+    return actors
+
+
+@scenario.outcome
+def judge(result: RunResult, params: Params) -> Outcome:
+    world = result.final_states.get("world", {})
+    outcome = world.get("outcome")
+    layers: dict[str, dict[str, int]] = {}
+    for state in result.final_states.values():
+        role = state.get("role")
+        if role is None:
+            continue
+        layer = layers.setdefault(str(role), {"orders": 0, "reports": 0, "agents": 0})
+        layer["orders"] += int(state.get("orders_given", 0))
+        layer["reports"] += int(state.get("reports_sent", 0))
+        layer["agents"] += 1
+    details = {
+        "winner": None,
+        "scores": world.get("scores"),
+        **(outcome or {}),
+        "kills": world.get("kills"),
+        "captures": world.get("captures"),
+        "orders": {layer: v["orders"] for layer, v in sorted(layers.items())},
+        "reports": {layer: v["reports"] for layer, v in sorted(layers.items())},
+        "control": {team: _control(params, team) for team in TEAMS},
+    }
+    if outcome is None:
+        return Outcome(False, f"no decision after {result.ticks} ticks", details)
+    winner = outcome.get("winner") or "nobody"
+    return Outcome(
+        True, f"{winner} wins ({outcome.get('reason')}), scores {outcome.get('scores')}", details
+    )
+
+
+if __name__ == "__main__":
+    from warband.cli import run_file
+
+    raise SystemExit(run_file(__file__))

@@ -1,0 +1,138 @@
+"""The Killzone commander: the strategy layer of the hierarchy, one per faction.
+
+Its three parts (§29.6.1): a game-mode part that turns the game state into objectives, the
+assignment of objectives and bots to squads, and the monitoring of the squads' objectives.
+The first two are pure functions (:mod:`warband.agents.assignment`); this module is the agent
+around them. Its domain (``domains/commander.htn``) is small, because Killzone's commander is
+an objective system, not a planner: it re-assigns every few ticks, and the ``!assign`` task
+turns what changed into orders:
+
+- a bot that joins a squad gets ``join <squad>`` (it reports to that squad from then on);
+- a squad whose members or objective changed gets one command sequence: ``lead <members>``
+  then its objective (``capture <point>``, ``defend <waypoint>``, ``advance <waypoint>``);
+  what it was doing before is withdrawn;
+- a squad taken off duty has its orders withdrawn.
+
+The commander has no body in the world: it is one of the world's *observers*, and perceives
+what its team knows (capture points, score, time left, the mode's objects). Where its bots
+are, it learns from its squads' reports.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..planning import Task, load_domain_file
+from ..world import Map, waypoint_path
+from .assignment import Assignment, BotInfo, Objective, ObjectiveKind, assign
+from .execute import TaskStatus, check_acts
+from .role import Role
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+COMMANDER_DOMAIN = Path(__file__).parent / "domains" / "commander.htn"
+
+ObjectiveSource = Callable[["Agent"], list[Objective]]
+"""Reads the commander's memory and gives the mode's objectives."""
+
+
+def squad_order(objective: Objective) -> tuple[str, str]:
+    """The order task and target a squad gets for ``objective``."""
+    if objective.id.startswith("capture:"):
+        return "capture", objective.target
+    if objective.kind == ObjectiveKind.DEFEND_MARKER:
+        return "defend", objective.waypoint
+    return "advance", objective.waypoint
+
+
+def travel_distance(game_map: Map) -> Callable[[str, str], float]:
+    """Path length in waypoints between two waypoints of ``game_map`` (cached)."""
+    cache: dict[tuple[str, str], float] = {}
+
+    def distance(a: str, b: str) -> float:
+        key = (a, b) if a <= b else (b, a)
+        if key not in cache:
+            path = waypoint_path(game_map, a, b)
+            cache[key] = math.inf if path is None else float(len(path) - 1)
+        return cache[key]
+
+    return distance
+
+
+class Assigner:
+    """The ``!assign`` task of one commander: objectives, assignment, orders (module doc)."""
+
+    def __init__(
+        self,
+        bots: Sequence[str],
+        squads: Sequence[str],
+        objectives: ObjectiveSource,
+        distance: Callable[[str, str], float],
+        *,
+        max_squad_size: int = 4,
+    ) -> None:
+        self.bots = tuple(bots)
+        self.squads = tuple(squads)
+        self.objectives = objectives
+        self.distance = distance
+        self.max_squad_size = max_squad_size
+        self.current: Assignment | None = None
+        self.assignments = 0
+
+    def __call__(self, agent: Agent, task: Task) -> TaskStatus:
+        goals = self.objectives(agent)
+        where = _member_positions(agent)
+        bots = [BotInfo(bot, where.get(bot), True) for bot in self.bots]
+        new = assign(
+            goals,
+            bots,
+            self.current,
+            distance=self.distance,
+            squad_ids=self.squads,
+            max_squad_size=self.max_squad_size,
+        )
+        self._order_changes(agent, new, {g.id: g for g in goals})
+        self.current = new
+        self.assignments += 1
+        return "done"
+
+    def _order_changes(self, agent: Agent, new: Assignment, goals: dict[str, Objective]) -> None:
+        changes = new.changes(self.current)
+        for idle in changes.deactivated:
+            agent.withdraw_orders(idle, "squad taken off duty")
+        for bot, joined in changes.joined:
+            agent.give_order(bot, "join", [joined])
+        touched = {s for s, _ in changes.retasked}
+        touched |= {s for _, s in changes.joined} | {s for _, s in changes.left}
+        for active in new.squads:
+            if active.squad not in touched:
+                continue
+            task, target = squad_order(goals[active.objective])
+            agent.withdraw_orders(active.squad, "new assignment")
+            agent.start_sequence(active.squad)
+            agent.give_order(active.squad, "lead", [",".join(active.members)])
+            agent.give_order(active.squad, task, [target])
+            agent.end_sequence(active.squad)
+
+
+def _member_positions(agent: Agent) -> dict[str, str]:
+    """Where the squads last said their members were."""
+    where: dict[str, str] = {}
+    for report in agent.status_reports.values():
+        if report.status == "members":
+            for bot, waypoint in report.details.items():
+                if isinstance(waypoint, str) and waypoint:
+                    where[bot] = waypoint
+    return where
+
+
+def commander_role(
+    assigner: Assigner, *, domain: str | Path = COMMANDER_DOMAIN, **options: object
+) -> Role:
+    """A commander role whose ``!assign`` task is ``assigner``."""
+    htn = load_domain_file(domain, check=check_acts)
+    return Role("commander", htn, tasks={"!assign": assigner}, **options)  # type: ignore[arg-type]
