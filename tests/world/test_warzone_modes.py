@@ -375,6 +375,15 @@ def test_the_vip_is_known_to_its_team_and_named_to_the_attackers_located_if_reve
     assert {("red", "attack"), ("blue", "defend")} == {tuple(r) for r in ROLE.all(attacker)}
 
 
+def test_assassination_by_name_tells_everyone_the_hiding_spots_of_the_map() -> None:
+    world = _world("assassination", {"red-0": Member("red"), "blue-0": Member("blue")})
+    hiding = {(m.id, m.waypoint) for m in WARZONE.markers_of("hiding")}
+    assert 4 == len(hiding)
+    assert hiding == {
+        (o.id, o.waypoint) for o in OBJECTIVE.all(world.percepts_for("red-0")) if o.kind == "hiding"
+    }
+
+
 # --- Search and Destroy -----------------------------------------------------------------------
 
 

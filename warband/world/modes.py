@@ -307,7 +307,8 @@ class Assassination(_AttackDefend):
 
     A mode built without a ``target`` is given one by the world (:meth:`designate`) from the
     defenders it spawns. ``reveal_position``: whether the attackers are told where the VIP is
-    (they always know who it is); its own team always knows both.
+    (they always know who it is); its own team always knows both. ``hiding_spots`` are the
+    map's ``hiding`` markers where the VIP may hide, told to agents as objectives.
     """
 
     name = "assassination"
@@ -319,11 +320,17 @@ class Assassination(_AttackDefend):
         attackers: str,
         target: str | None = None,
         reveal_position: bool = True,
+        hiding_spots: Sequence[str] = (),
         time_limit: int = 600,
     ) -> None:
         super().__init__(teams, attackers=attackers, time_limit=time_limit)
         self.target = target
         self.reveal_position = reveal_position
+        self.hiding_spots: tuple[str, ...] = tuple(hiding_spots)
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        return self.hiding_spots
 
     def designate(self, candidates: Sequence[str], seed: int) -> str:
         """Pick the VIP among ``candidates`` (the defenders' agent ids), the same for the same
@@ -436,7 +443,8 @@ def make_mode(
     ``capture_and_hold`` plays on ``capture_points`` (default: the map's ``capture`` markers);
     the other new modes read their markers from ``game_map``: ``search_and_retrieve`` the one
     ``retrieval`` marker and each team's ``return`` marker, ``search_and_destroy`` the
-    defenders' ``target`` markers. ``attackers`` is the attacking team of ``assassination``
+    defenders' ``target`` markers, ``assassination`` the ``hiding`` markers (optional).
+    ``attackers`` is the attacking team of ``assassination``
     and ``search_and_destroy`` (default: the first team); ``vip`` the assassination target
     (default: the world designates one).
 
@@ -457,7 +465,10 @@ def make_mode(
             f"{name}: attackers must be one of the teams {list(teams)}, got {side!r}"
         )
     if name == "assassination":
-        return Assassination(teams, attackers=side, target=vip, time_limit=time_limit)
+        hiding = [m.id for m in game_map.markers_of("hiding")] if game_map is not None else []
+        return Assassination(
+            teams, attackers=side, target=vip, hiding_spots=hiding, time_limit=time_limit
+        )
     if game_map is None:
         raise ConfigurationError(f"{name} reads its markers from a map; pass game_map")
     if name == "search_and_retrieve":

@@ -45,11 +45,11 @@ Game modes
 
 The mode's state is common knowledge in every percept (see :mod:`warband.world.modes`):
 ``game_mode``; ``objective`` for each marker the mode plays on (capture points, the retrieval
-object's spawn, return points, destroy targets); ``role`` of each team in the attack / defence
-modes; in Search and Retrieve ``object_at`` (where the object is, with its carrier if carried)
-and ``carrier``; in Assassination ``vip`` and ``vip_at`` (always for the agent's own team; the
-enemy's VIP is named to the attackers, and located when the mode reveals it); in Search and
-Destroy ``target_state`` and, while a charge burns, ``fuse``.
+object's spawn, return points, destroy targets, the VIP's hiding spots); ``role`` of each team
+in the attack / defence modes; in Search and Retrieve ``object_at`` (where the object is, with
+its carrier if carried) and ``carrier``; in Assassination ``vip`` and ``vip_at`` (always for
+the agent's own team; the enemy's VIP is named to the attackers, and located when the mode
+reveals it); in Search and Destroy ``target_state`` and, while a charge burns, ``fuse``.
 
 Facts and events
 ================
@@ -535,10 +535,11 @@ class Objective(NamedTuple):
     """The marker's id."""
     kind: str
     """``capture``, ``retrieval`` (where the retrieval object spawns), ``return`` (a team's
-    return point) or ``target`` (a destroy target)."""
+    return point), ``target`` (a destroy target) or ``hiding`` (where a VIP may hide)."""
     waypoint: str
     team: str
-    """The team it belongs to (a return point's or a target's defenders), ``""`` for none."""
+    """The team it belongs to (a return point's; a target's defenders; a capture point's
+    first owner, see ``captured`` for the current one), ``""`` for none."""
 
 
 class Role(NamedTuple):
