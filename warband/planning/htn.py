@@ -256,14 +256,8 @@ class HtnPlanner:
         unbound variable at run time, a function that raised). This is
         ``self.search(...).run()``: the interruptible search run to its end.
         """
-        return self.search(
-            facts,
-            root,
-            constants=constants,
-            current=current,
-            explain=explain,
-            max_expansions=max_expansions,
-        ).run()
+        # Positional, not through search(): forwarding keywords costs a small plan a percent.
+        return self._search(facts, root, constants, current, explain, max_expansions).run()
 
     def search(
         self,
@@ -281,6 +275,17 @@ class HtnPlanner:
         now, so the caller's facts may change while it runs over several ticks. Raises
         PlanningError at once for an unknown root task or a missing constant.
         """
+        return self._search(facts, root, constants, current, explain, max_expansions)
+
+    def _search(
+        self,
+        facts: FactDB,
+        root: Task | str,
+        constants: Mapping[str, Value] | None,
+        current: HtnPlan | None,
+        explain: bool,
+        max_expansions: int,
+    ) -> HtnSearch:
         root_task = Task(root) if isinstance(root, str) else root
         run = _Run(self, facts, root_task, constants or {}, current, explain, max_expansions)
         return HtnSearch(run)
@@ -441,7 +446,9 @@ class _Run:
         node = self.node
         # One comparison per expansion, as before steps existed: the step's budget and the
         # run's max_expansions are folded into one limit.
-        limit = min(self.budget, self.expansions + budget)
+        limit = self.expansions + budget
+        if limit > self.budget:
+            limit = self.budget
         while True:
             if node is not None:
                 node = self._run_primitives(node)
