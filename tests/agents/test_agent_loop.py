@@ -220,3 +220,28 @@ async def test_explain_shows_an_agents_memory_plan_and_tree_at_a_tick_from_the_l
     assert "(?next = m1)" in text
     with pytest.raises(ConfigurationError, match=r"no agent\.plan events of agent 'nobody'"):
         explain(tmp_path, "nobody", 3)
+
+
+async def test_a_search_longer_than_the_budget_spans_ticks_and_finds_the_same_plan() -> None:
+    domain = """
+    (:domain patient)
+    (:primitive !log ?text)
+    (:primitive !idle ?ticks)
+    (:method (behave) (:branch "count" () ((count 0) (!idle 50))))
+    (:method (count ?n)
+      (:branch "done" (call ge ?n 30) ((!log ?n)))
+      (:branch "more" (?m = (call add ?n 1)) ((count ?m))))
+    """
+
+    class Planner(Inspected):
+        def final_state(self) -> dict[str, Any]:
+            plan = [str(step) for step in self.plan.steps] if self.plan else None
+            return {**super().final_state(), "steps": plan}
+
+    quick = Planner("quick", _role("quick", domain, planning_budget=10_000))
+    slow = Planner("slow", _role("slow", domain, planning_budget=8))
+    result = await run_actors([quick, slow], ticks=12)
+    quick_state, slow_state = result.final_states["quick"], result.final_states["slow"]
+    assert ["(!log 30)", "(!idle 50)"] == quick_state["steps"] == slow_state["steps"]
+    assert 1 == quick_state["decisions"][0][0]
+    assert slow_state["decisions"][0][0] > 3  # 60-odd expansions at 8 a tick

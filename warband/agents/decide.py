@@ -31,6 +31,8 @@ from ..planning import (
     HtnDomain,
     HtnPlan,
     HtnPlanner,
+    HtnResult,
+    HtnSearch,
     Task,
     choose_plan,
     decomposition_tree,
@@ -88,24 +90,43 @@ class HtnDecider:
         root: str = "behave",
         *,
         constants: Mapping[str, Value] | None = None,
+        max_expansions: int = 1_000_000,
     ) -> None:
         self.planner = HtnPlanner(domain)
         self.root = Task(root)
         self.constants = dict(constants or {})
+        self.max_expansions = max_expansions
+        self._search: HtnSearch | None = None
+        self._searched_for: HtnPlan | None = None
 
     def decide(self, facts: FactDB, current: AgentPlan | None, *, budget: int) -> Decision | None:
         running = current.source if current is not None else None
         running_plan = running if isinstance(running, HtnPlan) else None
-        result = self.planner.plan(
-            facts,
-            self.root,
-            constants=self.constants,
-            current=running_plan,
-            explain=True,
-            max_expansions=budget,
-        )
-        if result.status == "exhausted" and running_plan is None:
+        if self._search is None:
+            # A search spans ticks when its budget runs out: it plans against the facts and the
+            # running plan as they were when it began (it took a copy of the facts).
+            self._search = self.planner.search(
+                facts,
+                self.root,
+                constants=self.constants,
+                current=running_plan,
+                explain=True,
+                max_expansions=self.max_expansions,
+            )
+            self._searched_for = running_plan
+        search = self._search
+        search.step(budget)
+        result = search.result
+        if result is None:
             return None
+        self._search = None
+        if self._searched_for is not running_plan:
+            return None  # the plan changed while we searched (a task failed): search again
+        return self._decision(result, current, running_plan)
+
+    def _decision(
+        self, result: HtnResult, current: AgentPlan | None, running_plan: HtnPlan | None
+    ) -> Decision:
         choice = choose_plan(running_plan, result)
         chosen = choice.plan
         if chosen is None:
@@ -119,6 +140,7 @@ class HtnDecider:
         return Decision(kind, plan, choice.reason, tree, result.expansions)
 
     def drop(self, current: AgentPlan, reason: str) -> Decision:
+        self._search = None  # it was planned against the plan that failed
         return Decision("dropped", None, reason)
 
 
