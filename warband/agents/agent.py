@@ -21,6 +21,7 @@ report, when it withdraws it, or when the subordinate leaves.
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -107,6 +108,7 @@ class Agent(Actor):
         """The last decisions: (tick, kind, plan label, reason)."""
         self.tasks_run = 0
         self.reports_sent = 0
+        self.planning_seconds = 0.0
         self._doing: _Running | None = None
         self._replan = True
         self._last_plan_tick = -(10**9)
@@ -205,9 +207,12 @@ class Agent(Actor):
         )
 
     def _decide(self, tick: int) -> None:
+        started = time.perf_counter()
         decision = self.decider.decide(
             self.memory.facts, self.plan, budget=self.role.planning_budget
         )
+        # Wall time, for benchmarks only: it never decides anything (lockstep stays exact).
+        self.planning_seconds += time.perf_counter() - started
         if decision is None:
             return  # still searching; the running plan goes on
         self._replan = False
@@ -413,6 +418,7 @@ class Agent(Actor):
             "orders_given": len(self.book.orders),
             "orders_open": len(self.book.open()),
             "reports_sent": self.reports_sent,
+            "planning_ms": round(self.planning_seconds * 1000, 3),
             "plan": self.plan.label if self.plan else None,
         }
 
