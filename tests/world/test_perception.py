@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import random
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from warband.world.geometry import line_of_sight
@@ -155,6 +155,13 @@ point = st.tuples(coordinate, coordinate)
     ),
     walls=st.lists(st.tuples(point, point), max_size=12),
     view_distance=st.floats(min_value=1.0, max_value=80.0),
+)
+# Found by hypothesis: a body at exactly the view distance, a rounding error across a cell border.
+@example(
+    observers=[((0.0, 1.0), -1.0, "r"), ((0.0, -2.6412280923290023e-137), 0.0, "r")],
+    bodies=[],
+    walls=[],
+    view_distance=1.0,
 )
 def test_grid_perception_gives_the_same_answer_as_all_pairs(
     observers: list[tuple[tuple[float, float], float, str]],

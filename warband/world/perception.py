@@ -328,8 +328,11 @@ def perceive(
     seen: dict[str, list[Sighting]] = {}
     for observer in observers:
         eye = _Eye(observer)
-        x0, y0 = _cell_of((eye.x - eye.reach, eye.y - eye.reach), size)
-        x1, y1 = _cell_of((eye.x + eye.reach, eye.y + eye.reach), size)
+        # Padded: a body at exactly the view distance may sit a rounding error across the
+        # border of the last cell; the exact test below decides, so extra candidates are free.
+        reach = eye.reach + _PAD
+        x0, y0 = _cell_of((eye.x - reach, eye.y - reach), size)
+        x1, y1 = _cell_of((eye.x + reach, eye.y + reach), size)
         found = []
         for cx in range(x0, x1 + 1):
             for cy in range(y0, y1 + 1):
