@@ -6,10 +6,27 @@ into bots, squads and commanders by data (a :class:`Role`), not by class trees.
 - :class:`HtnDecider` keeps, replaces or drops plans by HTN branch priority (:class:`Decider`
   is the interface every decider implements);
 - :class:`CommandQueue` and :class:`OrderBook` keep orders that outlive a tick;
-- :data:`BUILTIN_TASKS`, :func:`check_acts`: what primitive tasks do.
+- :data:`BUILTIN_TASKS`, :func:`check_acts`: what primitive tasks do;
+- :func:`assign`, :class:`Objective` and the ``objectives_for_<mode>`` functions: the
+  commander's objectives and its six-step assignment of squads and bots (pure functions).
 """
 
 from .agent import Agent as Agent
+from .assignment import Assignment as Assignment
+from .assignment import AssignmentChanges as AssignmentChanges
+from .assignment import BotInfo as BotInfo
+from .assignment import Objective as Objective
+from .assignment import ObjectiveKind as ObjectiveKind
+from .assignment import SquadAssignment as SquadAssignment
+from .assignment import assign as assign
+from .assignment import choose_hiding_spot as choose_hiding_spot
+from .assignment import ideal_distribution as ideal_distribution
+from .assignment import objectives_for_assassination as objectives_for_assassination
+from .assignment import objectives_for_body_count as objectives_for_body_count
+from .assignment import objectives_for_capture_and_hold as objectives_for_capture_and_hold
+from .assignment import objectives_for_search_and_destroy as objectives_for_search_and_destroy
+from .assignment import objectives_for_search_and_retrieve as objectives_for_search_and_retrieve
+from .assignment import objectives_for_tsps as objectives_for_tsps
 from .decide import AgentPlan as AgentPlan
 from .decide import Decider as Decider
 from .decide import Decision as Decision
@@ -29,14 +46,29 @@ __all__ = [
     "ActTask",
     "Agent",
     "AgentPlan",
+    "Assignment",
+    "AssignmentChanges",
+    "BotInfo",
     "CommandQueue",
     "Daemon",
     "Decider",
     "Decision",
     "HtnDecider",
     "Memory",
+    "Objective",
+    "ObjectiveKind",
     "OrderBook",
     "Role",
+    "SquadAssignment",
     "TaskHandler",
+    "assign",
     "check_acts",
+    "choose_hiding_spot",
+    "ideal_distribution",
+    "objectives_for_assassination",
+    "objectives_for_body_count",
+    "objectives_for_capture_and_hold",
+    "objectives_for_search_and_destroy",
+    "objectives_for_search_and_retrieve",
+    "objectives_for_tsps",
 ]
