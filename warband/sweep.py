@@ -447,7 +447,9 @@ def format_table(report: SweepReport) -> str:
 
 
 def _number(value: float) -> str:
-    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.2f}"
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.2f}"
 
 
 def report_json_line(report: SweepReport) -> str:
