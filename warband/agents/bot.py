@@ -4,12 +4,17 @@ Its behaviour is the HTN domain ``domains/bot.htn`` (a text file a designer edit
 gives that domain what it needs from Python:
 
 - **daemons** that derive facts each tick from the Percept: ``threat`` (every enemy in sight, with
-  its waypoint and distance) and ``nearest_threat``, ``downed_mate`` (a downed team mate in
-  sight, for medics);
+  its waypoint and distance), ``nearest_threat`` and ``close_threat`` (the nearest, when it is
+  within :data:`CLOSE_RANGE`), ``downed_mate`` (a downed team mate in sight, for medics);
 - **functions** the domain calls: ``next_hop`` (the next waypoint towards a goal, within the area
-  restrictions its squad set), ``point_waypoint`` (where a capture point is), ``in_range`` and
-  ``weapon_for`` (Listing 29.1's weapon choice by distance);
-- **tasks**: ``!join ?squad`` (the commander put the bot in a squad: it reports there from now on);
+  restrictions its squad set), ``point_waypoint`` (where a marker is), ``place_of`` (where an
+  entity is: a marker, the retrieval object, a VIP, an agent in sight), ``home_point`` (the
+  team's return point), ``near`` (two waypoints at most a link apart), ``can_capture`` (TSPs
+  are for tacticians), ``in_range`` and ``weapon_for`` (Listing 29.1's weapon choice by
+  distance), ``nearest_open_point`` (what a bot on its own goes for);
+- **tasks**: ``!join ?squad`` (the commander put the bot in a squad: it reports there from now
+  on) and ``!go ?waypoint`` (start walking a link and go on with the plan: the bot shoots while
+  the world walks it);
 - **reports** up: a StatusReport to its squad every few ticks (life, waypoint, health) and a
   ThreatReport for every enemy it starts to see.
 """
@@ -20,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..messaging import StatusReport, ThreatReport
+from ..messaging import Act, StatusReport, ThreatReport
 from ..planning import FactDB, Task, load_domain_file
 from ..values import Fact, Value
 from ..world import AT, SEES, SEES_DOWNED, SELF, STATE, Map, get_weapon, waypoint_path
@@ -36,6 +41,9 @@ BOT_DOMAIN = Path(__file__).parent / "domains" / "bot.htn"
 
 STATUS_EVERY = 5
 """Ticks between a bot's StatusReports to its squad."""
+
+CLOSE_RANGE = 20.0
+"""An enemy nearer than this is fought at once, whatever the bot's order (``close_threat``)."""
 
 
 def _me(memory: Memory) -> tuple[str, str] | None:
@@ -57,6 +65,8 @@ def threat_daemon(memory: Memory, tick: int) -> list[Fact]:
     if enemies:
         nearest = enemies[0]
         facts.append(("nearest_threat", nearest.id, nearest.waypoint, nearest.distance))
+        if nearest.distance <= CLOSE_RANGE:
+            facts.append(("close_threat", nearest.id, nearest.distance))
     return facts
 
 
@@ -111,7 +121,43 @@ def bot_functions(game_map: Map) -> dict[str, object]:
                 best = (len(path), point)
         return best[1] if best is not None else None
 
+    tsps = {m.id for m in game_map.markers_of("tsp")}
+    returns = {str(m.team): m.waypoint for m in game_map.markers_of("return") if m.team}
+
+    def place_of(facts: FactDB, entity: Value) -> Value:
+        """Where ``entity`` is, as far as the bot knows: a marker's waypoint, the retrieval
+        object's (lying or carried), a VIP's, an agent's in sight; None when unknown."""
+        name = str(entity)
+        if name in points:
+            return points[name]
+        for fact in facts.facts("object_at"):
+            if fact[1] == name:
+                return fact[2]
+        for kind in ("vip_at", "at"):
+            for fact in facts.facts(kind):
+                if fact[1] == name:
+                    return fact[2]
+        for fact in facts.facts("sees"):
+            if fact[1] == name:
+                return fact[2]
+        return None
+
+    def home_point(facts: FactDB, team: Value) -> Value:
+        return returns.get(str(team))
+
+    def near(facts: FactDB, here: Value, there: Value) -> bool:
+        return here == there or game_map.has_link(str(here), str(there))
+
+    def can_capture(facts: FactDB, point: Value) -> bool:
+        if str(point) not in tsps:
+            return True
+        return any(fact[3] == "tactician" for fact in facts.facts("self"))
+
     return {
+        "can_capture": can_capture,
+        "home_point": home_point,
+        "near": near,
+        "place_of": place_of,
         "nearest_open_point": nearest_open_point,
         "next_hop": next_hop,
         "point_waypoint": point_waypoint,
@@ -126,6 +172,15 @@ def _join(agent: Agent, task: Task) -> TaskStatus:
         return agent.fail_task(f"{task}: !join needs a squad id")
     agent.superior = squad
     agent.memory.forget("allowed_waypoint")
+    return "done"
+
+
+def _go(agent: Agent, task: Task) -> TaskStatus:
+    waypoint = task.args[0] if task.args else None
+    if not isinstance(waypoint, str):
+        return agent.fail_task(f"{task}: !go needs a waypoint")
+    # Done at once: the world walks the bot on (its movement queue) while the plan goes on.
+    agent.send(Act(recipient=agent.world, verb="move", args={"waypoint": waypoint}))
     return "done"
 
 
@@ -166,7 +221,7 @@ def bot_role(game_map: Map, *, domain: str | Path = BOT_DOMAIN, **options: objec
         "bot",
         htn,
         daemons=daemons,  # type: ignore[arg-type]
-        tasks={"!join": _join},
+        tasks={"!join": _join, "!go": _go},
         reporter=BotReports,
         **options,  # type: ignore[arg-type]
     )

@@ -41,12 +41,32 @@ ObjectiveSource = Callable[["Agent"], list[Objective]]
 
 
 def squad_order(objective: Objective) -> tuple[str, str]:
-    """The order task and target a squad gets for ``objective``."""
-    if objective.id.startswith("capture:"):
-        return "capture", objective.target
+    """The order task and target a squad gets for ``objective``.
+
+    - AdvanceToWaypoint: ``capture <point>`` for a capture point or TSP (``capture:`` ids),
+      ``retrieve <object>`` for the retrieval object (``retrieve:``), else ``advance
+      <waypoint>``;
+    - DefendMarker: ``defend <marker>`` (the squad spreads over the marker's defend markers);
+    - AttackEntity: ``attack <entity>``: an agent (the VIP), a destroy target, or the
+      retrieval object (``attack:<object>``: whoever carries it);
+    - EscortEntity: ``escort <entity>``: the VIP, or the retrieval object (``escort:<object>``).
+
+    Objectives about the retrieval object name the object, not its carrier, so the order
+    stays right when the carrier changes.
+    """
+    kind, _, about = objective.id.partition(":")
+    if objective.kind == ObjectiveKind.ADVANCE_TO_WAYPOINT:
+        if kind == "capture":
+            return "capture", objective.target
+        if kind == "retrieve":
+            return "retrieve", objective.target
+        return "advance", objective.waypoint
     if objective.kind == ObjectiveKind.DEFEND_MARKER:
-        return "defend", objective.waypoint
-    return "advance", objective.waypoint
+        return "defend", objective.target
+    entity = about if kind in ("attack", "escort") and about else objective.target
+    if objective.kind == ObjectiveKind.ATTACK_ENTITY:
+        return "attack", entity
+    return "escort", entity
 
 
 def travel_distance(game_map: Map) -> Callable[[str, str], float]:
