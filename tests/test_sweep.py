@@ -289,6 +289,8 @@ def test_a_stop_signal_stops_every_run_and_still_ends_with_the_json_line(
     assert 0 == summary["completed"]
     assert f"warband: interrupted by {signum.name}" == stderr.splitlines()[-1]
     assert [True, True] == [_gone(pid) for pid in _pids(pid_dir)]
+    # --jobs 2: the third seed waited for a free slot and never started.
+    assert ["seed-1.pid", "seed-2.pid"] == sorted(file.name for file in pid_dir.iterdir())
 
 
 def test_runs_end_when_their_sweep_is_killed_outright(
