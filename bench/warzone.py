@@ -90,6 +90,7 @@ SKIRMISH: Final = ROOT / "scenarios" / "skirmish.py"
 SIZES: Final = (6, 12)
 QUICK_SIZES: Final = (2,)
 TICKS: Final = 150
+REPEAT: Final = 3
 QUICK_TICKS: Final = 20
 LAYERS: Final = ("bot", "squad", "commander")
 
@@ -182,10 +183,16 @@ class _TimedWorld(WorldActor):
 
 def main(argv: list[str]) -> int:
     """Run the benchmark; prints a table (and with ``--json`` one JSON line); 0 on success."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    for name in ("ticks", "repeat"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    if args.sizes and not all(1 <= n <= 12 for n in args.sizes):
+        parser.error(f"--sizes: bots per team must be 1..12, got {args.sizes}")
     sizes = tuple(args.sizes) if args.sizes else (QUICK_SIZES if args.quick else SIZES)
     ticks = args.ticks if args.ticks is not None else (QUICK_TICKS if args.quick else TICKS)
-    repeat = args.repeat if args.repeat is not None else 1
+    repeat = args.repeat if args.repeat is not None else (1 if args.quick else REPEAT)
     modes = (False,) if args.no_processes else (False, True)
     configure_logging(None, "bench")  # as `warband run` without --log: warnings and errors only
     scenarios = {"warzone": load_scenario(WARZONE), "skirmish": load_scenario(SKIRMISH)}
@@ -196,6 +203,7 @@ def main(argv: list[str]) -> int:
         for name in ("warzone", "skirmish")
     ]
     runs = {config: Runs(config) for config in configs}
+    load_before = _load_average()
     # Interleaved, so that drift in the machine's load hits every configuration alike.
     for round_ in range(1, repeat + 1):
         for config in configs:
@@ -208,6 +216,7 @@ def main(argv: list[str]) -> int:
             runs[config].matches.append(match)
     entries = {config: _entry(runs[config]) for config in configs}
     report = _report(entries, configs, ticks, repeat, args.seed)
+    report["load_average"] = {"before": load_before, "after": _load_average()}
     print(_table(report))
     if args.json:
         print(json.dumps(report, sort_keys=True))
@@ -234,13 +243,25 @@ def _parser() -> argparse.ArgumentParser:
         "--ticks", type=int, metavar="T", help=f"ticks per match at most (default {TICKS})"
     )
     parser.add_argument(
-        "--repeat", type=int, metavar="R", help="runs of every configuration, interleaved (1)"
+        "--repeat",
+        type=int,
+        metavar="R",
+        help=f"runs of every configuration, interleaved (default {REPEAT}; 1 with --quick)",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of every match (default 1)")
     parser.add_argument(
         "--no-processes", action="store_true", help="only the in-process configurations"
     )
     return parser
+
+
+def _load_average() -> float | None:
+    """The machine's 1-minute load average (None where the OS does not tell): other work on
+    the machine shows in the figures, and this says how much there was."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
 
 
 def _progress(message: str) -> None:
@@ -456,11 +477,17 @@ def _report(
     }
 
 
+def _loads(report: dict[str, Any]) -> str:
+    loads = report.get("load_average", {})
+    before, after = loads.get("before"), loads.get("after")
+    return "unknown" if before is None else f"{before} before, {after} after"
+
+
 def _table(report: dict[str, Any]) -> str:
     lines = [
         f"Warzone, hierarchy vs hierarchy, capture and hold: at most {report['ticks']} lockstep "
         f"ticks, seed {report['seed']}, {report['repeat']} run(s) each, {report['cores']} cores, "
-        f"{report['event_loop']}",
+        f"{report['event_loop']}, load average {_loads(report)}",
         "",
         f"{'configuration':<40}  {'ticks':>5}  {'ticks/s':>8}  {'p50 ms':>7}  {'p99 ms':>7}  "
         f"{'x base':>6}  planning ms (per tick)",
