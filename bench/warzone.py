@@ -132,6 +132,8 @@ class Match:
     """The duration of every tick, in order."""
     startup_s: float
     """From starting the run to the first tick (processes started, everyone connected)."""
+    agents: int
+    """Actors of the match, the world not counted."""
     result: RunResult
 
     @property
@@ -296,6 +298,7 @@ def _play(scenario: Scenario, config: Config, ticks: int, seed: int) -> Match:
         ticks=result.ticks,
         tick_s=world.tick_durations(),
         startup_s=world.ticks_started_at - world.created,
+        agents=len(actors),
         result=result,
     )
 
@@ -416,7 +419,7 @@ def _entry(runs: Runs) -> dict[str, Any]:
         "ticks": ticks,
         "runs": len(matches),
         "startup_s": round(statistics.median(m.startup_s for m in matches), 2),
-        "agents": sum(1 for name in matches[-1].result.final_states if name != "world"),
+        "agents": matches[-1].agents,
         "winner": outcome.get("winner"),
         "finish_reason": matches[-1].result.finish_reason,
         "tick_timeouts": sum(m.result.tick_timeouts for m in matches),
