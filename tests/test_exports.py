@@ -102,6 +102,7 @@ PUBLIC_NAMES: dict[str, set[str]] = {
         "Daemon",
         "Decider",
         "Decision",
+        "GoapDecider",
         "HtnDecider",
         "Memory",
         "OrderBook",

@@ -3,8 +3,9 @@ into bots, squads and commanders by data (a :class:`Role`), not by class trees.
 
 - :class:`Agent` runs any role; :class:`Role` is a domain, its root task, daemons and tasks;
 - :class:`Memory` is an agent's fact database, filled by named sources;
-- :class:`HtnDecider` keeps, replaces or drops plans by HTN branch priority (:class:`Decider`
-  is the interface every decider implements);
+- :class:`HtnDecider` keeps, replaces or drops plans by HTN branch priority, and
+  :class:`GoapDecider` by goal relevancy with a superior's biases (:class:`Decider` is the
+  interface both implement);
 - :class:`CommandQueue` and :class:`OrderBook` keep orders that outlive a tick;
 - :data:`BUILTIN_TASKS`, :func:`check_acts`: what primitive tasks do;
 - :func:`assign`, :class:`Objective` and the ``objectives_for_<mode>`` functions: the
@@ -30,6 +31,7 @@ from .assignment import objectives_for_tsps as objectives_for_tsps
 from .decide import AgentPlan as AgentPlan
 from .decide import Decider as Decider
 from .decide import Decision as Decision
+from .decide import GoapDecider as GoapDecider
 from .decide import HtnDecider as HtnDecider
 from .execute import BUILTIN_TASKS as BUILTIN_TASKS
 from .execute import ActTask as ActTask
@@ -53,6 +55,7 @@ __all__ = [
     "Daemon",
     "Decider",
     "Decision",
+    "GoapDecider",
     "HtnDecider",
     "Memory",
     "Objective",

@@ -209,7 +209,7 @@ class Agent(Actor):
     def _decide(self, tick: int) -> None:
         started = time.perf_counter()
         decision = self.decider.decide(
-            self.memory.facts, self.plan, budget=self.role.planning_budget
+            self.memory.facts, self.plan, budget=self.role.planning_budget, progress=self.step
         )
         # Wall time, for benchmarks only: it never decides anything (lockstep stays exact).
         self.planning_seconds += time.perf_counter() - started

@@ -22,21 +22,27 @@ process and with ``--processes``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from ..planning import (
+    Brain,
     FactDB,
+    Goal,
+    GoapPlan,
+    GoapSearch,
     HtnDomain,
     HtnPlan,
     HtnPlanner,
     HtnResult,
     HtnSearch,
     Task,
+    WorldState,
     choose_plan,
     decomposition_tree,
     htn_tree_text,
+    simulate,
 )
 from ..values import Value
 
@@ -72,8 +78,11 @@ class Decision:
 class Decider(Protocol):
     """Chooses the plan an agent runs (see the module docstring)."""
 
-    def decide(self, facts: FactDB, current: AgentPlan | None, *, budget: int) -> Decision | None:
-        """Decide on ``current`` given ``facts``; None while a search needs more budget."""
+    def decide(
+        self, facts: FactDB, current: AgentPlan | None, *, budget: int, progress: int = 0
+    ) -> Decision | None:
+        """Decide on ``current`` (``progress`` of its steps done) given ``facts``; None while a
+        search needs more budget."""
         ...
 
     def drop(self, current: AgentPlan, reason: str) -> Decision:
@@ -99,7 +108,9 @@ class HtnDecider:
         self._search: HtnSearch | None = None
         self._searched_for: HtnPlan | None = None
 
-    def decide(self, facts: FactDB, current: AgentPlan | None, *, budget: int) -> Decision | None:
+    def decide(
+        self, facts: FactDB, current: AgentPlan | None, *, budget: int, progress: int = 0
+    ) -> Decision | None:
         running = current.source if current is not None else None
         running_plan = running if isinstance(running, HtnPlan) else None
         if self._search is None:
@@ -147,3 +158,132 @@ class HtnDecider:
 def _label(plan: HtnPlan) -> str:
     path = ".".join(str(index) for index in plan.path)
     return f"{plan.root.name}:{path}"
+
+
+class GoapDecider:
+    """F.E.A.R. and Pittman's decision: the most relevant goal that has a plan.
+
+    A goal's score is its relevancy in the agent's context plus the bias its superior gave it
+    (``(goal_bias goal bias)`` facts, from GoalBias messages); goals scoring 0 or less are not
+    pursued, nor are goals that already hold (their plan is empty). The running plan is kept while what remains of it still replays from the agent's
+    state (:func:`warband.planning.simulate`) and no higher-scoring goal has a plan; a
+    higher-scoring goal with a plan replaces it. Goals are searched one after another, best
+    first, with :class:`~warband.planning.GoapSearch`; a search longer than the agent's budget
+    goes on at the next decision. A plan's steps become tasks named after its actions, with
+    the bound values of the action's variables (sorted by variable name) as arguments.
+
+    ``state`` turns the agent's facts into a GOAP world state (default: the documented
+    projection, :meth:`WorldState.from_facts`); ``context`` gives the goals' relevancy
+    functions and the actions' procedural checks what they read (default: the facts).
+    """
+
+    def __init__(
+        self,
+        brain: Brain,
+        *,
+        state: Callable[[FactDB], WorldState] | None = None,
+        context: Callable[[FactDB], Any] | None = None,
+        max_expansions: int = 100_000,
+    ) -> None:
+        self.brain = brain
+        self._state = state or (lambda facts: WorldState.from_facts(facts))
+        self._context = context or (lambda facts: facts)
+        self.max_expansions = max_expansions
+        self._search: GoapSearch | None = None
+        self._searching: Goal | None = None
+        self._tried: set[str] = set()
+
+    def decide(
+        self, facts: FactDB, current: AgentPlan | None, *, budget: int, progress: int = 0
+    ) -> Decision | None:
+        state, context = self._state(facts), self._context(facts)
+        ranking = self._ranking(facts, context)
+        running = current.source if current is not None else None
+        running_plan = running if isinstance(running, _RunningGoap) else None
+        if running_plan is not None and not _replays(running_plan, progress, state, context):
+            self._reset()
+            return Decision("dropped", None, "the rest of the plan no longer replays")
+        current_score = self._score_of(running_plan, ranking) if running_plan else None
+        spent = 0
+        for score, goal in ranking:
+            if current_score is not None and (score, goal.name) <= current_score:
+                break  # nothing better than what runs: keep it
+            if goal.name in self._tried:
+                continue
+            if self._searching is not goal:
+                self._search = GoapSearch(
+                    state, goal, self.brain.actions, context, max_expansions=self.max_expansions
+                )
+                self._searching = goal
+            search = self._search
+            assert search is not None
+            search.step(max(1, budget - spent))
+            spent = search.expansions
+            result = search.result
+            if result is None:
+                return None  # go on next decision
+            self._tried.add(goal.name)
+            self._searching, self._search = None, None
+            if result.plan is not None and result.plan.steps:
+                self._tried.clear()
+                plan = _RunningGoap(goal, result.plan)
+                decision_kind: DecisionKind = "replaced" if current is not None else "new"
+                steps = len(result.plan.steps)
+                reason = f"goal {goal.name} (score {score:g}) has a plan of {steps} steps"
+                return Decision(
+                    decision_kind,
+                    AgentPlan(_tasks(result.plan), f"goal:{goal.name}", plan),
+                    reason,
+                    expansions=result.expansions,
+                )
+        self._tried.clear()
+        if current is not None:
+            return Decision("kept", current, "no goal scoring higher has a plan")
+        return Decision("none", None, "no relevant goal has a plan")
+
+    def drop(self, current: AgentPlan, reason: str) -> Decision:
+        self._reset()
+        return Decision("dropped", None, reason)
+
+    def _reset(self) -> None:
+        self._search, self._searching = None, None
+        self._tried.clear()
+
+    def _ranking(self, facts: FactDB, context: Any) -> list[tuple[float, Goal]]:
+        biases = {
+            str(f[1]): f[2] for f in facts.facts("goal_bias") if isinstance(f[2], int | float)
+        }
+        scored = [(goal.relevance(context) + float(biases.get(goal.name, 0.0)), goal)
+                  for goal in self.brain.goals]  # fmt: skip
+        order = sorted(range(len(scored)), key=lambda i: (-scored[i][0], i))
+        return [scored[i] for i in order if scored[i][0] > 0]
+
+    @staticmethod
+    def _score_of(
+        running: _RunningGoap, ranking: list[tuple[float, Goal]]
+    ) -> tuple[float, str] | None:
+        for score, goal in ranking:
+            if goal.name == running.goal.name:
+                return (score, goal.name)
+        return None
+
+
+@dataclass
+class _RunningGoap:
+    """A GOAP plan the agent runs, and the goal it serves."""
+
+    goal: Goal
+    plan: GoapPlan
+
+
+def _replays(running: _RunningGoap, done: int, state: WorldState, context: Any) -> bool:
+    """True when the steps of ``running`` not yet done still work from ``state``."""
+    remaining = running.plan.steps[done:]
+    return simulate(state, remaining, goal=running.plan.goal, context=context).ok
+
+
+def _tasks(plan: GoapPlan) -> tuple[Task, ...]:
+    return tuple(
+        Task(step.name, tuple(step.bindings[name] for name in sorted(step.bindings)))
+        for step in plan.steps
+    )

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal, NoReturn
 
 from ..exceptions import ConfigurationError
 from ..messaging import Act, ThreatReport
-from ..planning import HtnDomain, Task
+from ..planning import Brain, HtnDomain, Task
 from ..values import Value
 from ..world import VERBS, Verb, VocabularyError, check_act
 
@@ -215,12 +215,15 @@ def act_of(act: ActTask, task: Task, world: str) -> Act:
     return Act(recipient=world, verb=act.verb, args=dict(zip(act.args, _args(task), strict=True)))
 
 
-def unknown_tasks(domain: HtnDomain, known: Mapping[str, object]) -> list[str]:
-    """The primitives of ``domain`` that nothing executes (neither built in, act nor role)."""
+def unknown_tasks(domain: HtnDomain | Brain, known: Mapping[str, object]) -> list[str]:
+    """The primitives of an HTN ``domain``, or the actions of a GOAP brain, that nothing
+    executes (neither built in, act nor role task)."""
+    if isinstance(domain, Brain):
+        return sorted({a.name for a in domain.actions if not a.cooperation} - set(known))
     return sorted(name for name in domain.primitives if name not in known and name != "!continue")
 
 
-def check_executable(domain: HtnDomain, known: Mapping[str, object], role: str) -> None:
+def check_executable(domain: HtnDomain | Brain, known: Mapping[str, object], role: str) -> None:
     """Raise ConfigurationError naming every primitive of ``domain`` nothing executes."""
     missing = unknown_tasks(domain, known)
     if missing:

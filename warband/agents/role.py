@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..exceptions import ConfigurationError
-from ..planning import HtnDomain, load_domain_file
+from ..planning import Brain, HtnDomain, load_domain_file
 from ..planning.htn_domain import HtnFunction
 from ..values import Value
-from .decide import HtnDecider
+from .decide import GoapDecider, HtnDecider
 from .execute import BUILTIN_TASKS, ActTask, TaskHandler, act_tasks_of, check_acts, check_executable
 from .memory import Daemon
 
@@ -38,7 +38,9 @@ class Role:
     """
 
     name: str
-    domain: HtnDomain
+    domain: HtnDomain | Brain
+    """An HTN domain planned from ``root`` (Killzone), or a GOAP brain: goals and actions
+    (F.E.A.R., Pittman), whose actions run as the role's ``tasks`` by action name."""
     root: str = "behave"
     daemons: Mapping[str, Daemon] = field(default_factory=dict)
     tasks: Mapping[str, TaskHandler] = field(default_factory=dict)
@@ -67,19 +69,29 @@ class Role:
             )
         check_executable(self.domain, self.executable, self.name)
 
+    decider_options: Mapping[str, Any] = field(default_factory=dict)
+    """Further arguments of the decider (:class:`GoapDecider`'s ``state`` and ``context``)."""
+
     @property
     def acts(self) -> dict[str, ActTask]:
-        """The domain's primitives that act in the world."""
-        return act_tasks_of(self.domain)
+        """The domain's primitives that act in the world (an HTN domain's only)."""
+        return act_tasks_of(self.domain) if isinstance(self.domain, HtnDomain) else {}
 
     @property
     def executable(self) -> dict[str, object]:
         """Every primitive name this role can run, and what runs it."""
         return {**BUILTIN_TASKS, **self.acts, **self.tasks}
 
-    def decider(self, constants: Mapping[str, Value]) -> HtnDecider:
-        """A decider for one agent of this role, with its own constants added."""
-        return HtnDecider(self.domain, self.root, constants={**self.constants, **constants})
+    def decider(self, constants: Mapping[str, Value]) -> HtnDecider | GoapDecider:
+        """A decider for one agent of this role (an HTN domain gets its constants added)."""
+        if isinstance(self.domain, Brain):
+            return GoapDecider(self.domain, **self.decider_options)
+        return HtnDecider(
+            self.domain,
+            self.root,
+            constants={**self.constants, **constants},
+            **self.decider_options,
+        )
 
     @classmethod
     def from_file(
