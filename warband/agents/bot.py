@@ -42,8 +42,9 @@ BOT_DOMAIN = Path(__file__).parent / "domains" / "bot.htn"
 STATUS_EVERY = 5
 """Ticks between a bot's StatusReports to its squad."""
 
-CLOSE_RANGE = 20.0
-"""An enemy nearer than this is fought at once, whatever the bot's order (``close_threat``)."""
+CLOSE_RANGE = 26.0
+"""An enemy nearer than this is fought at once, from where the bot stands, whatever its order
+(``close_threat``): walking on under fire costs a bot its cover. Tuned by sweeps (20 to 32)."""
 
 
 def _me(memory: Memory) -> tuple[str, str] | None:

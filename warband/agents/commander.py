@@ -128,6 +128,9 @@ class Assigner:
             agent.give_order(bot, "join", [joined])
         touched = {s for s, _ in changes.retasked}
         touched |= {s for _, s in changes.joined} | {s for _, s in changes.left}
+        # A squad whose objective order ended (done, or failed: decimated) while it keeps the
+        # objective is given it again: its members have respawned, or the job came back.
+        touched |= {a.squad for a in new.squads if not agent.book.open(a.squad)}
         for active in new.squads:
             if active.squad not in touched:
                 continue

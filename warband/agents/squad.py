@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 SQUAD_DOMAIN = Path(__file__).parent / "domains" / "squad.htn"
 """The shipped squad domain; copy it to change how squads lead their members."""
 
-
 REGROUP_HOPS = 2
 """How many links short of an attack objective the squad regroups."""
 REGROUP_WAIT = 12
