@@ -12,7 +12,7 @@ import asyncio
 from ..exceptions import ConfigurationError, DeliveryError
 from ._state import ActorState
 from .addresses import BROKER_ID
-from .catalog import TickDone, _Leave, _Left, _Ping, _Pong, _Registered
+from .catalog import TickDone, _Leave, _Left, _Ping, _Pong, _Ready, _Registered
 
 
 class BrokerLiveness:
@@ -101,10 +101,15 @@ class LivenessMixin(ActorState):
     def on_broker_back(self) -> None:
         """Called when the broker came back after it was lost and this actor registered again.
 
-        The default re-sends ``TickDone`` for the last tick finished (the first one may have
-        been lost with the broker); the clock re-sends its current tick.
+        The default announces itself to the clock again (``_Ready``: the broker may have
+        reported it gone while its connection was down, and the clock then stops waiting for
+        it) and re-sends ``TickDone`` for the last tick finished (the first one may have been
+        lost with the connection); the clock re-sends its current tick.
         """
-        if self.lockstep_participant and self.mode == "lockstep" and self._tick_done_sent:
+        if not self.lockstep_participant:
+            return
+        self.send(_Ready(recipient=self.clock_id))
+        if self.mode == "lockstep" and self._tick_done_sent:
             self.send(TickDone(recipient=self.clock_id))
 
     def _fail_fatally(self, error: BaseException) -> None:
