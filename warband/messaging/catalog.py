@@ -124,7 +124,10 @@ class GoalBias(Message, frozen=True):
 
 
 class WireCondition(msgspec.Struct, frozen=True, kw_only=True):
-    """One world-state condition: ``key(subject) == value``."""
+    """One world-state condition: ``key(subject) == value``, or ``!=`` when ``negated``.
+
+    The two flags were added later with defaults, so a peer that leaves them out still means a
+    plain untagged ``==`` condition."""
 
     key: str
     """Property name, e.g. ``"door_open"``."""
@@ -132,6 +135,10 @@ class WireCondition(msgspec.Struct, frozen=True, kw_only=True):
     """What the property is about, e.g. ``"cell-2"``; None for a global property."""
     value: Value = True
     """The value the condition asks for."""
+    negated: bool = False
+    """True for ``key(subject) != value``; absent (False) means ``==``."""
+    achievable_by_any_agent: bool = False
+    """Boeda's condition tag: another character could make it hold (only on ``==``)."""
 
 
 class RequestTalk(Message, frozen=True):

@@ -1,0 +1,582 @@
+"""Boeda's cooperative GOAP agent: plan with others in mind, then ask them, one by one.
+
+A :class:`CooperativeAgent` is an :class:`~warband.agents.Agent` whose decider
+(:class:`CooperativeDecider`) plans each goal with :func:`~warband.planning.plan_cooperatively`:
+a solo plan when one exists, else the cheapest plan holding one cooperation step
+(``Cooperate``), whose effects are the conditions another character must make hold.
+
+The conversation component (Boeda, "Messaging Component"):
+
+- **requester**: when its plan reaches ``Cooperate`` it asks the agents it knows (those it was
+  told about, then those it has perceived), one at a time: RequestTalk -> TalkReply; on accept,
+  RequestCooperation with the planner's conditions as WireConditions (``!=``, subjects and the
+  ``achievable_by_any_agent`` tag included) -> CooperationReply; then it sends EndTalk. Once a
+  helper agreed it waits at the cooperation step until it perceives the conditions, or a
+  CooperationResult arrives. A refusal, a time-out (``talk_timeout`` ticks per request), or a
+  helper that neither succeeds nor reports within ``wait_timeout`` ticks (it died on the way)
+  moves it to the next known agent; with nobody left it cancels the goal (``cancelled`` in its
+  final state) and its decider picks the next goal;
+- **responder**: refuses a RequestTalk while busy (``busy``, another conversation, already
+  helping) or when its ``affinity`` for the requester is below ``dislike_below``; on a
+  RequestCooperation it checks it is still free and plans for the conditions
+  (:func:`~warband.planning.answer_request`), replies, and once the requester's EndTalk comes it
+  runs that plan in place of its own, then sends a CooperationResult. A conversation whose
+  requester goes silent is dropped after ``talk_timeout`` ticks, so a requester that dies
+  mid-conversation never leaves it stuck.
+
+Every time-out counts ticks, so a run sends the same messages in one process and with
+``--processes``. A role for this agent needs the ``Cooperate`` task: build it with
+:func:`cooperative_role`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..exceptions import ConfigurationError, DeliveryError, PlanningError, RequestTimeout
+from ..messaging import (
+    Act,
+    CooperationReply,
+    CooperationResult,
+    EndTalk,
+    RequestCooperation,
+    RequestTalk,
+    TalkReply,
+    handles,
+)
+from ..messaging.catalog import WireCondition
+from ..planning import Brain, FactDB, Goal, GoapPlan, Task, WorldState, simulate
+from ..planning.cooperation import (
+    COOPERATION_ACTION,
+    CooperationCost,
+    CooperativePlan,
+    answer_request,
+    plan_cooperatively,
+)
+from ..planning.state import Condition, Key
+from ..values import Fact, Value, goap_properties
+from ..world import SEES
+from .agent import Agent, _Running
+from .decide import AgentPlan, Decision, DecisionKind
+from .execute import LASTING_VERBS, ActTask, TaskHandler, TaskStatus
+from .role import Role
+
+# --- conditions on the wire ------------------------------------------------------------------
+
+
+def to_wire(condition: Condition) -> WireCondition:
+    """``condition`` as it travels in a RequestCooperation or CooperationResult."""
+    return WireCondition(
+        key=condition.key.name,
+        subject=condition.key.subject,
+        value=condition.value,
+        negated=condition.negated,
+        achievable_by_any_agent=condition.achievable_by_any_agent,
+    )
+
+
+def from_wire(condition: WireCondition) -> Condition:
+    """The planner's condition for a WireCondition (inverse of :func:`to_wire`)."""
+    value = condition.value
+    if value is None:
+        raise ConfigurationError(
+            f"wire condition {condition.key}({condition.subject}) has no value (nil); a "
+            "condition needs a bool, number or string value"
+        )
+    return Condition(
+        Key(condition.key, condition.subject),
+        value,
+        condition.negated,
+        condition.achievable_by_any_agent,
+    )
+
+
+def world_state(facts: Iterable[Fact]) -> WorldState:
+    """The GOAP projection of the facts that have one (Percept facts such as ``position`` or
+    ``tick`` have none and are left out)."""
+    kept: list[Fact] = []
+    for fact in facts:
+        try:
+            goap_properties(fact, PlanningError)
+        except PlanningError:
+            continue
+        kept.append(fact)
+    return WorldState.from_facts(kept)
+
+
+# --- deciding --------------------------------------------------------------------------------
+
+
+@dataclass
+class GoalPlan:
+    """What a cooperative agent runs for a goal: a solo plan, or one with a cooperation step."""
+
+    goal: Goal
+    plan: GoapPlan
+    cooperative: CooperativePlan | None = None
+
+
+@dataclass
+class HelpPlan:
+    """What a responder runs for a requester: its plan for the requested conditions."""
+
+    requester: str
+    conversation: str
+    conditions: tuple[Condition, ...]
+    plan: GoapPlan
+
+
+class CooperativeDecider:
+    """The most relevant goal with a plan, solo or cooperative (Boeda's goal manager + planner).
+
+    Goals are ranked by relevancy (plus GoalBias, as :class:`~warband.agents.GoapDecider`);
+    cancelled goals (:meth:`cancel`) are skipped. A running plan is kept while what remains of
+    it replays from the agent's state; a help plan is kept until it ends.
+    """
+
+    def __init__(
+        self,
+        brain: Brain,
+        *,
+        state: Callable[[FactDB], WorldState] | None = None,
+        context: Callable[[FactDB], Any] | None = None,
+        cooperation_cost: CooperationCost = 1.0,
+        max_expansions: int = 20_000,
+    ) -> None:
+        self.brain = brain
+        self._state = state or world_state
+        self._context = context or (lambda facts: facts)
+        self.cooperation_cost = cooperation_cost
+        self.max_expansions = max_expansions
+        self.cancelled: set[str] = set()
+
+    def cancel(self, goal: str) -> None:
+        """Never pursue ``goal`` again (nobody would help with it)."""
+        self.cancelled.add(goal)
+
+    def decide(
+        self, facts: FactDB, current: AgentPlan | None, *, budget: int, progress: int = 0
+    ) -> Decision | None:
+        if current is not None and isinstance(current.source, HelpPlan):
+            return Decision("kept", current, "helping until the help plan ends")
+        state, context = self._state(facts), self._context(facts)
+        running = current.source if current is not None else None
+        if isinstance(running, GoalPlan) and running.goal.name not in self.cancelled:
+            remaining = running.plan.steps[progress:]
+            if simulate(state, remaining, goal=running.plan.goal, context=context).ok:
+                return Decision("kept", current, "the rest of the plan still replays")
+        for score, goal in self._ranking(facts, context):
+            planning = plan_cooperatively(
+                state,
+                goal,
+                self.brain.actions,
+                context,
+                cooperation_cost=self.cooperation_cost,
+                max_plans=1,
+                max_expansions=min(budget, self.max_expansions),
+            )
+            kind: DecisionKind = "replaced" if current is not None else "new"
+            if planning.solo is not None:
+                if not planning.solo.steps:
+                    continue  # the goal already holds
+                plan = GoalPlan(goal, planning.solo)
+                reason = f"goal {goal.name} (score {score:g}) has a solo plan"
+            elif planning.best is not None:
+                best = planning.best
+                plan = GoalPlan(goal, best.plan, best)
+                asks = ", ".join(str(c) for c in best.request)
+                reason = f"goal {goal.name} (score {score:g}) needs another agent for {asks}"
+            else:
+                continue
+            agent_plan = AgentPlan(_tasks(plan.plan), f"goal:{goal.name}", plan)
+            return Decision(kind, agent_plan, reason, expansions=planning.expansions)
+        if current is not None:
+            return Decision("dropped", None, "no relevant goal has a plan any more")
+        return Decision("none", None, "no relevant goal has a plan")
+
+    def drop(self, current: AgentPlan, reason: str) -> Decision:
+        return Decision("dropped", None, reason)
+
+    def _ranking(self, facts: FactDB, context: Any) -> list[tuple[float, Goal]]:
+        biases = {
+            str(f[1]): f[2] for f in facts.facts("goal_bias") if isinstance(f[2], int | float)
+        }
+        scored = [
+            (goal.relevance(context) + float(biases.get(goal.name, 0.0)), index, goal)
+            for index, goal in enumerate(self.brain.goals)
+            if goal.name not in self.cancelled
+        ]
+        scored.sort(key=lambda entry: (-entry[0], entry[1]))
+        return [(score, goal) for score, _, goal in scored if score > 0]
+
+
+def _tasks(plan: GoapPlan) -> tuple[Task, ...]:
+    return tuple(
+        Task(step.name, tuple(step.bindings[name] for name in sorted(step.bindings)))
+        for step in plan.steps
+    )
+
+
+# --- the agent -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Asking:
+    """The requester's side of one cooperation: whom it tried, who helps, since when."""
+
+    goal: str
+    request: tuple[Condition, ...]
+    tried: list[str] = field(default_factory=list)
+    helper: str | None = None
+    waiting_since: int = 0
+    result: CooperationResult | None = None
+    talking: bool = False
+
+
+@dataclass
+class _Talk:
+    """The responder's side of an open conversation."""
+
+    peer: str
+    conversation: str
+    since: int
+    agreed: HelpPlan | None = None
+
+
+class CooperativeAgent(Agent):
+    """An agent with Boeda's cooperative planner and conversation component (module doc).
+
+    ``acquaintances`` are the agents it knows at the start, asked first and in that order;
+    agents it perceives later (``sees`` facts) are asked after them. ``affinity`` maps agent ids
+    to how much it likes them (default ``neutral_affinity``); it refuses to talk to those below
+    ``dislike_below``. ``busy`` makes it refuse every conversation.
+    """
+
+    def __init__(
+        self,
+        actor_id: str,
+        role: Role,
+        *,
+        acquaintances: Sequence[str] = (),
+        affinity: Mapping[str, float] | None = None,
+        neutral_affinity: float = 0.5,
+        dislike_below: float = 0.3,
+        busy: bool = False,
+        talk_timeout: int = 6,
+        wait_timeout: int = 40,
+        cooperation_cost: CooperationCost = 1.0,
+        **options: Any,
+    ) -> None:
+        super().__init__(actor_id, role, **options)
+        if not isinstance(role.domain, Brain):
+            raise ConfigurationError(
+                f"cooperative agent {actor_id!r}: role {role.name!r} has an HTN domain; "
+                "give it a GOAP Brain (cooperative_role(name, brain, tasks))"
+            )
+        if talk_timeout < 1 or wait_timeout < 1:
+            raise ConfigurationError(
+                f"cooperative agent {actor_id!r}: talk_timeout and wait_timeout must be at "
+                f"least 1 tick, got {talk_timeout} and {wait_timeout}"
+            )
+        self.decider = CooperativeDecider(
+            role.domain, cooperation_cost=cooperation_cost, **role.decider_options
+        )
+        self.known: list[str] = [peer for peer in acquaintances if peer != actor_id]
+        self.affinity = dict(affinity or {})
+        self.neutral_affinity = neutral_affinity
+        self.dislike_below = dislike_below
+        self.busy = busy
+        self.talk_timeout = talk_timeout
+        self.wait_timeout = wait_timeout
+        self.helped_by: list[str] = []
+        self.refusals: list[tuple[str, str]] = []
+        self.cancelled: list[str] = []
+        self.plans_chosen: list[str] = []
+        self.helped: list[str] = []
+        self.refused: list[tuple[str, str]] = []
+        self._asking: _Asking | None = None
+        self._talk: _Talk | None = None
+        self._help: HelpPlan | None = None
+        self._route: list[str] = []
+
+    # --- the loop --------------------------------------------------------------------------
+
+    def on_tick(self, tick: int) -> None:
+        self._perceive_peers()
+        self._walk_on(tick)
+        self._check_cooperation(tick)
+        self._check_talk(tick)
+        help_before = self._help
+        super().on_tick(tick)
+        self._check_help_done(help_before)
+
+    def _perceive_peers(self) -> None:
+        for seen in SEES.all(self.memory.facts.facts("sees")):
+            if seen.id != self.id and seen.id not in self.known:
+                self.known.append(seen.id)
+
+    def _apply(self, decision: Decision, tick: int) -> None:
+        if decision.kind in ("new", "replaced", "dropped"):
+            self._asking = None  # a goal given up or replaced ends its cooperation too
+            self._route = []
+        if decision.kind in ("new", "replaced") and decision.plan is not None:
+            self.plans_chosen.append(
+                f"{decision.plan.label}: {' '.join(task.name for task in decision.plan.steps)}"
+            )
+        super()._apply(decision, tick)
+
+    # --- requester -------------------------------------------------------------------------
+
+    def start_cooperation(self, task: Task) -> TaskStatus:
+        """The ``Cooperate`` task: ask the known agents, one by one, for the plan's request."""
+        plan = self.plan.source if self.plan is not None else None
+        if not isinstance(plan, GoalPlan) or plan.cooperative is None:
+            return self.fail_task(f"{task} runs only in a plan with a cooperation step")
+        request = plan.cooperative.request
+        if self._holds(request):
+            return "done"
+        self._asking = _Asking(plan.goal.name, request)
+        self.start_task(self._ask_next(self._asking))
+        return "running"
+
+    async def _ask_next(self, asking: _Asking) -> None:
+        """Ask the agents not tried yet, one at a time, until one agrees or none is left."""
+        asking.talking = True
+        try:
+            for peer in list(self.known):
+                if peer in asking.tried or self._asking is not asking:
+                    continue
+                asking.tried.append(peer)
+                refusal = await self._ask(peer, asking)
+                if refusal is None:
+                    asking.helper = peer
+                    asking.waiting_since = self.tick
+                    self.log.info("cooperation.agreed", helper=peer, goal=asking.goal)
+                    return
+                self.refusals.append((peer, refusal))
+                self.log.info("cooperation.refused", peer=peer, reason=refusal, goal=asking.goal)
+        finally:
+            asking.talking = False
+
+    async def _ask(self, peer: str, asking: _Asking) -> str | None:
+        """One conversation with ``peer``: None when it agreed, else why not."""
+        try:
+            reply = await self.request(
+                RequestTalk(recipient=peer, topic="cooperation"), timeout=self.talk_timeout
+            )
+            if not isinstance(reply, TalkReply) or not reply.accepted:
+                return getattr(reply, "reason", "") or "refused to talk"
+            conversation = reply.conversation
+            conditions = [to_wire(condition) for condition in asking.request]
+            answer = await self.request(
+                RequestCooperation(
+                    recipient=peer, conversation=conversation, conditions=conditions
+                ),
+                timeout=self.talk_timeout,
+            )
+            accepted = isinstance(answer, CooperationReply) and answer.accepted
+            why = "agreed" if accepted else "refused"
+            self.send(EndTalk(recipient=peer, conversation=conversation, reason=why))
+            if not accepted:
+                return getattr(answer, "reason", "") or "cannot help"
+            return None
+        except RequestTimeout:
+            return "timeout"
+        except DeliveryError as error:
+            return f"unreachable: {error}"
+
+    @handles(CooperationResult)
+    def on_cooperation_result(self, result: CooperationResult) -> None:
+        asking = self._asking
+        if asking is not None and result.sender == asking.helper:
+            asking.result = result
+
+    def _check_cooperation(self, tick: int) -> None:
+        """At the cooperation step: done when the conditions hold or the helper says so;
+        the next agent when the helper failed or went silent; the goal cancelled when nobody
+        is left."""
+        asking = self._asking
+        if asking is None or asking.talking:
+            return
+        if asking.helper is not None:
+            result = asking.result
+            if self._holds(asking.request) or (result is not None and result.success):
+                self.helped_by.append(asking.helper)
+                self._asking = None
+                self._finish_running()
+                return
+            if result is None and tick - asking.waiting_since < self.wait_timeout:
+                return
+            why = result.reason if result is not None else "no result in time"
+            self.refusals.append((asking.helper, f"failed: {why}"))
+            self.log.info("cooperation.failed", helper=asking.helper, reason=why)
+            asking.helper, asking.result = None, None
+        if any(peer not in asking.tried for peer in self.known):
+            self.start_task(self._ask_next(asking))
+            return
+        self.log.info("cooperation.cancelled", goal=asking.goal, tried=asking.tried)
+        self.cancelled.append(asking.goal)
+        assert isinstance(self.decider, CooperativeDecider)
+        self.decider.cancel(asking.goal)
+        self._asking = None
+        self._fail_running(f"nobody helps with goal {asking.goal}; it is cancelled")
+
+    def _holds(self, conditions: Iterable[Condition]) -> bool:
+        state = world_state(self.memory.facts)
+        return all(condition.holds(state) for condition in conditions)
+
+    # --- responder -------------------------------------------------------------------------
+
+    @handles(RequestTalk)
+    def on_request_talk(self, request: RequestTalk) -> None:
+        refusal = self._why_not_talk(request.sender)
+        if refusal is None and request.conversation is not None:
+            self._talk = _Talk(request.sender, request.conversation, self.tick)
+        else:
+            self.refused.append((request.sender, refusal or "no conversation id"))
+        self.reply(request, TalkReply(accepted=refusal is None, reason=refusal or ""))
+
+    def _why_not_talk(self, peer: str) -> str | None:
+        if self.busy or self._talk is not None or self._help is not None:
+            return "busy"
+        if self._asking is not None:
+            return "busy with its own request"
+        if self.affinity.get(peer, self.neutral_affinity) < self.dislike_below:
+            return f"dislikes {peer}"
+        return None
+
+    @handles(RequestCooperation)
+    def on_request_cooperation(self, request: RequestCooperation) -> None:
+        talk = self._talk
+        if talk is None or talk.conversation != request.conversation:
+            self.reply(request, CooperationReply(accepted=False, reason="no conversation open"))
+            return
+        conditions = tuple(from_wire(condition) for condition in request.conditions)
+        assert isinstance(self.decider, CooperativeDecider)
+        answer = answer_request(
+            conditions,
+            world_state(self.memory.facts),
+            self.decider.brain.actions,
+            self.memory.facts,
+            max_expansions=self.role.planning_budget,
+        )
+        if answer.plan is None:
+            self.reply(request, CooperationReply(accepted=False, reason="cannot plan for it"))
+            return
+        talk.agreed = HelpPlan(talk.peer, talk.conversation, conditions, answer.plan)
+        self.reply(request, CooperationReply(accepted=True, cost=answer.plan.cost))
+
+    @handles(EndTalk)
+    def on_end_talk(self, end: EndTalk) -> None:
+        talk = self._talk
+        if talk is None or talk.conversation != end.conversation:
+            return
+        self._talk = None
+        if talk.agreed is not None and end.reason == "agreed":
+            self._start_helping(talk.agreed)
+
+    def _check_talk(self, tick: int) -> None:
+        talk = self._talk
+        if talk is not None and tick - talk.since > 2 * self.talk_timeout:
+            # The requester went silent (it died, or its EndTalk was lost): free ourselves.
+            self.log.info("cooperation.abandoned", peer=talk.peer, conversation=talk.conversation)
+            self._talk = None
+
+    def _start_helping(self, help_plan: HelpPlan) -> None:
+        self._help = help_plan
+        self.helped.append(help_plan.requester)
+        plan = AgentPlan(_tasks(help_plan.plan), f"help:{help_plan.requester}", help_plan)
+        kind: DecisionKind = "replaced" if self.plan is not None else "new"
+        reason = f"helping {help_plan.requester}"
+        self._apply(Decision(kind, plan, reason), self.tick)
+
+    def _check_help_done(self, help_before: HelpPlan | None) -> None:
+        """Once the help plan has ended, tell the requester how it went."""
+        help_plan = self._help
+        if help_plan is None or help_plan is not help_before:
+            return
+        running = self.plan.source if self.plan is not None else None
+        if running is help_plan:
+            return
+        self._help = None
+        success = self.step >= len(help_plan.plan.steps) and not self.task_failure
+        self.send(
+            CooperationResult(
+                recipient=help_plan.requester,
+                conversation=help_plan.conversation,
+                success=success,
+                conditions=[to_wire(condition) for condition in help_plan.conditions],
+                reason="" if success else self.task_failure or "the help plan was dropped",
+            )
+        )
+
+    # --- acting --------------------------------------------------------------------------------
+
+    def act(self, task: Task, verb: str, args: Mapping[str, Value]) -> TaskStatus:
+        """Run ``task`` as one Act (a move lasts until ``arrived``)."""
+        act = ActTask(verb, tuple(args), LASTING_VERBS.get(verb))
+        sent = self.send(Act(recipient=self.world, verb=verb, args=dict(args)))
+        self._doing = _Running(task, self.tick, act, sent.id)
+        return "running"
+
+    def walk(self, task: Task, route: Sequence[str]) -> TaskStatus:
+        """Run ``task`` as a walk along ``route`` (waypoints after the current one), one link
+        per move; done on arriving at the last."""
+        if not route:
+            return "done"
+        self._route = list(route)
+        self.send(Act(recipient=self.world, verb="move", args={"waypoint": self._route[0]}))
+        self._doing = _Running(task, self.tick)
+        return "running"
+
+    def _walk_on(self, tick: int) -> None:
+        if not self._route or self._doing is None:
+            return
+        if any(e[:2] == ("arrived", self._route[0]) for e in self._events):
+            self._route.pop(0)
+            if not self._route:
+                self._finish_running()
+                return
+            self._doing.started = tick
+            self.send(Act(recipient=self.world, verb="move", args={"waypoint": self._route[0]}))
+
+    def final_state(self) -> dict[str, Any]:
+        return {
+            **super().final_state(),
+            "helped_by": list(self.helped_by),
+            "refusals": [list(entry) for entry in self.refusals],
+            "cancelled": list(self.cancelled),
+            "plans_chosen": list(self.plans_chosen),
+            "helped": list(self.helped),
+            "refused": [list(entry) for entry in self.refused],
+        }
+
+
+def cooperate(agent: Agent, task: Task) -> TaskStatus:
+    """The ``Cooperate`` task of a :class:`CooperativeAgent`'s plan."""
+    if not isinstance(agent, CooperativeAgent):
+        return agent.fail_task(f"{task} needs a CooperativeAgent; {agent.id} is not one")
+    return agent.start_cooperation(task)
+
+
+def cooperative_role(
+    name: str, brain: Brain, tasks: Mapping[str, TaskHandler], **options: Any
+) -> Role:
+    """A role for a :class:`CooperativeAgent`: ``brain``'s actions run by ``tasks``, and the
+    cooperation step by :func:`cooperate`."""
+    return Role(name, brain, tasks={**tasks, COOPERATION_ACTION: cooperate}, **options)
+
+
+__all__ = [
+    "CooperativeAgent",
+    "CooperativeDecider",
+    "GoalPlan",
+    "HelpPlan",
+    "cooperate",
+    "cooperative_role",
+    "from_wire",
+    "to_wire",
+    "world_state",
+]
