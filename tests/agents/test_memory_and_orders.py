@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from warband.agents import CommandQueue, Memory, OrderBook
 from warband.exceptions import ConfigurationError
 from warband.messaging import CompletionReport, Order
+from warband.planning import FactDB
 
 
 def test_a_source_replaces_what_it_said_before_and_memory_lasts() -> None:
@@ -79,3 +84,35 @@ def test_every_order_in_the_book_ends_once_reported_withdrawn_or_lost() -> None:
     assert ["squad-1:3"] == [e.order.id for e in book.lost("bot-1", "left", tick=6)]
     assert [] == book.open()
     assert [("order_ended", "bot-1", "t3", "lost")] == book.facts()
+
+
+_fact = st.tuples(
+    st.sampled_from(["at", "sees", "armed"]),
+    st.sampled_from(["bot-1", "bot-2", True, 1, 1.0, 2]),
+)
+_operation = st.one_of(
+    st.tuples(st.just("set"), st.sampled_from(["percept", "events", "daemon"]),
+              st.lists(_fact, max_size=4)),
+    st.tuples(st.just("remember"), _fact),
+    st.tuples(st.just("forget"), st.sampled_from(["at", "sees", "armed"])),
+    st.tuples(st.just("clear"), st.sampled_from(["percept", "events", "daemon"])),
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_operation, max_size=25))
+def test_memory_kept_fact_by_fact_equals_the_union_of_its_sources(operations: list[Any]) -> None:
+    memory = Memory()
+    for operation in operations:
+        if operation[0] == "set":
+            memory.set_source(operation[1], operation[2])
+        elif operation[0] == "remember":
+            memory.remember(*operation[1])
+        elif operation[0] == "forget":
+            memory.forget(operation[1])
+        else:
+            memory.clear_source(operation[1])
+    union = FactDB()
+    for source in memory.sources():
+        union.update(memory.source(source))
+    assert union == memory.facts

@@ -207,12 +207,13 @@ class Agent(Actor):
         )
 
     def _decide(self, tick: int) -> None:
-        started = time.perf_counter()
+        started = time.thread_time()
         decision = self.decider.decide(
             self.memory.facts, self.plan, budget=self.role.planning_budget, progress=self.step
         )
-        # Wall time, for benchmarks only: it never decides anything (lockstep stays exact).
-        self.planning_seconds += time.perf_counter() - started
+        # CPU time of this thread (a process paused by others does not count), for benchmarks
+        # only: it never decides anything, so lockstep stays exact.
+        self.planning_seconds += time.thread_time() - started
         if decision is None:
             return  # still searching; the running plan goes on
         self._replan = False

@@ -165,9 +165,10 @@ class GoapDecider:
 
     A goal's score is its relevancy in the agent's context plus the bias its superior gave it
     (``(goal_bias goal bias)`` facts, from GoalBias messages); goals scoring 0 or less are not
-    pursued, nor are goals that already hold (their plan is empty). The running plan is kept while what remains of it still replays from the agent's
-    state (:func:`warband.planning.simulate`) and no higher-scoring goal has a plan; a
-    higher-scoring goal with a plan replaces it. Goals are searched one after another, best
+    pursued, nor are goals that already hold (their plan is empty). The running plan is kept
+    while what remains of it still replays from the agent's state
+    (:func:`warband.planning.simulate`) and no higher-scoring goal has a plan; a higher-scoring
+    goal with a plan replaces it. Goals are searched one after another, best
     first, with :class:`~warband.planning.GoapSearch`; a search longer than the agent's budget
     goes on at the next decision. A plan's steps become tasks named after its actions, with
     the bound values of the action's variables (sorted by variable name) as arguments.
