@@ -27,17 +27,38 @@ from dataclasses import replace
 
 from warband import Actor, ConfigurationError, Outcome, Params, RunResult, Scenario
 from warband.agents import Agent
-from warband.agents.assignment import Objective, objectives_for_capture_and_hold
+from warband.agents.assignment import (
+    Objective,
+    choose_hiding_spot,
+    objectives_for_assassination,
+    objectives_for_body_count,
+    objectives_for_capture_and_hold,
+    objectives_for_search_and_destroy,
+    objectives_for_search_and_retrieve,
+)
 from warband.agents.bot import bot_role
-from warband.agents.commander import Assigner, ObjectiveSource, commander_role, travel_distance
+from warband.agents.commander import (
+    Assigner,
+    DirectOrders,
+    ObjectiveSource,
+    commander_role,
+    travel_distance,
+)
 from warband.agents.squad import squad_role
 from warband.planning import FactDB
-from warband.world import World, load_map
+from warband.world import MODES, World, load_map
+from warband.world.vocabulary import DEFEND
 
 scenario = Scenario(
     "warzone",
     ticks=400,
-    params={"bots": 6, "mode": "capture_and_hold", "red": "hierarchy", "blue": "hierarchy"},
+    params={
+        "bots": 6,
+        "mode": "capture_and_hold",
+        "red": "hierarchy",
+        "blue": "hierarchy",
+        "time_limit": 400,
+    },
     description="Two factions on Warzone: Killzone 3's hierarchy (or freelance bots) per side.",
 )
 
@@ -87,8 +108,17 @@ def make_world(params: Params, seed: int) -> World:
         for index, bot in enumerate(_bots(team, count))
     }
     return World.create(
-        WARZONE, seed=seed, mode=str(params["mode"]), roster=roster, time_limit=scenario.ticks
+        WARZONE, seed=seed, mode=str(params["mode"]), roster=roster, time_limit=_time_limit(params)
     )
+
+
+def _time_limit(params: Params) -> int:
+    limit = int(params["time_limit"])
+    if limit < 1:
+        raise ConfigurationError(
+            f"time_limit must be at least 1 tick (--param time_limit=N), got {limit}"
+        )
+    return limit
 
 
 @scenario.observers
@@ -140,6 +170,128 @@ def _capture_and_hold(team: str) -> ObjectiveSource:
     return objectives
 
 
+def _role(facts: FactDB, team: str) -> str | None:
+    return next((str(f[2]) for f in facts.facts("role") if f[1] == team), None)
+
+
+def _body_count(team: str) -> ObjectiveSource:
+    regroups = sorted(m.id for m in WARZONE.markers_of("regroup"))
+
+    def objectives(agent: Agent) -> list[Objective]:
+        tsps = _owners(agent.memory.facts, TSPS)
+        return objectives_for_body_count(
+            team, regroup_points=regroups, marker_waypoints=MARKERS, tsps=tsps, tsp_weight=0.5
+        )
+
+    return objectives
+
+
+def _search_and_retrieve(team: str) -> ObjectiveSource:
+    def objectives(agent: Agent) -> list[Objective]:
+        facts = agent.memory.facts
+        lying = facts.facts("object_at")
+        if not lying:
+            return []
+        thing, waypoint = str(lying[0][1]), str(lying[0][2])
+        held = next((f for f in facts.facts("carrier") if f[1] == thing), None)
+        returns = {str(f[4]): str(f[1]) for f in facts.facts("objective") if f[2] == "return"}
+        return objectives_for_search_and_retrieve(
+            team,
+            object_id=thing,
+            object_waypoint=waypoint,
+            carrier=str(held[2]) if held else None,
+            carrier_team=str(held[3]) if held else None,
+            return_points=returns,
+            marker_waypoints=MARKERS,
+            tsps=_owners(facts, TSPS),
+            tsp_weight=0.5,
+        )
+
+    return objectives
+
+
+def _search_and_destroy(team: str) -> ObjectiveSource:
+    def objectives(agent: Agent) -> list[Objective]:
+        facts = agent.memory.facts
+        role = _role(facts, team)
+        if role is None:
+            return []
+        targets = {str(f[1]): str(f[2]) for f in facts.facts("target_state")}
+        return objectives_for_search_and_destroy(
+            team,
+            role=role,
+            targets=targets,
+            marker_waypoints=MARKERS,
+            tsps=_owners(facts, TSPS),
+            tsp_weight=0.5,
+        )
+
+    return objectives
+
+
+HIDING = {m.id: m.waypoint for m in WARZONE.markers_of("hiding")}
+
+
+class _Assassination:
+    """Assassination for one team: the objectives, and the VIP's own order (where to hide,
+    chosen by travel cost and kept unless another spot is much closer)."""
+
+    def __init__(self, team: str) -> None:
+        self.team = team
+        self.spot: str | None = None
+
+    def vip(self, facts: FactDB) -> tuple[str | None, str | None]:
+        """Our VIP (defending) or theirs (attacking), and where it is if known."""
+        vip = next((str(f[1]) for f in facts.facts("vip")), None)
+        where = next((str(f[2]) for f in facts.facts("vip_at") if f[1] == vip), None)
+        return vip, where
+
+    def objectives(self, agent: Agent) -> list[Objective]:
+        facts = agent.memory.facts
+        role = _role(facts, self.team)
+        vip, where = self.vip(facts)
+        if role is None or vip is None:
+            return []
+        if role == DEFEND and where is not None:
+            self.spot = choose_hiding_spot(HIDING, where, DISTANCE, current=self.spot)
+        return objectives_for_assassination(
+            self.team,
+            role=role,
+            vip=vip,
+            vip_waypoint=where,
+            marker_waypoints=MARKERS,
+            hiding_spot=self.spot if role == DEFEND else None,
+            search_spots=sorted(HIDING),
+            tsps=_owners(facts, TSPS),
+            tsp_weight=0.5,
+        )
+
+    def direct(self, agent: Agent) -> dict[str, tuple[str, str]]:
+        facts = agent.memory.facts
+        vip, _ = self.vip(facts)
+        if _role(facts, self.team) != DEFEND or vip is None or self.spot is None:
+            return {}
+        return {vip: ("hide", HIDING[self.spot])}
+
+
+def _sources(mode: str, team: str) -> tuple[ObjectiveSource, DirectOrders | None]:
+    """The commander's objective source (and direct orders) for ``mode``."""
+    if mode == "assassination":
+        assassination = _Assassination(team)
+        return assassination.objectives, assassination.direct
+    by_mode = {
+        "capture_and_hold": _capture_and_hold,
+        "body_count": _body_count,
+        "search_and_retrieve": _search_and_retrieve,
+        "search_and_destroy": _search_and_destroy,
+    }
+    if mode not in by_mode:
+        raise ConfigurationError(
+            f"--param mode={mode}: unknown game mode; known modes: {', '.join(MODES)}"
+        )
+    return by_mode[mode](team), None
+
+
 @scenario.actors
 def build(params: Params, seed: int) -> list[Actor]:
     count = _count(params)
@@ -152,12 +304,14 @@ def build(params: Params, seed: int) -> list[Actor]:
             continue
         commander_id = _commander(team)
         squads = _squads(team, count)
+        objectives, direct = _sources(str(params["mode"]), team)
         assigner = Assigner(
             bots,
             squads,
-            _capture_and_hold(team),
-            travel_distance(WARZONE),
+            objectives,
+            DISTANCE,
             max_squad_size=SQUAD_SIZE,
+            direct=direct,
         )
         actors.append(
             Agent(

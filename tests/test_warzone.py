@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,6 +48,96 @@ def test_a_hierarchy_match_sends_orders_down_and_reports_up_across_three_layers(
     assert any(e.get("event") == "agent.plan" and e.get("agent") == "blue-squad-1" for e in events)
 
 
+def _objectives(events: list[dict[str, Any]]) -> dict[str, set[tuple[str, str]]]:
+    """Per commander, every (objective id prefix, kind) it generated during the match."""
+    found: dict[str, set[tuple[str, str]]] = {}
+    for event in events:
+        if event.get("event") == "commander.objectives":
+            seen = found.setdefault(str(event["agent"]), set())
+            for objective_id, kind in event["objectives"]:
+                seen.add((str(objective_id).partition(":")[0], str(kind)))
+    return found
+
+
+MODE_OBJECTIVES = {
+    "capture_and_hold": {
+        "red-commander": {("capture", "advance_to_waypoint"), ("defend", "defend_marker")},
+        "blue-commander": {("capture", "advance_to_waypoint"), ("defend", "defend_marker")},
+    },
+    "body_count": {
+        "red-commander": {("hold", "defend_marker"), ("capture", "advance_to_waypoint")},
+        "blue-commander": {("hold", "defend_marker"), ("capture", "advance_to_waypoint")},
+    },
+    "search_and_retrieve": {
+        "red-commander": {
+            ("retrieve", "advance_to_waypoint"),
+            ("escort", "escort_entity"),
+            ("return", "advance_to_waypoint"),
+            ("attack", "attack_entity"),
+            ("block", "defend_marker"),
+        },
+        "blue-commander": {
+            ("retrieve", "advance_to_waypoint"),
+            ("escort", "escort_entity"),
+            ("attack", "attack_entity"),
+        },
+    },
+    "assassination": {
+        "red-commander": {("attack", "attack_entity")},
+        "blue-commander": {("escort", "escort_entity"), ("hide", "defend_marker")},
+    },
+    "search_and_destroy": {
+        "red-commander": {("destroy", "attack_entity"), ("guard", "defend_marker")},
+        "blue-commander": {("defend", "defend_marker")},
+    },
+}
+"""What each commander must have generated in a 2v2 match of seed 0 (red attacks in the
+attack / defence modes); TSP captures come on top in every mode but Capture and Hold."""
+
+
+@pytest.mark.parametrize("mode", sorted(MODE_OBJECTIVES))
+def test_every_mode_plays_to_an_end_with_the_mode_objectives_on_both_sides(
+    warband_cli: Cli, tmp_path: Path, mode: str
+) -> None:
+    logs = tmp_path / "logs"
+    result = warband_cli(
+        "run", WARZONE, "--param", "bots=2", "--param", f"mode={mode}",
+        "--param", "time_limit=150", "--log", str(logs), "--json", "-q",
+    )  # fmt: skip
+    assert 0 == result.returncode, result.stderr
+    report = last_json_line(result.stdout)
+    assert report["completed"], report
+    assert report["ticks"] <= 150
+    assert report["outcome_details"]["reason"]
+    found = _objectives(read_log_events(logs))
+    for commander, expected in MODE_OBJECTIVES[mode].items():
+        assert expected <= found.get(commander, set()), (commander, found.get(commander))
+    assert report["outcome_details"]["orders"]["squad"] > 0
+
+
+def test_the_assassination_vip_is_told_by_its_commander_where_to_hide(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    result = warband_cli(
+        "run", WARZONE, "--param", "bots=3", "--param", "mode=assassination",
+        "--ticks", "10", "--log", str(logs), "--json", "-q",
+    )  # fmt: skip
+    assert 0 == result.returncode, result.stderr
+    hiding = {m.waypoint for m in load_map("warzone").markers_of("hiding")}
+    told = {
+        (str(e["agent"]), str(order[4]))
+        for e in read_log_events(logs)
+        if e.get("event") == "agent.plan" and isinstance(e.get("memory"), dict)
+        for order in e["memory"].get("orders", [])
+        if order[2] == "blue-commander" and order[3] == "hide"
+    }
+    assert 1 == len(told), told
+    ((vip, spot),) = told
+    assert vip.startswith("blue-")
+    assert spot in hiding
+
+
 def test_a_freelance_faction_has_no_commander_and_no_squads(warband_cli: Cli) -> None:
     result = warband_cli(
         "run", WARZONE, "--param", "bots=2", "--param", "blue=freelance", "--ticks", "40",
@@ -64,6 +155,8 @@ def test_a_freelance_faction_has_no_commander_and_no_squads(warband_cli: Cli) ->
     [
         ("bots=13", "bots must be 1..12 per faction"),
         ("red=robots", "a faction is controlled by one of hierarchy, freelance"),
+        ("mode=tag", "unknown game mode"),
+        ("time_limit=0", "time_limit must be at least 1 tick"),
     ],
 )
 def test_bad_warzone_parameters_are_one_clear_line(

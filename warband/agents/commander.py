@@ -39,6 +39,10 @@ COMMANDER_DOMAIN = Path(__file__).parent / "domains" / "commander.htn"
 ObjectiveSource = Callable[["Agent"], list[Objective]]
 """Reads the commander's memory and gives the mode's objectives."""
 
+DirectOrders = Callable[["Agent"], dict[str, tuple[str, str]]]
+"""Reads the commander's memory and names the bots it orders itself, outside any squad, with
+their order (task, argument): an Assassination VIP told where to hide."""
+
 
 def squad_order(objective: Objective) -> tuple[str, str]:
     """The order task and target a squad gets for ``objective``.
@@ -94,8 +98,14 @@ class Assigner:
         distance: Callable[[str, str], float],
         *,
         max_squad_size: int = 4,
+        direct: DirectOrders | None = None,
     ) -> None:
         self.bots = tuple(bots)
+        self.direct = direct
+        self.given: dict[str, tuple[str, str]] = {}
+        """The direct orders given, by bot (what ``direct`` asked last time)."""
+        self.seen: tuple[tuple[str, str], ...] = ()
+        """The objectives of the last assignment: (id, kind)."""
         self.squads = tuple(squads)
         self.objectives = objectives
         self.distance = distance
@@ -105,8 +115,19 @@ class Assigner:
 
     def __call__(self, agent: Agent, task: Task) -> TaskStatus:
         goals = self.objectives(agent)
+        seen = tuple((goal.id, goal.kind.value) for goal in goals)
+        if seen != self.seen:
+            self.seen = seen
+            agent.log.info(
+                "commander.objectives", tick=agent.tick, objectives=[list(g) for g in seen]
+            )
+        direct = self.direct(agent) if self.direct is not None else {}
+        for bot, (order, arg) in sorted(direct.items()):
+            if self.given.get(bot) != (order, arg):
+                agent.give_order(bot, order, [arg])
+        self.given = dict(direct)
         where = _member_positions(agent)
-        bots = [BotInfo(bot, where.get(bot), True) for bot in self.bots]
+        bots = [BotInfo(bot, where.get(bot), True) for bot in self.bots if bot not in direct]
         new = assign(
             goals,
             bots,
