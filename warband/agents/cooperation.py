@@ -403,6 +403,8 @@ class CooperativeAgent(Agent):
         if asking.helper is not None:
             result = asking.result
             if self._holds(asking.request) or (result is not None and result.success):
+                if not self._holds(asking.request):
+                    self._believe(asking.request)
                 self.helped_by.append(asking.helper)
                 self._asking = None
                 self._finish_running()
@@ -422,6 +424,19 @@ class CooperativeAgent(Agent):
         self.decider.cancel(asking.goal)
         self._asking = None
         self._fail_running(f"nobody helps with goal {asking.goal}; it is cancelled")
+
+    def _believe(self, conditions: Iterable[Condition]) -> None:
+        """Take the helper's word for conditions we cannot perceive: remember them as facts
+        (``key(subject) == value`` is the fact ``(key, subject, value)``), so the rest of the
+        plan replays."""
+        for condition in conditions:
+            if condition.negated:
+                continue  # "anything but v" gives no fact to remember
+            key = condition.key
+            if key.subject is None:
+                self.memory.remember(key.name, condition.value)
+            else:
+                self.memory.remember(key.name, key.subject, condition.value)
 
     def _holds(self, conditions: Iterable[Condition]) -> bool:
         state = world_state(self.memory.facts)

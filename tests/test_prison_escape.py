@@ -1,0 +1,111 @@
+"""The prison escape: alice asks the others, one by one, to stand on the plate that opens her
+bars; no commander. Each parameter's behaviour, in one process and with --processes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CommandResult, last_json_line
+from tests.test_cli import _agent_sends
+
+Cli = Callable[..., CommandResult]
+SCENARIO = "scenarios/prison_escape.py"
+CONVERSATION = (
+    "RequestTalk",
+    "TalkReply",
+    "RequestCooperation",
+    "CooperationReply",
+    "EndTalk",
+    "CooperationResult",
+)
+
+
+def _run(cli: Cli, *args: str) -> dict[str, Any]:
+    result = cli("run", SCENARIO, "--json", "-q", *args)
+    assert 0 == result.returncode, result.stderr
+    return last_json_line(result.stdout)
+
+
+def test_a_willing_first_helper_opens_the_bars_and_alice_escapes(warband_cli: Cli) -> None:
+    summary = _run(warband_cli)
+    details = summary["outcome_details"]
+    assert "success" == summary["outcome"]
+    assert True is details["escaped"]
+    assert ["bob"] == details["helped_by"]
+    assert [] == details["refusals"]
+    assert ["goal:Escape: Cooperate LeaveCell WalkOn"] == details["plans_chosen"]
+
+
+@pytest.mark.parametrize(
+    ("first_helper", "reason"), [("busy", "busy"), ("dislikes", "dislikes alice")]
+)
+def test_a_first_helper_who_refuses_sends_alice_to_the_next_one(
+    warband_cli: Cli, first_helper: str, reason: str
+) -> None:
+    details = _run(warband_cli, "--param", f"first_helper={first_helper}")["outcome_details"]
+    assert True is details["escaped"]
+    assert [["bob", reason]] == details["refusals"]
+    assert ["carol"] == details["helped_by"]
+
+
+def test_with_nobody_able_to_help_the_escape_is_cancelled_and_alice_rests(
+    warband_cli: Cli,
+) -> None:
+    summary = _run(warband_cli, "--param", "nobody_able=true")
+    details = summary["outcome_details"]
+    assert "success" == summary["outcome"]  # cancelling cleanly is what this variant expects
+    assert False is details["escaped"]
+    assert ["Escape"] == details["cancelled"]
+    assert ["bob", "carol", "dave"] == [peer for peer, _ in details["refusals"]]
+    assert "goal:Rest: Rest" == details["plans_chosen"][-1]
+
+
+def test_a_helper_killed_on_the_way_to_the_plate_is_replaced_by_the_next(
+    warband_cli: Cli,
+) -> None:
+    details = _run(warband_cli, "--param", "kill_helper=true")["outcome_details"]
+    assert True is details["escaped"]
+    assert [["bob", "failed: no result in time"]] == details["refusals"]
+    assert ["carol"] == details["helped_by"]
+    assert "bob" in details["departed"]
+
+
+@pytest.mark.processes
+def test_the_six_conversation_messages_pass_between_separate_processes(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    log_dir = tmp_path / "logs"
+    summary = _run(warband_cli, "--processes", "--log", str(log_dir))
+    assert True is summary["outcome_details"]["escaped"]
+    assert len(summary["pids"]) >= 5  # broker, world, alice and the helpers apart
+    assert "commander" not in summary["pids"]
+
+    trace = warband_cli("trace", str(log_dir), "--format", "mermaid")
+    assert 0 == trace.returncode, trace.stderr
+    arrows = [line.strip() for line in trace.stdout.splitlines() if "->>" in line]
+    for kind in CONVERSATION:
+        asks = kind in ("RequestTalk", "RequestCooperation", "EndTalk")
+        sender, recipient = ("alice", "bob") if asks else ("bob", "alice")
+        assert any(
+            line.split("->>")[0].endswith(f"_{sender}") and f"_{recipient}: {kind} (" in line
+            for line in arrows
+        ), f"{kind} from {sender} to {recipient} missing from the mermaid trace"
+
+
+@pytest.mark.processes
+@pytest.mark.parametrize("param", ["first_helper=busy", "kill_helper=true"])
+def test_the_same_messages_flow_in_one_process_and_with_processes(
+    warband_cli: Cli, tmp_path: Path, param: str
+) -> None:
+    one, many = tmp_path / "one", tmp_path / "many"
+    first = _run(warband_cli, "--param", param, "--log", str(one))
+    second = _run(warband_cli, "--param", param, "--log", str(many), "--processes")
+    assert json.dumps(first["outcome_details"]) == json.dumps(second["outcome_details"])
+    in_one = _agent_sends(one)
+    assert len(in_one) > 50
+    assert in_one == _agent_sends(many)
