@@ -13,8 +13,11 @@ above them: each goes for the nearest point its team does not hold.
     warband explain runs/wz --agent red-squad-1 --tick 40
 
 Parameters: ``bots`` per faction (1..12), ``mode`` (``capture_and_hold``, ``body_count``,
-``search_and_retrieve``, ``assassination``, ``search_and_destroy``), ``red`` and ``blue``
-(``hierarchy`` or ``freelance``). The world decides who wins; the outcome details hold
+``search_and_retrieve``, ``assassination``, ``search_and_destroy``; red attacks in the last two),
+``red`` and ``blue`` (``hierarchy`` or ``freelance``), ``time_limit`` (the mode's, in ticks).
+Each mode has its commander objective source below (``_sources``): Capture and Hold attacks
+the majority of points the team lacks and defends what it holds; the others use
+:mod:`warband.agents.assignment`'s ``objectives_for_<mode>`` with TSPs below the rest. The world decides who wins; the outcome details hold
 ``winner``, ``scores``, ``kills``, ``captures``, and per layer the ``orders`` it gave and the
 ``reports`` it sent.
 """
@@ -317,7 +320,7 @@ def build(params: Params, seed: int) -> list[Actor]:
             Agent(
                 commander_id,
                 commander_role(assigner),
-                subordinates=squads,
+                subordinates=[*squads, *bots],
                 team=team,
                 seed=seed,
             )

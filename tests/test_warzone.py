@@ -3,13 +3,20 @@ reports up, the world deciding the match."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import CommandResult, last_json_line, read_log_events
+from tests.conftest import REPO, CommandResult, last_json_line, read_log_events
 from warband.world import World, load_map
 
 WARZONE = "scenarios/warzone.py"
@@ -180,3 +187,100 @@ def test_a_commander_perceives_what_its_team_knows_without_a_body() -> None:
     assert {("score", "red", 0), ("score", "blue", 0)} <= set(facts)
     with pytest.raises(KeyError, match="unknown team 'green'"):
         world.team_facts("green")
+
+
+def _proc_stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent pid, process group) of ``pid``, or None when it no longer exists."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    fields = text[text.rindex(")") + 2 :].split()
+    return fields[0], int(fields[1]), int(fields[2])
+
+
+def _wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.02)
+
+
+def _last_plan_tick(log: Path) -> int:
+    ticks = [
+        int(event["tick"])
+        for line in log.read_text().splitlines()
+        if line.strip() and '"agent.plan"' in line
+        for event in [json.loads(line)]
+    ]
+    return max(ticks, default=-1)
+
+
+@pytest.mark.processes
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_bot_killed_mid_match_is_dropped_by_its_squad_and_commander_and_the_match_goes_on(
+    tmp_path: Path,
+) -> None:
+    logs, out = tmp_path / "logs", tmp_path / "out.json"
+    with out.open("wb") as stdout:
+        launcher = subprocess.Popen(
+            [
+                sys.executable, "-m", "warband", "run", WARZONE, "--processes",
+                "--param", "bots=2", "--param", "time_limit=300", "--log", str(logs), "--json",
+                "-q",
+            ],
+            cwd=REPO, stdout=stdout, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
+    groups: set[int] = {launcher.pid}
+    try:
+        # The run's log files are named <agent>.<pid>.jsonl: that is how we find the bot.
+        _wait_for(lambda: any(logs.glob("red-1.*.jsonl")), 60, "red-1's log file")
+        bot_log = next(logs.glob("red-1.*.jsonl"))
+        bot_pid = int(bot_log.name.split(".")[1])
+        stat = _proc_stat(bot_pid)
+        assert stat is not None, "red-1's process is gone before the kill"
+        groups.add(stat[2])
+        _wait_for(lambda: _last_plan_tick(bot_log) >= 20, 60, "red-1 to play 20 ticks")
+        killed_at = _last_plan_tick(bot_log)
+        os.kill(bot_pid, signal.SIGKILL)
+        launcher.wait(timeout=120)
+    finally:
+        for group in groups:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal.SIGKILL)
+        if launcher.poll() is None:
+            launcher.kill()
+        launcher.wait()
+    assert 0 == launcher.returncode
+    report = last_json_line(out.read_text())
+    assert report["completed"] and report["outcome_details"]["reason"], report
+    assert report["ticks"] > killed_at + 10
+    assert bot_pid == report["pids"]["red-1"][0]
+    assert 2 <= len(report["pids"]["red-1"])  # the supervisor started it again
+    events = read_log_events(logs)
+
+    def left(agent: str) -> bool:
+        return any(
+            e.get("event") == "agent.subordinate_left"
+            and e.get("agent") == agent
+            and e.get("peer") == "red-1"
+            and not str(e.get("reason")).startswith("left")
+            for e in events
+        )
+
+    assert left("red-squad-1")
+    assert left("red-commander")
+    led = [
+        (int(e["tick"]), step)
+        for e in events
+        if e.get("event") == "agent.plan" and e.get("agent") == "red-squad-1"
+        for step in e.get("plan") or []
+        if str(step).startswith("(!take_members")
+    ]
+    after = [step for tick, step in sorted(led) if tick > killed_at]
+    assert "(!take_members red-2)" in after, after  # re-led without the dead bot
+    back = after[after.index("(!take_members red-2)") :]
+    assert any("red-1" in step for step in back), back  # and with it once it came back
+    assert any(e.get("event") == "commander.bot_back" and e.get("bot") == "red-1" for e in events)

@@ -13,6 +13,12 @@ turns what changed into orders:
   what it was doing before is withdrawn;
 - a squad taken off duty has its orders withdrawn.
 
+The commander watches its squads and its bots (they are its subordinates for the broker): a
+bot whose process dies is left out of the next assignment, so its squad is re-led without it
+(and another bot may join); when the supervisor restarts it and it reports again, it is
+assigned anew. The VIP of Assassination is ordered directly (``hide <waypoint>``), outside
+any squad. Every change of objectives is one ``commander.objectives`` log event.
+
 The commander has no body in the world: it is one of the world's *observers*, and perceives
 what its team knows (capture points, score, time left, the mode's objects). Where its bots
 are, it learns from its squads' reports.
@@ -104,6 +110,8 @@ class Assigner:
         self.direct = direct
         self.given: dict[str, tuple[str, str]] = {}
         """The direct orders given, by bot (what ``direct`` asked last time)."""
+        self.left: dict[str, int] = {}
+        """Bots that left the run, and the tick the commander first counted them gone."""
         self.seen: tuple[tuple[str, str], ...] = ()
         """The objectives of the last assignment: (id, kind)."""
         self.squads = tuple(squads)
@@ -127,7 +135,12 @@ class Assigner:
                 agent.give_order(bot, order, [arg])
         self.given = dict(direct)
         where = _member_positions(agent)
-        bots = [BotInfo(bot, where.get(bot), True) for bot in self.bots if bot not in direct]
+        gone = self._departed(agent)
+        bots = [
+            BotInfo(bot, where.get(bot), True)
+            for bot in self.bots
+            if bot not in direct and bot not in gone
+        ]
         new = assign(
             goals,
             bots,
@@ -140,6 +153,25 @@ class Assigner:
         self.current = new
         self.assignments += 1
         return "done"
+
+    def _departed(self, agent: Agent) -> set[str]:
+        """The bots that left the run (the broker told the commander, which watches them) and
+        have not come back. A bot whose process the supervisor restarted reports its status
+        again: it is back, and the assignment takes it in like a new bot."""
+        gone: set[str] = set()
+        for fact in agent.memory.facts.facts("departed"):
+            bot = str(fact[1])
+            if bot not in self.bots:
+                continue
+            left = self.left.setdefault(bot, agent.tick)
+            report = agent.status_reports.get(bot)
+            if report is not None and report.tick > left:
+                agent.memory.forget("departed", bot)
+                del self.left[bot]
+                agent.log.info("commander.bot_back", bot=bot, tick=agent.tick)
+            else:
+                gone.add(bot)
+        return gone
 
     def _order_changes(self, agent: Agent, new: Assignment, goals: dict[str, Objective]) -> None:
         changes = new.changes(self.current)

@@ -64,9 +64,11 @@ def reported_daemon(memory: Memory, tick: int) -> list[Fact]:
 
 
 def member_alive_daemon(memory: Memory, tick: int) -> list[Fact]:
-    """``(member_alive m)`` for members whose last status is ``alive`` or who said nothing yet."""
+    """``(member_alive m)`` for members whose last status is ``alive`` or who said nothing yet,
+    and whose process has not left the run (``departed``, from the broker's notice)."""
     facts = memory.facts
     dead = {str(f[1]) for f in facts.facts("status") if f[2] in ("downed", "dead")}
+    dead |= {str(f[1]) for f in facts.facts("departed")}
     return [("member_alive", f[1]) for f in facts.facts("member") if str(f[1]) not in dead]
 
 
@@ -163,6 +165,7 @@ def _take_members(agent: Agent, task: Task) -> TaskStatus:
     agent.memory.forget("tasked")
     for member in members:
         agent.memory.remember("member", member)
+        agent.memory.forget("departed", member)  # given back to us: its process came back
     agent.set_subordinates(members)
     return "done"
 
