@@ -17,9 +17,9 @@ Parameters: ``bots`` per faction (1..12), ``mode`` (``capture_and_hold``, ``body
 ``red`` and ``blue`` (``hierarchy`` or ``freelance``), ``time_limit`` (the mode's, in ticks).
 Each mode has its commander objective source below (``_sources``): Capture and Hold attacks
 the majority of points the team lacks and defends what it holds; the others use
-:mod:`warband.agents.assignment`'s ``objectives_for_<mode>`` with TSPs below the rest. The world decides who wins; the outcome details hold
-``winner``, ``scores``, ``kills``, ``captures``, and per layer the ``orders`` it gave and the
-``reports`` it sent.
+:mod:`warband.agents.assignment`'s ``objectives_for_<mode>`` with TSPs below the rest. The
+world decides who wins; the outcome details hold ``winner``, ``scores``, ``kills``,
+``captures``, and per layer the ``orders`` it gave and the ``reports`` it sent.
 """
 
 from __future__ import annotations
