@@ -79,6 +79,11 @@ PUBLIC_NAMES: dict[str, set[str]] = {
     "warband.planning": PLANNING_PUBLIC,
     "warband.world": set(WORLD_PUBLIC),
     "warband.agents": {
+        "CooperativeAgent",
+        "CooperativeDecider",
+        "cooperative_role",
+        "from_wire",
+        "to_wire",
         "Assignment",
         "AssignmentChanges",
         "BotInfo",

@@ -9,7 +9,9 @@ into bots, squads and commanders by data (a :class:`Role`), not by class trees.
 - :class:`CommandQueue` and :class:`OrderBook` keep orders that outlive a tick;
 - :data:`BUILTIN_TASKS`, :func:`check_acts`: what primitive tasks do;
 - :func:`assign`, :class:`Objective` and the ``objectives_for_<mode>`` functions: the
-  commander's objectives and its six-step assignment of squads and bots (pure functions).
+  commander's objectives and its six-step assignment of squads and bots (pure functions);
+- :class:`CooperativeAgent`, :func:`cooperative_role`: Boeda's commanderless cooperation, a GOAP
+  character that asks the agents it knows for help in a conversation.
 """
 
 from .agent import Agent as Agent
@@ -28,6 +30,11 @@ from .assignment import objectives_for_capture_and_hold as objectives_for_captur
 from .assignment import objectives_for_search_and_destroy as objectives_for_search_and_destroy
 from .assignment import objectives_for_search_and_retrieve as objectives_for_search_and_retrieve
 from .assignment import objectives_for_tsps as objectives_for_tsps
+from .cooperation import CooperativeAgent as CooperativeAgent
+from .cooperation import CooperativeDecider as CooperativeDecider
+from .cooperation import cooperative_role as cooperative_role
+from .cooperation import from_wire as from_wire
+from .cooperation import to_wire as to_wire
 from .decide import AgentPlan as AgentPlan
 from .decide import Decider as Decider
 from .decide import Decision as Decision
@@ -52,6 +59,8 @@ __all__ = [
     "AssignmentChanges",
     "BotInfo",
     "CommandQueue",
+    "CooperativeAgent",
+    "CooperativeDecider",
     "Daemon",
     "Decider",
     "Decision",
@@ -67,6 +76,8 @@ __all__ = [
     "assign",
     "check_acts",
     "choose_hiding_spot",
+    "cooperative_role",
+    "from_wire",
     "ideal_distribution",
     "objectives_for_assassination",
     "objectives_for_body_count",
@@ -74,4 +85,5 @@ __all__ = [
     "objectives_for_search_and_destroy",
     "objectives_for_search_and_retrieve",
     "objectives_for_tsps",
+    "to_wire",
 ]

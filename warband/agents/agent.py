@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..messaging import (
+    Act,
     Actor,
     ActResult,
     CompletionReport,
@@ -46,7 +47,7 @@ from ..planning import Task
 from ..values import Fact, Value
 from ..world import ACT_FAILED, BLOCKED, WORLD_ID
 from .decide import AgentPlan, Decider, Decision
-from .execute import BUILTIN_TASKS, ActTask, TaskStatus, act_of
+from .execute import BUILTIN_TASKS, LASTING_VERBS, ActTask, TaskStatus, act_of
 from .memory import Memory
 from .orders import CommandQueue, OrderBook
 from .role import Role
@@ -220,7 +221,17 @@ class Agent(Actor):
         self._last_plan_tick = tick
         self._apply(decision, tick)
 
+    def adopt(self, decision: Decision) -> None:
+        """Run the plan of ``decision``, made outside the decider (a cooperative agent's help
+        plan), as if the decider had made it: it is logged and replaces the running plan."""
+        self._apply(decision, self.tick)
+
+    def on_decision(self, decision: Decision) -> None:
+        """Called with every decision before it takes effect; subclasses keep their own
+        bookkeeping here (the default does nothing)."""
+
     def _apply(self, decision: Decision, tick: int) -> None:
+        self.on_decision(decision)
         self.decisions += 1
         label = decision.plan.label if decision.plan else None
         self.recent_decisions.append((tick, decision.kind, label, decision.reason))
@@ -325,6 +336,44 @@ class Agent(Actor):
         return super().send(message)
 
     # --- what tasks can do (used by warband.agents.execute) ----------------------------------
+
+    @property
+    def events(self) -> tuple[Fact, ...]:
+        """The events of the last Percept (``arrived``, ``act_failed``, ``killed``...)."""
+        return self._events
+
+    def act(self, task: Task, verb: str, args: Mapping[str, Value]) -> TaskStatus:
+        """Run the starting ``task`` as one Act to the world: done when the world accepts it,
+        or, for a lasting verb (a move), when its event comes; failed when it is refused."""
+        act = ActTask(verb, tuple(args), LASTING_VERBS.get(verb))
+        sent = self.send(Act(recipient=self.world, verb=verb, args=dict(args)))
+        self._doing = _Running(task, self.tick, act, sent.id)
+        return "running"
+
+    def hold_task(self, task: Task) -> TaskStatus:
+        """Make the starting ``task`` last until :meth:`finish_task` or :meth:`fail_running`
+        (or the role's task time-out, counted from now or from :meth:`keep_running`)."""
+        self._doing = _Running(task, self.tick)
+        return "running"
+
+    def keep_running(self) -> None:
+        """The running task made progress: its time-out counts from this tick."""
+        if self._doing is not None:
+            self._doing.started = self.tick
+
+    @property
+    def running_task(self) -> Task | None:
+        """The task the agent is in the middle of, or None."""
+        return self._doing.task if self._doing is not None else None
+
+    def finish_task(self) -> None:
+        """The running task succeeded: the plan goes on with the next one."""
+        if self._doing is not None:
+            self._finish_running()
+
+    def fail_running(self, reason: str) -> None:
+        """The running task failed: the plan is dropped (``reason`` says why)."""
+        self._fail_running(reason)
 
     def fail_task(self, reason: str) -> TaskStatus:
         """Mark the starting task failed with ``reason``; returns ``"failed"``."""

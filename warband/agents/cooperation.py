@@ -56,11 +56,11 @@ from ..planning.cooperation import (
     plan_cooperatively,
 )
 from ..planning.state import Condition, Key
-from ..values import Fact, Value, goap_properties
+from ..values import Fact, goap_properties
 from ..world import SEES
-from .agent import Agent, _Running
-from .decide import AgentPlan, Decision, DecisionKind
-from .execute import LASTING_VERBS, ActTask, TaskHandler, TaskStatus
+from .agent import Agent
+from .decide import AgentPlan, Decision, DecisionKind, goap_tasks
+from .execute import TaskHandler, TaskStatus
 from .role import Role
 
 # --- conditions on the wire ------------------------------------------------------------------
@@ -190,7 +190,7 @@ class CooperativeDecider:
                 reason = f"goal {goal.name} (score {score:g}) needs another agent for {asks}"
             else:
                 continue
-            agent_plan = AgentPlan(_tasks(plan.plan), f"goal:{goal.name}", plan)
+            agent_plan = AgentPlan(goap_tasks(plan.plan), f"goal:{goal.name}", plan)
             return Decision(kind, agent_plan, reason, expansions=planning.expansions)
         if current is not None:
             return Decision("dropped", None, "no relevant goal has a plan any more")
@@ -210,13 +210,6 @@ class CooperativeDecider:
         ]
         scored.sort(key=lambda entry: (-entry[0], entry[1]))
         return [(score, goal) for score, _, goal in scored if score > 0]
-
-
-def _tasks(plan: GoapPlan) -> tuple[Task, ...]:
-    return tuple(
-        Task(step.name, tuple(step.bindings[name] for name in sorted(step.bindings)))
-        for step in plan.steps
-    )
 
 
 # --- the agent -------------------------------------------------------------------------------
@@ -317,7 +310,7 @@ class CooperativeAgent(Agent):
             if seen.id != self.id and seen.id not in self.known:
                 self.known.append(seen.id)
 
-    def _apply(self, decision: Decision, tick: int) -> None:
+    def on_decision(self, decision: Decision) -> None:
         if decision.kind in ("new", "replaced", "dropped"):
             self._asking = None  # a goal given up or replaced ends its cooperation too
             self._route = []
@@ -325,7 +318,6 @@ class CooperativeAgent(Agent):
             self.plans_chosen.append(
                 f"{decision.plan.label}: {' '.join(task.name for task in decision.plan.steps)}"
             )
-        super()._apply(decision, tick)
 
     # --- requester -------------------------------------------------------------------------
 
@@ -407,7 +399,7 @@ class CooperativeAgent(Agent):
                     self._believe(asking.request)
                 self.helped_by.append(asking.helper)
                 self._asking = None
-                self._finish_running()
+                self.finish_task()
                 return
             if result is None and tick - asking.waiting_since < self.wait_timeout:
                 return
@@ -423,7 +415,7 @@ class CooperativeAgent(Agent):
         assert isinstance(self.decider, CooperativeDecider)
         self.decider.cancel(asking.goal)
         self._asking = None
-        self._fail_running(f"nobody helps with goal {asking.goal}; it is cancelled")
+        self.fail_running(f"nobody helps with goal {asking.goal}; it is cancelled")
 
     def _believe(self, conditions: Iterable[Condition]) -> None:
         """Take the helper's word for conditions we cannot perceive: remember them as facts
@@ -502,10 +494,10 @@ class CooperativeAgent(Agent):
     def _start_helping(self, help_plan: HelpPlan) -> None:
         self._help = help_plan
         self.helped.append(help_plan.requester)
-        plan = AgentPlan(_tasks(help_plan.plan), f"help:{help_plan.requester}", help_plan)
+        plan = AgentPlan(goap_tasks(help_plan.plan), f"help:{help_plan.requester}", help_plan)
         kind: DecisionKind = "replaced" if self.plan is not None else "new"
         reason = f"helping {help_plan.requester}"
-        self._apply(Decision(kind, plan, reason), self.tick)
+        self.adopt(Decision(kind, plan, reason))
 
     def _check_help_done(self, help_before: HelpPlan | None) -> None:
         """Once the help plan has ended, tell the requester how it went."""
@@ -529,13 +521,6 @@ class CooperativeAgent(Agent):
 
     # --- acting --------------------------------------------------------------------------------
 
-    def act(self, task: Task, verb: str, args: Mapping[str, Value]) -> TaskStatus:
-        """Run ``task`` as one Act (a move lasts until ``arrived``)."""
-        act = ActTask(verb, tuple(args), LASTING_VERBS.get(verb))
-        sent = self.send(Act(recipient=self.world, verb=verb, args=dict(args)))
-        self._doing = _Running(task, self.tick, act, sent.id)
-        return "running"
-
     def walk(self, task: Task, route: Sequence[str]) -> TaskStatus:
         """Run ``task`` as a walk along ``route`` (waypoints after the current one), one link
         per move; done on arriving at the last."""
@@ -543,18 +528,17 @@ class CooperativeAgent(Agent):
             return "done"
         self._route = list(route)
         self.send(Act(recipient=self.world, verb="move", args={"waypoint": self._route[0]}))
-        self._doing = _Running(task, self.tick)
-        return "running"
+        return self.hold_task(task)
 
     def _walk_on(self, tick: int) -> None:
-        if not self._route or self._doing is None:
+        if not self._route or self.running_task is None:
             return
-        if any(e[:2] == ("arrived", self._route[0]) for e in self._events):
+        if any(e[:2] == ("arrived", self._route[0]) for e in self.events):
             self._route.pop(0)
             if not self._route:
-                self._finish_running()
+                self.finish_task()
                 return
-            self._doing.started = tick
+            self.keep_running()
             self.send(Act(recipient=self.world, verb="move", args={"waypoint": self._route[0]}))
 
     def final_state(self) -> dict[str, Any]:

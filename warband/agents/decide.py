@@ -233,7 +233,7 @@ class GoapDecider:
                 reason = f"goal {goal.name} (score {score:g}) has a plan of {steps} steps"
                 return Decision(
                     decision_kind,
-                    AgentPlan(_tasks(result.plan), f"goal:{goal.name}", plan),
+                    AgentPlan(goap_tasks(result.plan), f"goal:{goal.name}", plan),
                     reason,
                     expansions=result.expansions,
                 )
@@ -283,7 +283,9 @@ def _replays(running: _RunningGoap, done: int, state: WorldState, context: Any) 
     return simulate(state, remaining, goal=running.plan.goal, context=context).ok
 
 
-def _tasks(plan: GoapPlan) -> tuple[Task, ...]:
+def goap_tasks(plan: GoapPlan) -> tuple[Task, ...]:
+    """A GOAP plan's steps as the agent loop's tasks: named after the actions, with the bound
+    values of each action's variables (sorted by variable name) as arguments."""
     return tuple(
         Task(step.name, tuple(step.bindings[name] for name in sorted(step.bindings)))
         for step in plan.steps
