@@ -1,0 +1,226 @@
+"""The F.E.A.R. GOAP character (Orkin, "Three States and a Plan"): plan, fail, remember, replan.
+
+A :class:`Character` is an :class:`~warband.agents.Agent` whose role's domain is a GOAP
+:class:`~warband.planning.Brain` (a goal set and an action set per character type) and which
+keeps a :class:`WorkingMemory` that its goals and actions share:
+
+- every fact the character perceives becomes a :class:`Belief` with a confidence (1 when just
+  perceived) and an age (ticks since it was last perceived); the ``working_memory`` daemon of its
+  role feeds the Percept in and ages the beliefs every tick: a belief not perceived again loses
+  ``decay`` confidence a tick and is forgotten below ``forget_below`` (the player's last known
+  position fades instead of vanishing the tick he leaves view);
+- when a task of its plan fails (the world refused the act), the character remembers
+  ``("failed", action)`` for ``failure_ticks`` ticks; the planning context (``context`` of the
+  role) reads it so the procedural preconditions rule that action out, and the plan made next
+  takes another way (Orkin's blocked door: open it, else kick it, else dive through the window).
+
+The daemon gives the planner the believed facts (``state`` projects them), plus
+``("confidence", name, subject, value)`` and ``("failed", action)`` facts. Build a role with
+:func:`character_role`; each character needs its own role (its working memory is the daemon's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..exceptions import ConfigurationError
+from ..planning import Brain, FactDB, WorldState
+from ..values import Fact, Value
+from .agent import Agent
+from .cooperation import world_state
+from .decide import Decision
+from .execute import TaskHandler
+from .memory import Memory
+from .role import Role
+
+FAILED = "failed"
+"""``("failed", action)``: the action failed lately; planning rules it out until forgotten."""
+CONFIDENCE = "confidence"
+"""``("confidence", name, subject, value)``: how sure the character is of a belief (0 to 1)."""
+
+
+@dataclass
+class Belief:
+    """One fact of working memory, how sure the character is of it, and when it was seen."""
+
+    fact: Fact
+    confidence: float
+    seen: int
+    lifetime: int | None = None
+    """Ticks it lasts whatever its confidence (a remembered failure), or None: it decays."""
+
+    def age(self, tick: int) -> int:
+        """Ticks since it was last perceived or noted."""
+        return tick - self.seen
+
+
+@dataclass
+class WorkingMemory:
+    """A character's beliefs, keyed by fact name and subject (``("at", "player", ...)``)."""
+
+    decay: float = 0.1
+    """Confidence a belief loses per tick it is not perceived again."""
+    forget_below: float = 0.35
+    """A belief whose confidence falls below this is forgotten."""
+    failure_ticks: int = 12
+    """Ticks a failed action stays remembered (then the character may try it again)."""
+    beliefs: dict[tuple[Value, ...], Belief] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.decay <= 1 or not 0 <= self.forget_below <= 1 or self.failure_ticks < 1:
+            raise ConfigurationError(
+                f"working memory: decay and forget_below must lie in [0, 1] and failure_ticks "
+                f"be at least 1, got {self.decay}, {self.forget_below}, {self.failure_ticks}"
+            )
+
+    @staticmethod
+    def _key(fact: Fact) -> tuple[Value, ...]:
+        return tuple(fact[:2])
+
+    def perceive(self, facts: Iterable[Fact], tick: int) -> None:
+        """What the senses say now: each fact is believed fully and is new (age 0)."""
+        for fact in facts:
+            self.beliefs[self._key(fact)] = Belief(tuple(fact), 1.0, tick)
+
+    def note_failure(self, action: str, tick: int) -> None:
+        """``action`` failed at ``tick``: rule it out for :attr:`failure_ticks` ticks."""
+        fact: Fact = (FAILED, action)
+        self.beliefs[self._key(fact)] = Belief(fact, 1.0, tick, self.failure_ticks)
+
+    def age(self, tick: int) -> None:
+        """Lower the confidence of beliefs not perceived this tick; forget the faded ones and
+        the failures older than their lifetime."""
+        for key, belief in list(self.beliefs.items()):
+            age = belief.age(tick)
+            if belief.lifetime is not None:
+                if age >= belief.lifetime:
+                    del self.beliefs[key]
+                continue
+            belief.confidence = max(0.0, 1.0 - self.decay * age)
+            if belief.confidence < self.forget_below:
+                del self.beliefs[key]
+
+    def failed(self) -> frozenset[str]:
+        """The actions remembered as failed."""
+        return frozenset(str(b.fact[1]) for b in self.beliefs.values() if b.fact[0] == FAILED)
+
+    def facts(self) -> list[Fact]:
+        """The believed facts, with a confidence fact for each decaying one."""
+        out: list[Fact] = []
+        for belief in self.beliefs.values():
+            out.append(belief.fact)
+            if belief.lifetime is None and len(belief.fact) >= 2:
+                out.append((CONFIDENCE, belief.fact[0], belief.fact[1], belief.confidence))
+        return out
+
+
+class WorkingMemoryDaemon:
+    """The ``working_memory`` daemon: feeds the Percept into its :class:`WorkingMemory`, ages
+    the beliefs, and gives the agent's memory the believed facts."""
+
+    def __init__(self, working: WorkingMemory) -> None:
+        self.working = working
+
+    def __call__(self, memory: Memory, tick: int) -> list[Fact]:
+        self.working.perceive(memory.source("percept"), tick)
+        self.working.age(tick)
+        return self.working.facts()
+
+
+def belief_state(facts: FactDB) -> WorldState:
+    """The GOAP state of a character: the projection of its believed and perceived facts
+    (bookkeeping facts, ``confidence`` and ``failed``, have no projection and are left out)."""
+    return world_state(f for f in facts if f and f[0] not in (CONFIDENCE, FAILED))
+
+
+def failed_actions(facts: FactDB) -> frozenset[str]:
+    """The actions ``facts`` hold as failed lately (``("failed", action)``)."""
+    return frozenset(str(f[1]) for f in facts.facts(FAILED) if len(f) > 1)
+
+
+def character_role(
+    name: str,
+    brain: Brain,
+    tasks: Mapping[str, TaskHandler],
+    *,
+    context: Callable[[FactDB], Any] | None = None,
+    working_memory: WorkingMemory | None = None,
+    **options: Any,
+) -> Role:
+    """A role for one :class:`Character`: ``brain``'s actions run as ``tasks``; its
+    ``working_memory`` daemon feeds and ages a fresh :class:`WorkingMemory` (pass one to tune
+    decay and failure memory); ``context`` turns the facts into what the brain's relevancy
+    functions and procedural checks read. ``options`` are the other fields of :class:`Role`."""
+    daemon = WorkingMemoryDaemon(working_memory if working_memory is not None else WorkingMemory())
+    decider = {"state": belief_state, **({"context": context} if context else {})}
+    return Role(
+        name,
+        brain,
+        daemons={"working_memory": daemon},
+        tasks=dict(tasks),
+        decider_options=decider,
+        **options,
+    )
+
+
+class Character(Agent):
+    """A GOAP character: remembers each failed action in its working memory, so the plan it
+    makes next takes another way; keeps the plans it chose and the failures for its outcome."""
+
+    def __init__(self, actor_id: str, role: Role, **options: Any) -> None:
+        super().__init__(actor_id, role, **options)
+        if "working_memory" not in role.daemons:
+            raise ConfigurationError(
+                f"character {actor_id!r}: role {role.name!r} has no working_memory daemon; "
+                "build it with warband.agents.character.character_role"
+            )
+        self.working = _working_of(role)
+        self.plans_chosen: list[str] = []
+        """Each plan chosen, as ``label: step step ...``."""
+        self.failures: list[tuple[str, str]] = []
+        """Each failed action and why, in order."""
+
+    def on_decision(self, decision: Decision) -> None:
+        # A drop whose reason is the task's failure (not "no longer replays"): that task failed.
+        plan = self.plan
+        failed = decision.kind == "dropped" and bool(self.task_failure)
+        if failed and plan is not None and decision.reason == self.task_failure:
+            action = plan.steps[min(self.step, len(plan.steps) - 1)].name
+            self.working.note_failure(action, self.tick)
+            self.failures.append((action, self.task_failure))
+            self.log.info("character.failed", action=action, reason=self.task_failure)
+        if decision.kind in ("new", "replaced") and decision.plan is not None:
+            steps = " ".join(step.name for step in decision.plan.steps)
+            self.plans_chosen.append(f"{decision.plan.label}: {steps}")
+
+    def final_state(self) -> dict[str, Any]:
+        return {
+            **super().final_state(),
+            "plans_chosen": list(self.plans_chosen),
+            "failures": [list(failure) for failure in self.failures],
+        }
+
+
+def _working_of(role: Role) -> WorkingMemory:
+    daemon = role.daemons["working_memory"]
+    if isinstance(daemon, WorkingMemoryDaemon):
+        return daemon.working
+    raise ConfigurationError(
+        f"role {role.name!r}: its working_memory daemon holds no WorkingMemory; build the role "
+        "with character_role"
+    )
+
+
+__all__ = [
+    "CONFIDENCE",
+    "FAILED",
+    "Belief",
+    "Character",
+    "WorkingMemory",
+    "WorkingMemoryDaemon",
+    "belief_state",
+    "character_role",
+    "failed_actions",
+]
