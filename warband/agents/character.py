@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import ConfigurationError
-from ..planning import Brain, FactDB, WorldState
+from ..planning import Brain, FactDB, Task, WorldState
 from ..values import Fact, Value
 from .agent import Agent
 from .cooperation import world_state
@@ -178,13 +178,17 @@ class Character(Agent):
             )
         self.working = _working_of(role)
         self.plans_chosen: list[str] = []
-        """Each plan chosen, as ``label: step step ...``."""
+        """Each plan chosen, as ``label: step step(arg) ...``."""
         self.failures: list[tuple[str, str]] = []
         """Each failed action and why, in order."""
+        self.drops: list[str] = []
+        """Why each plan was dropped (a failed task, or the world changed under it)."""
 
     def on_decision(self, decision: Decision) -> None:
         # A drop whose reason is the task's failure (not "no longer replays"): that task failed.
         plan = self.plan
+        if decision.kind == "dropped":
+            self.drops.append(decision.reason)
         failed = decision.kind == "dropped" and bool(self.task_failure)
         if failed and plan is not None and decision.reason == self.task_failure:
             action = plan.steps[min(self.step, len(plan.steps) - 1)].name
@@ -192,7 +196,7 @@ class Character(Agent):
             self.failures.append((action, self.task_failure))
             self.log.info("character.failed", action=action, reason=self.task_failure)
         if decision.kind in ("new", "replaced") and decision.plan is not None:
-            steps = " ".join(step.name for step in decision.plan.steps)
+            steps = " ".join(_step_text(step) for step in decision.plan.steps)
             self.plans_chosen.append(f"{decision.plan.label}: {steps}")
 
     def final_state(self) -> dict[str, Any]:
@@ -200,7 +204,13 @@ class Character(Agent):
             **super().final_state(),
             "plans_chosen": list(self.plans_chosen),
             "failures": [list(failure) for failure in self.failures],
+            "drops": list(self.drops),
         }
+
+
+def _step_text(step: Task) -> str:
+    args = ",".join(str(arg) for arg in step.args)
+    return f"{step.name}({args})" if args else step.name
 
 
 def _working_of(role: Role) -> WorkingMemory:
