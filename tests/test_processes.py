@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.proc import alive, children_of, group_members, stat, wait_until
+
 from .conftest import REPO, last_json_line
 
 pytestmark = [
@@ -34,42 +36,6 @@ CONTRACT_S = 5.0
 """A signalled run must be over within this many seconds (issue 8)."""
 STARTUP_S = 60.0
 """Generous bound for a run to start ticking on a loaded machine."""
-
-
-def _stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, parent pid, process group) of ``pid``, or None when it no longer exists."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    # The command name is in parentheses and may contain spaces: split after the last ')'.
-    fields = text[text.rindex(")") + 2 :].split()
-    return fields[0], int(fields[1]), int(fields[2])
-
-
-def _alive(pid: int) -> bool:
-    state = _stat(pid)
-    return state is not None and state[0] not in ("Z", "X")
-
-
-def _all_pids() -> list[int]:
-    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-
-
-def _children_of(parent: int) -> list[int]:
-    return [pid for pid in _all_pids() if (_stat(pid) or ("", 0, 0))[1] == parent]
-
-
-def _group_members(group: int) -> list[int]:
-    return [pid for pid in _all_pids() if (_stat(pid) or ("", 0, 0))[2] == group and _alive(pid)]
-
-
-def _wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.02)
 
 
 @dataclass
@@ -86,18 +52,18 @@ class Run:
         """Wait until the launcher has started ``count`` children; remember them."""
 
         def started() -> bool:
-            self.children = _children_of(self.launcher.pid)
+            self.children = children_of(self.launcher.pid)
             return len(self.children) >= count or self.launcher.poll() is not None
 
-        _wait_until(started, STARTUP_S, f"{count} children of the launcher")
-        self.groups = {stat[2] for pid in self.children if (stat := _stat(pid)) is not None}
+        wait_until(started, STARTUP_S, f"{count} children of the launcher")
+        self.groups = {found[2] for pid in self.children if (found := stat(pid)) is not None}
 
     def survivors(self) -> list[int]:
         """Processes of the run still alive: recorded children and members of their groups."""
-        alive = {pid for pid in self.children if _alive(pid)}
+        living = {pid for pid in self.children if alive(pid)}
         for group in self.groups:
-            alive.update(_group_members(group))
-        return sorted(alive)
+            living.update(group_members(group))
+        return sorted(living)
 
     def kill_everything(self) -> None:
         for group in self.groups:
@@ -149,7 +115,7 @@ def _start_ticking(start_run: Callable[..., Run], tmp_path: Path, *args: str) ->
     marker = tmp_path / "ticking"
     run = start_run("--param", f"marker={marker}", *args)
     run.record_children(4)
-    _wait_until(lambda: marker.exists() or run.launcher.poll() is not None, STARTUP_S, "tick 3")
+    wait_until(lambda: marker.exists() or run.launcher.poll() is not None, STARTUP_S, "tick 3")
     assert run.launcher.poll() is None, run.stderr.read_text()
     return run
 
@@ -185,7 +151,7 @@ def test_a_signal_to_the_launcher_ends_the_whole_run_and_leaves_nothing_behind(
     stderr = run.stderr.read_text()
     assert 128 + signum == run.launcher.returncode, stderr
     assert seconds < CONTRACT_S, f"the launcher took {seconds:.2f} s to end the run"
-    _wait_until(lambda: not run.survivors(), CONTRACT_S, "the run's processes to end")
+    wait_until(lambda: not run.survivors(), CONTRACT_S, "the run's processes to end")
     assert [] == sorted(p.name for p in run_tmp.iterdir())
     assert f"warband: interrupted by {name}" in stderr
     _assert_no_traceback(stderr)
@@ -205,7 +171,7 @@ def test_the_children_end_on_their_own_when_the_launcher_is_killed_with_minus_9(
     run.launcher.kill()
     run.launcher.wait()
 
-    _wait_until(lambda: not run.survivors(), CONTRACT_S, "the orphaned processes to end")
+    wait_until(lambda: not run.survivors(), CONTRACT_S, "the orphaned processes to end")
     _assert_no_traceback(run.stderr.read_text())
 
 
@@ -219,7 +185,7 @@ def test_a_failed_run_removes_its_temporary_directory_and_socket(
     stderr = run.stderr.read_text()
     assert 1 == run.launcher.returncode, stderr
     assert "broker" in stderr
-    _wait_until(lambda: not run.survivors(), CONTRACT_S, "the run's processes to end")
+    wait_until(lambda: not run.survivors(), CONTRACT_S, "the run's processes to end")
     assert [] == sorted(p.name for p in run_tmp.iterdir())
 
 
@@ -233,7 +199,7 @@ def test_a_good_run_removes_its_temporary_directory(
 
     assert 0 == run.launcher.returncode, run.stderr.read_text()
     assert True is last_json_line(run.stdout.read_text())["completed"]
-    _wait_until(lambda: not run.survivors(), CONTRACT_S, "the run's processes to end")
+    wait_until(lambda: not run.survivors(), CONTRACT_S, "the run's processes to end")
     assert [] == sorted(p.name for p in run_tmp.iterdir())
 
 
@@ -253,7 +219,7 @@ def test_a_signal_ends_a_one_process_run_cleanly(
             env={**os.environ, "TMPDIR": str(run_tmp)},
         )
     try:
-        _wait_until(lambda: marker.exists() or launcher.poll() is not None, STARTUP_S, "tick 3")
+        wait_until(lambda: marker.exists() or launcher.poll() is not None, STARTUP_S, "tick 3")
         launcher.send_signal(signum)
         launcher.wait(timeout=3 * CONTRACT_S)
     finally:
@@ -281,7 +247,7 @@ def test_the_supervisor_puts_its_children_in_one_group_and_kills_one_that_ignore
     try:
         first = supervisor.start("first", [sys.executable, "-c", stubborn, str(tmp_path / "a")])
         second = supervisor.start("second", [sys.executable, "-c", stubborn, str(tmp_path / "b")])
-        _wait_until(
+        wait_until(
             lambda: (tmp_path / "a").exists() and (tmp_path / "b").exists(),
             STARTUP_S,
             "both children to ignore SIGTERM",
@@ -335,7 +301,7 @@ def test_a_signal_stops_a_standalone_agent_and_broker_cleanly(
         # SIGHUP is the last of the three handlers each installs (Python catches SIGINT anyway).
         for name, process in processes.items():
             ready = functools.partial(_catches, process.pid, signal.SIGHUP)
-            _wait_until(ready, STARTUP_S, f"{name} to handle signals")
+            wait_until(ready, STARTUP_S, f"{name} to handle signals")
 
         for process in (processes["agent"], processes["broker"]):
             process.send_signal(signum)

@@ -10,13 +10,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO, CommandResult, last_json_line
+from tests.proc import child_running, wait_until
 
 LIVENESS = str(REPO / "tests" / "scenarios" / "liveness.py")
 
@@ -98,7 +98,7 @@ def test_a_frozen_agent_is_found_silent_and_the_run_goes_on_without_it(
     tick_file = tmp_path / "tick"
     launched.start("broker", "broker", "--bind", endpoint)
     names = _start_run_by_hand(launched, endpoint, tick_file, ticks=60, broker_timeout=60)
-    _wait_for(lambda: _tick_in(tick_file) >= 3, 60, "tick 3")
+    wait_until(lambda: _tick_in(tick_file) >= 3, 60, "tick 3")
     launched.processes["bot-2"].send_signal(signal.SIGSTOP)
     for name in ("clock", "bot-1"):
         assert 0 == launched.wait(name, 120), launched.stderr(name)
@@ -245,14 +245,6 @@ def launched(tmp_path: Path) -> Iterator[Launched]:
         processes.kill_all()
 
 
-def _wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
 def _tick_in(file: Path) -> int:
     try:
         return int(file.read_text() or 0)
@@ -294,7 +286,7 @@ def test_a_restarted_broker_is_found_again_and_the_run_resumes(
     tick_file = tmp_path / "tick"
     launched.start("broker", "broker", "--bind", endpoint)
     names = _start_run_by_hand(launched, endpoint, tick_file, ticks=150, broker_timeout=60)
-    _wait_for(lambda: _tick_in(tick_file) >= 5, 60, "tick 5")
+    wait_until(lambda: _tick_in(tick_file) >= 5, 60, "tick 5")
     launched.kill("broker")
     stalled_at = _tick_in(tick_file)
     launched.start("broker-again", "broker", "--bind", endpoint)
@@ -318,7 +310,7 @@ def test_when_the_broker_never_comes_back_every_agent_and_the_clock_exit_with_an
     tick_file = tmp_path / "tick"
     launched.start("broker", "broker", "--bind", endpoint)
     names = _start_run_by_hand(launched, endpoint, tick_file, ticks=100_000, broker_timeout=2)
-    _wait_for(lambda: _tick_in(tick_file) >= 3, 60, "tick 3")
+    wait_until(lambda: _tick_in(tick_file) >= 3, 60, "tick 3")
     launched.kill("broker")
     for name in names:
         assert 1 == launched.wait(name, 60), launched.stderr(name)
@@ -381,8 +373,8 @@ def test_json_ends_the_output_with_completed_false_when_the_broker_process_dies(
         command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        _wait_for(lambda: _tick_in(tick_file) >= 3, 60, "tick 3")
-        broker = _child_running(launcher.pid, "broker")
+        wait_until(lambda: _tick_in(tick_file) >= 3, 60, "tick 3")
+        broker = child_running(launcher.pid, "broker")
         os.kill(broker, signal.SIGKILL)
         stdout, stderr = launcher.communicate(timeout=60)
     finally:
@@ -395,19 +387,3 @@ def test_json_ends_the_output_with_completed_false_when_the_broker_process_dies(
     assert "failure" == report["outcome"]
     assert "broker" in str(report["finish_reason"])
     assert "Traceback" not in stderr
-
-
-def _child_running(parent: int, argument: str) -> int:
-    """The pid of a child of ``parent`` whose command line holds ``argument``."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        ppid = next(line.split()[1] for line in status.splitlines() if line.startswith("PPid"))
-        if int(ppid) == parent and argument.encode() in argv:
-            return int(entry.name)
-    raise AssertionError(f"no child of {parent} runs {argument!r}")
