@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, CommandResult, last_json_line, read_log_events
+from tests.proc import stat, wait_until
 from warband.world import World, load_map
 
 WARZONE = "scenarios/warzone.py"
@@ -189,24 +189,6 @@ def test_a_commander_perceives_what_its_team_knows_without_a_body() -> None:
         world.team_facts("green")
 
 
-def _proc_stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, parent pid, process group) of ``pid``, or None when it no longer exists."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    return fields[0], int(fields[1]), int(fields[2])
-
-
-def _wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.02)
-
-
 def _last_plan_tick(log: Path) -> int:
     ticks = [
         int(event["tick"])
@@ -236,13 +218,13 @@ def test_a_bot_killed_mid_match_is_dropped_by_its_squad_and_commander_and_the_ma
     groups: set[int] = {launcher.pid}
     try:
         # The run's log files are named <agent>.<pid>.jsonl: that is how we find the bot.
-        _wait_for(lambda: any(logs.glob("red-1.*.jsonl")), 60, "red-1's log file")
+        wait_until(lambda: any(logs.glob("red-1.*.jsonl")), 60, "red-1's log file")
         bot_log = next(logs.glob("red-1.*.jsonl"))
         bot_pid = int(bot_log.name.split(".")[1])
-        stat = _proc_stat(bot_pid)
-        assert stat is not None, "red-1's process is gone before the kill"
-        groups.add(stat[2])
-        _wait_for(lambda: _last_plan_tick(bot_log) >= 20, 60, "red-1 to play 20 ticks")
+        found = stat(bot_pid)
+        assert found is not None, "red-1's process is gone before the kill"
+        groups.add(found[2])
+        wait_until(lambda: _last_plan_tick(bot_log) >= 20, 60, "red-1 to play 20 ticks")
         killed_at = _last_plan_tick(bot_log)
         os.kill(bot_pid, signal.SIGKILL)
         launcher.wait(timeout=120)
