@@ -19,6 +19,10 @@ remembers the failure and replans to kick the door; that is refused too, so he r
 through the window, which lands him beside the player, in melee range, and he kills him with
 his fists.
 
+Parameter ``failure_ticks`` (default 12): how long a character remembers a failed action. With
+0 it forgets at once: the soldier behind the blocked door replans to open it again and again,
+and never gets in (Orkin's point: the failure must be in working memory).
+
     warband run scenarios/fear.py --json
     warband run scenarios/fear.py --param door_blocked=true --processes --json
 
@@ -35,7 +39,7 @@ from typing import Any
 
 from warband import Actor, Outcome, Params, RunResult, Scenario
 from warband.agents import Agent
-from warband.agents.character import Character, character_role, failed_actions
+from warband.agents.character import Character, WorkingMemory, character_role, failed_actions
 from warband.agents.execute import TaskStatus
 from warband.planning import FactDB, Task
 from warband.planning.domains import fear
@@ -44,7 +48,7 @@ from warband.values import Value
 scenario = Scenario(
     "fear",
     ticks=40,
-    params={"door_blocked": False},
+    params={"door_blocked": False, "failure_ticks": 12},
     description="F.E.A.R.: soldier, assassin and rat with one goal set; the blocked door.",
 )
 
@@ -53,6 +57,9 @@ CHARACTERS = {"soldier": "soldier", "assassin": "assassin", "rat": "rat"}
 PLAYER = fear.ENEMY
 DOOR = fear.DOOR
 WINDOW = "window-1"
+TIME_LIMIT = 36
+"""World steps after which the game ends whoever is done (before the run's 40 ticks, so the
+outcome says what each character did even when one never finished)."""
 
 _VERB_OF = {
     "Goto": "goto",
@@ -201,10 +208,11 @@ class FearWorld:
         return arena.patrolled if self.kinds[agent] == "rat" else arena.player_dead
 
     def outcome(self) -> Mapping[str, Any] | None:
-        if not all(self._done(agent) for agent in self.arenas):
+        finished = all(self._done(agent) for agent in self.arenas)
+        if not finished and self.tick < TIME_LIMIT:
             return None
         return {
-            "reason": "every character is done",
+            "reason": "every character is done" if finished else "time is up",
             "positions": {agent: arena.at for agent, arena in self.arenas.items()},
             "acts": {agent: list(verbs) for agent, verbs in self.acts.items()},
             "enemy_dead": {agent: arena.player_dead for agent, arena in self.arenas.items()},
@@ -261,7 +269,10 @@ def build(params: Params, seed: int) -> list[Actor]:
     for agent, kind in CHARACTERS.items():
         brain = fear.brain(kind, agent)
         tasks = {action.name: _run_as(_VERB_OF[action.name]) for action in brain.actions}
-        role = character_role(kind, brain, tasks, context=_context(agent), task_timeout=10)
+        working = WorkingMemory(failure_ticks=int(params["failure_ticks"]))
+        role = character_role(
+            kind, brain, tasks, context=_context(agent), working_memory=working, task_timeout=10
+        )
         actors.append(FearCharacter(agent, role, team="monolith", seed=seed))
     return actors
 

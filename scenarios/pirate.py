@@ -47,6 +47,9 @@ PIRATES = {"jack": True, "anne": False}
 REMOVED_AFTER_STEP = 1
 """The world step after which ``remove_bottle`` takes the bottles (both pirates planned)."""
 
+TIME_LIMIT = 36
+"""World steps after which the game ends whoever is drunk (before the run's 40 ticks)."""
+
 _VERB_OF = {
     "Goto": "goto",
     "DrinkRum": "drink",
@@ -174,10 +177,12 @@ class HarbourWorld:
         return []
 
     def outcome(self) -> Mapping[str, Any] | None:
-        if not all(h.drunk for h in self.harbours.values()):
+        finished = all(h.drunk for h in self.harbours.values())
+        if not finished and self.tick < TIME_LIMIT:
             return None
         return {
-            "reason": "every pirate is drunk",
+            "reason": "every pirate is drunk" if finished else "time is up",
+            "drunk": {name: h.drunk for name, h in self.harbours.items()},
             "acts": {name: list(verbs) for name, verbs in self.acts.items()},
             "rum_from": {name: h.rum_from for name, h in self.harbours.items()},
         }
@@ -232,7 +237,7 @@ def judge(result: RunResult, params: Params) -> Outcome:
             "drops": state.get("drops", []),
             "acts": world.get("acts", {}).get(name, []),
             "rum_from": rum_from,
-            "drunk": bool(world),
+            "drunk": bool(world.get("drunk", {}).get(name, False)),
         }
     if params["remove_bottle"]:
         expected = {name: "brewed" for name in PIRATES}
@@ -241,7 +246,7 @@ def judge(result: RunResult, params: Params) -> Outcome:
     got = {name: p["rum_from"] for name, p in pirates.items()}
     summary = ", ".join(f"{name}: rum {how or 'never got'}" for name, how in got.items())
     details = {"remove_bottle": bool(params["remove_bottle"]), "pirates": pirates}
-    return Outcome(bool(world) and expected == got, summary, details)
+    return Outcome(expected == got and all(p["drunk"] for p in pirates.values()), summary, details)
 
 
 if __name__ == "__main__":

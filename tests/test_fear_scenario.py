@@ -58,6 +58,18 @@ def test_a_blocked_door_makes_the_soldier_kick_it_then_dive_through_the_window(
     assert True is soldier["enemy_dead"]
 
 
+def test_a_soldier_that_forgets_failures_tries_the_blocked_door_until_time_is_up(
+    warband_cli: Cli,
+) -> None:
+    summary = _run(warband_cli, "--param", "door_blocked=true", "--param", "failure_ticks=0")
+    soldier = summary["outcome_details"]["characters"]["soldier"]
+    assert "failure" == summary["outcome"]
+    assert {"goal:KillEnemy: OpenDoor EnterWarehouse Attack"} == set(soldier["plans_chosen"])
+    assert len(soldier["failures"]) > 10
+    assert "corridor" == soldier["position"]
+    assert False is soldier["enemy_dead"]
+
+
 def test_working_memory_fades_unseen_beliefs_and_forgets_failures_after_their_lifetime() -> None:
     memory = WorkingMemory(decay=0.25, forget_below=0.3, failure_ticks=3)
     memory.perceive([("sees", "soldier", "player")], tick=0)

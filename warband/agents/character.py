@@ -65,14 +65,15 @@ class WorkingMemory:
     forget_below: float = 0.35
     """A belief whose confidence falls below this is forgotten."""
     failure_ticks: int = 12
-    """Ticks a failed action stays remembered (then the character may try it again)."""
+    """Ticks a failed action stays remembered (then the character may try it again); 0: a
+    failure is not remembered at all, and the next plan may take the same action."""
     beliefs: dict[tuple[Value, ...], Belief] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not 0 <= self.decay <= 1 or not 0 <= self.forget_below <= 1 or self.failure_ticks < 1:
+        if not 0 <= self.decay <= 1 or not 0 <= self.forget_below <= 1 or self.failure_ticks < 0:
             raise ConfigurationError(
                 f"working memory: decay and forget_below must lie in [0, 1] and failure_ticks "
-                f"be at least 1, got {self.decay}, {self.forget_below}, {self.failure_ticks}"
+                f"be at least 0, got {self.decay}, {self.forget_below}, {self.failure_ticks}"
             )
 
     @staticmethod
@@ -86,6 +87,8 @@ class WorkingMemory:
 
     def note_failure(self, action: str, tick: int) -> None:
         """``action`` failed at ``tick``: rule it out for :attr:`failure_ticks` ticks."""
+        if self.failure_ticks == 0:
+            return
         fact: Fact = (FAILED, action)
         self.beliefs[self._key(fact)] = Belief(fact, 1.0, tick, self.failure_ticks)
 
