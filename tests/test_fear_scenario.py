@@ -75,13 +75,13 @@ def test_working_memory_fades_unseen_beliefs_and_forgets_failures_after_their_li
     memory.perceive([("sees", "soldier", "player")], tick=0)
     memory.note_failure("OpenDoor", tick=0)
     memory.age(2)
-    assert ("confidence", "sees", "soldier", 0.5) in memory.facts()
+    assert ("confidence", "sees", "soldier", 0.5, 2) in memory.facts(2)
     assert frozenset({"OpenDoor"}) == memory.failed()
     memory.age(3)
     assert frozenset() == memory.failed()
-    assert (FAILED, "OpenDoor") not in memory.facts()
+    assert (FAILED, "OpenDoor") not in memory.facts(3)
     memory.age(4)  # confidence 0: forgotten
-    assert [] == memory.facts()
+    assert [] == memory.facts(4)
 
 
 def test_a_belief_perceived_again_is_fully_trusted_again() -> None:
@@ -90,7 +90,19 @@ def test_a_belief_perceived_again_is_fully_trusted_again() -> None:
     memory.age(3)
     memory.perceive([("at", "player", "roof")], tick=3)
     memory.age(3)
-    assert [("at", "player", "roof"), ("confidence", "at", "player", 1.0)] == memory.facts()
+    assert [("at", "player", "roof"), ("confidence", "at", "player", 1.0, 0)] == memory.facts(3)
+
+
+def test_explain_shows_the_failures_in_working_memory_behind_the_dive(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    _run(warband_cli, "--param", "door_blocked=true", "--log", str(tmp_path))
+    explained = warband_cli("explain", str(tmp_path), "--agent", "soldier", "--tick", "3")
+    assert 0 == explained.returncode, explained.stderr
+    plan = explained.stdout.split("memory:")[0]
+    assert "(DiveThroughWindow)" in plan
+    assert "(failed OpenDoor)" in explained.stdout
+    assert "(failed KickDoor)" in explained.stdout
 
 
 @pytest.mark.processes

@@ -15,7 +15,7 @@ keeps a :class:`WorkingMemory` that its goals and actions share:
   takes another way (Orkin's blocked door: open it, else kick it, else dive through the window).
 
 The daemon gives the planner the believed facts (``state`` projects them), plus
-``("confidence", name, subject, value)`` and ``("failed", action)`` facts. Build a role with
+``("confidence", name, subject, value, age)`` and ``("failed", action)`` facts. Build a role with
 :func:`character_role`; each character needs its own role (its working memory is the daemon's).
 """
 
@@ -38,7 +38,8 @@ from .role import Role
 FAILED = "failed"
 """``("failed", action)``: the action failed lately; planning rules it out until forgotten."""
 CONFIDENCE = "confidence"
-"""``("confidence", name, subject, value)``: how sure the character is of a belief (0 to 1)."""
+"""``("confidence", name, subject, value, age)``: how sure the character is of a belief (0 to
+1) and how many ticks ago it was last perceived."""
 
 
 @dataclass
@@ -109,13 +110,14 @@ class WorkingMemory:
         """The actions remembered as failed."""
         return frozenset(str(b.fact[1]) for b in self.beliefs.values() if b.fact[0] == FAILED)
 
-    def facts(self) -> list[Fact]:
-        """The believed facts, with a confidence fact for each decaying one."""
+    def facts(self, tick: int) -> list[Fact]:
+        """The believed facts at ``tick``, with a confidence fact for each decaying one."""
         out: list[Fact] = []
         for belief in self.beliefs.values():
             out.append(belief.fact)
             if belief.lifetime is None and len(belief.fact) >= 2:
-                out.append((CONFIDENCE, belief.fact[0], belief.fact[1], belief.confidence))
+                name, subject = belief.fact[0], belief.fact[1]
+                out.append((CONFIDENCE, name, subject, belief.confidence, belief.age(tick)))
         return out
 
 
@@ -129,7 +131,7 @@ class WorkingMemoryDaemon:
     def __call__(self, memory: Memory, tick: int) -> list[Fact]:
         self.working.perceive(memory.source("percept"), tick)
         self.working.age(tick)
-        return self.working.facts()
+        return self.working.facts(tick)
 
 
 def belief_state(facts: FactDB) -> WorldState:
