@@ -117,6 +117,10 @@ class Clock(Actor):
     ) -> None:
         super().__init__(actor_id, seed=seed)
         self.participants = sorted(set(participants))
+        self.everyone: set[str] = set(self.participants)
+        """Every participant the run ever had, departed ones included: what the clock sends
+        to (the world's percepts) must not depend on when a departure was noticed, or a run
+        would send other messages in one process than in many."""
         self.max_ticks = ticks
         self.tick_interval = tick_interval
         self.tick_timeout = tick_timeout
@@ -374,6 +378,7 @@ class Clock(Actor):
             self._tick_complete.set()
 
     def _participant_ready(self, agent: str) -> None:
+        self.everyone.add(agent)
         suspect = self._suspects.pop(agent, None)
         if suspect is not None:
             suspect.cancel()

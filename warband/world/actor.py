@@ -147,7 +147,7 @@ class WorldActor(Clock):
             self.end_run(f"game over: {outcome.get('reason', 'decided')}")
 
     def _send_percepts(self, report: Any) -> None:
-        for agent in self.participants:
+        for agent in sorted(self.everyone):
             if not self.model.has_agent(agent):
                 team = self.observers.get(agent)
                 if team is not None:
