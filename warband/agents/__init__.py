@@ -11,7 +11,9 @@ into bots, squads and commanders by data (a :class:`Role`), not by class trees.
 - :func:`assign`, :class:`Objective` and the ``objectives_for_<mode>`` functions: the
   commander's objectives and its six-step assignment of squads and bots (pure functions);
 - :class:`CooperativeAgent`, :func:`cooperative_role`: Boeda's commanderless cooperation, a GOAP
-  character that asks the agents it knows for help in a conversation.
+  character that asks the agents it knows for help in a conversation;
+- :class:`Character`, :func:`character_role`: a F.E.A.R.-style GOAP character, with working
+  memory (confidence, age) and failures remembered so it replans another way.
 """
 
 from .agent import Agent as Agent
@@ -30,6 +32,9 @@ from .assignment import objectives_for_capture_and_hold as objectives_for_captur
 from .assignment import objectives_for_search_and_destroy as objectives_for_search_and_destroy
 from .assignment import objectives_for_search_and_retrieve as objectives_for_search_and_retrieve
 from .assignment import objectives_for_tsps as objectives_for_tsps
+from .character import Character as Character
+from .character import WorkingMemory as WorkingMemory
+from .character import character_role as character_role
 from .cooperation import CooperativeAgent as CooperativeAgent
 from .cooperation import CooperativeDecider as CooperativeDecider
 from .cooperation import cooperative_role as cooperative_role
@@ -58,6 +63,7 @@ __all__ = [
     "Assignment",
     "AssignmentChanges",
     "BotInfo",
+    "Character",
     "CommandQueue",
     "CooperativeAgent",
     "CooperativeDecider",
@@ -73,7 +79,9 @@ __all__ = [
     "Role",
     "SquadAssignment",
     "TaskHandler",
+    "WorkingMemory",
     "assign",
+    "character_role",
     "check_acts",
     "choose_hiding_spot",
     "cooperative_role",
