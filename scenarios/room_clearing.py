@@ -1,0 +1,348 @@
+"""Pittman's room clearing (thesis §3.9): a squad of four clears rooms, GOAP at both levels.
+
+The squad leader (``leader``, a :class:`~warband.agents.command.Commander`) has one goal, every
+room cleared, and two actions per room: ``StackUp_<room>`` (needs the room before cleared) and
+``Clear_<room>``. Each runs as a command: the target room goes to the four members, then a
+GoalBias recommends their ``StackUp`` or ``ClearCorner`` goal. The members
+(:class:`~warband.agents.command.Subordinate`) plan for themselves: walk to the door and stack
+up; walk to their own corner of the room and clear it. Each reports ``adopted`` and
+``completed``; the leader moves on only when all four completed, and a command fails after
+``timeout`` ticks (it withdraws its recommendation, replans and commands again).
+
+The world is this scenario's own (:class:`RoomsWorld`): places are the hall, each room's door
+and its four corners (member *i* clears corner *i*).
+
+Parameters: ``rooms`` (how many), ``stuck`` (a member whose corners are blocked: it never
+completes ``ClearCorner`` and the leader's command times out instead of stalling),
+``timeout`` (ticks a command may take).
+
+    warband run scenarios/room_clearing.py --json
+    warband run scenarios/room_clearing.py --param stuck=charlie --processes --json
+
+The ``--json`` outcome: ``rooms_cleared`` (in order), ``commands_done``, ``commands_failed``,
+and per member the goals ``adopted`` and ``completed`` (in order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from warband import Actor, Outcome, Params, RunResult, Scenario
+from warband.agents import Agent, Role
+from warband.agents.command import Commander, Subordinate, command_task, target_of
+from warband.agents.execute import TaskStatus
+from warband.planning import Action, Brain, FactDB, Goal, Task, WorldState
+from warband.values import Value
+
+scenario = Scenario(
+    "room_clearing",
+    ticks=80,
+    params={"rooms": 3, "stuck": "", "timeout": 10},
+    description="Pittman's room clearing: a squad leader commands four members by goal bias.",
+)
+
+LEADER = "leader"
+MEMBERS = ("alpha", "bravo", "charlie", "delta")
+TIME_LIMIT = 70
+"""World steps after which the run ends however many rooms are cleared."""
+SETTLE = 3
+"""World steps the run goes on after the last room is cleared (the last reports land)."""
+
+
+def room_names(count: int) -> list[str]:
+    return [f"room{index}" for index in range(1, count + 1)]
+
+
+def door(room: str) -> str:
+    return f"{room}_door"
+
+
+def corner(member: str, room: str) -> str:
+    return f"{room}_c{MEMBERS.index(member) + 1}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    accepted: bool
+    reason: str = ""
+
+
+@dataclass
+class Body:
+    at: str = "hall"
+    stacked: str = ""
+    """The room whose door it stacked up at ("" none)."""
+
+
+@dataclass
+class RoomsWorld:
+    """The rooms, the members' bodies, and what was done (a WorldModel)."""
+
+    rooms: list[str]
+    stuck: str = ""
+    bodies: dict[str, Body] = field(default_factory=lambda: {m: Body() for m in MEMBERS})
+    cleared: set[str] = field(default_factory=set)
+    rooms_cleared: list[str] = field(default_factory=list)
+    tick: int = 0
+    finished_at: int | None = None
+    _queued: list[tuple[str, str, dict[str, Value]]] = field(default_factory=list)
+
+    def has_agent(self, agent_id: str) -> bool:
+        return agent_id in self.bodies
+
+    def submit(self, agent_id: str, verb: str, args: Mapping[str, Value]) -> Verdict:
+        body = self.bodies.get(agent_id)
+        if body is None:
+            return Verdict(False, f"{agent_id} has no body in the building")
+        problem = self._problem(agent_id, body, verb, args)
+        if problem:
+            return Verdict(False, problem)
+        self._queued.append((agent_id, verb, dict(args)))
+        return Verdict(True)
+
+    def _problem(self, member: str, body: Body, verb: str, args: Mapping[str, Value]) -> str:
+        room = str(args.get("room"))
+        if room not in self.rooms:
+            return f"there is no room {room!r}; the building has {', '.join(self.rooms)}"
+        if verb == "goto":
+            return ""
+        if verb == "stack":
+            return "" if body.at == door(room) else f"stack up at {door(room)}, not {body.at}"
+        if verb == "clear":
+            if body.stacked != room:
+                return f"{member} did not stack up at {door(room)} before clearing"
+            if body.at != corner(member, room):
+                return f"{member} clears {corner(member, room)}, not {body.at}"
+            if member == self.stuck:
+                return f"{corner(member, room)} is blocked"
+            return ""
+        return f"unknown verb {verb!r}; the building knows goto, stack and clear"
+
+    def step(self) -> None:
+        self.tick += 1
+        for member, verb, args in self._queued:
+            body, room = self.bodies[member], str(args["room"])
+            if verb == "goto":
+                body.at = str(args["place"])
+            elif verb == "stack":
+                body.stacked = room
+            elif verb == "clear":
+                self.cleared.add(corner(member, room))
+        self._queued.clear()
+        for room in self.rooms:
+            done = all(corner(m, room) in self.cleared for m in MEMBERS)
+            if done and room not in self.rooms_cleared:
+                self.rooms_cleared.append(room)
+
+    def percepts_for(self, agent_id: str) -> Sequence[Sequence[Value]]:
+        body = self.bodies.get(agent_id)
+        if body is None:
+            return []
+        return [
+            ("at", agent_id, body.at),
+            ("stacked", agent_id, body.stacked),
+            *(("corner_clear", place, True) for place in sorted(self.cleared)),
+        ]
+
+    def events_for(self, agent_id: str, report: Any) -> Sequence[Sequence[Value]]:
+        return []
+
+    def outcome(self) -> Mapping[str, Any] | None:
+        finished = len(self.rooms_cleared) == len(self.rooms)
+        if finished and self.finished_at is None:
+            self.finished_at = self.tick
+        # The members' last completion reports need a few ticks to reach the leader.
+        settled = self.finished_at is not None and self.tick >= self.finished_at + SETTLE
+        if not settled and self.tick < TIME_LIMIT:
+            return None
+        return {
+            "reason": "every room is cleared" if finished else "time is up",
+            "rooms_cleared": list(self.rooms_cleared),
+        }
+
+    def score(self) -> Mapping[str, int]:
+        return {}
+
+    def team_facts(self, team: str) -> Sequence[Sequence[Value]]:
+        return []
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"tick": self.tick, "rooms_cleared": list(self.rooms_cleared)}
+
+
+# --- the members --------------------------------------------------------------------------------
+
+
+def member_brain(member: str) -> Brain:
+    """Two goals, pursued only when recommended (relevancy 0), and four actions."""
+    at_door, stacked = f"at_door({member})", f"stacked({member})"
+    ready = f"ready({member})"  # stacked up at the door of the room to clear
+    at_corner, clear = f"at_corner({member})", f"corner_clear({member})"
+    actions = [
+        Action("MoveToDoor", effects={at_door: True}),
+        Action("Stack", preconditions={at_door: True}, effects={stacked: True}),
+        Action("MoveToCorner", preconditions={ready: True}, effects={at_corner: True}),
+        Action("ClearCorner", preconditions={at_corner: True}, effects={clear: True}),
+    ]
+    goals = [
+        Goal("StackUp", {stacked: True}, relevancy=0.0),
+        Goal("ClearCorner", {clear: True}, relevancy=0.0),
+    ]
+    return Brain("squad_member", goals, actions)
+
+
+def member_state(member: str) -> Any:
+    """The member's GOAP state: where it stands relative to the rooms it was given."""
+
+    def state(facts: FactDB) -> WorldState:
+        at = _fact_value(facts, "at", member)
+        stacked = _fact_value(facts, "stacked", member)
+        stack_room, clear_room = target_of(facts, "StackUp"), target_of(facts, "ClearCorner")
+        mine = corner(member, str(clear_room)) if clear_room else None
+        cleared = {f[1] for f in facts.facts("corner_clear")}
+        return WorldState(
+            {
+                f"at_door({member})": stack_room is not None and at == door(str(stack_room)),
+                f"stacked({member})": stack_room is not None and stacked == stack_room,
+                f"ready({member})": clear_room is not None and stacked == clear_room,
+                f"at_corner({member})": mine is not None and at == mine,
+                f"corner_clear({member})": mine is not None and mine in cleared,
+            }
+        )
+
+    return state
+
+
+def _fact_value(facts: FactDB, name: str, subject: str) -> Value | None:
+    for fact in facts.facts(name):
+        if len(fact) >= 3 and fact[1] == subject:
+            return fact[2]
+    return None
+
+
+def _act(verb: str, goal: str, where: Any) -> Any:
+    def run(agent: Agent, task: Task) -> TaskStatus:
+        room = target_of(agent.memory.facts, goal)
+        if room is None:
+            return agent.fail_task(f"{agent.id}: no target room for {goal}")
+        args: dict[str, Value] = {"room": room}
+        if where is not None:
+            args["place"] = where(agent.id, str(room))
+        return agent.act(task, verb, args)
+
+    return run
+
+
+def member_role(member: str) -> Role:
+    tasks = {
+        "MoveToDoor": _act("goto", "StackUp", lambda m, room: door(room)),
+        "Stack": _act("stack", "StackUp", None),
+        "MoveToCorner": _act("goto", "ClearCorner", corner),
+        "ClearCorner": _act("clear", "ClearCorner", None),
+    }
+    options = {"state": member_state(member)}
+    return Role("squad_member", member_brain(member), tasks=tasks, decider_options=options)
+
+
+# --- the leader ---------------------------------------------------------------------------------
+
+
+def leader_brain(rooms: Sequence[str]) -> Brain:
+    """Every room cleared, one after another: stack up at a room only once the last is clear."""
+    actions = []
+    for index, room in enumerate(rooms):
+        before = {f"cleared({rooms[index - 1]})": True} if index else {}
+        stacked, cleared = f"stacked({room})", f"cleared({room})"
+        actions.append(Action(f"StackUp_{room}", preconditions=before, effects={stacked: True}))
+        actions.append(
+            Action(f"Clear_{room}", preconditions={stacked: True}, effects={cleared: True})
+        )
+    goal = Goal("ClearRooms", {f"cleared({room})": True for room in rooms}, relevancy=1.0)
+    return Brain("squad_leader", [goal], actions)
+
+
+def leader_state(rooms: Sequence[str]) -> Any:
+    def state(facts: FactDB) -> WorldState:
+        done = {(f[1], f[2]) for f in facts.facts("command_done") if len(f) >= 3}
+        values: dict[str, Value] = {}
+        for room in rooms:
+            values[f"stacked({room})"] = ("StackUp", room) in done
+            values[f"cleared({room})"] = ("ClearCorner", room) in done
+        return WorldState(values)
+
+    return state
+
+
+def leader_role(rooms: Sequence[str], timeout: int) -> Role:
+    tasks = {}
+    for room in rooms:
+        aim = room  # each action's target is its own room
+
+        def target(task: Task, room: str = aim) -> Value:
+            return room
+
+        tasks[f"StackUp_{room}"] = command_task("StackUp", target=target, timeout=timeout)
+        tasks[f"Clear_{room}"] = command_task("ClearCorner", target=target, timeout=timeout)
+    return Role(
+        "squad_leader",
+        leader_brain(rooms),
+        tasks=tasks,
+        task_timeout=timeout + 5,
+        decider_options={"state": leader_state(rooms)},
+    )
+
+
+@scenario.world
+def make_world(params: Params, seed: int) -> RoomsWorld:
+    return RoomsWorld(room_names(int(params["rooms"])), stuck=str(params["stuck"]))
+
+
+@scenario.actors
+def build(params: Params, seed: int) -> list[Actor]:
+    rooms = room_names(int(params["rooms"]))
+    leader = Commander(
+        LEADER,
+        leader_role(rooms, int(params["timeout"])),
+        subordinates=MEMBERS,
+        team="squad",
+        seed=seed,
+    )
+    members: list[Actor] = [
+        Subordinate(name, member_role(name), superior=LEADER, team="squad", seed=seed)
+        for name in MEMBERS
+    ]
+    return [leader, *members]
+
+
+@scenario.outcome
+def judge(result: RunResult, params: Params) -> Outcome:
+    world = (result.final_states.get("world") or {}).get("outcome") or {}
+    leader = result.final_states.get(LEADER, {})
+    members = {
+        name: {
+            "adopted": result.final_states.get(name, {}).get("adopted", []),
+            "completed": result.final_states.get(name, {}).get("completed", []),
+            "interrupted": result.final_states.get(name, {}).get("interrupted", []),
+        }
+        for name in MEMBERS
+    }
+    rooms = room_names(int(params["rooms"]))
+    cleared = list(world.get("rooms_cleared", []))
+    details = {
+        "rooms": rooms,
+        "rooms_cleared": cleared,
+        "stuck": params["stuck"],
+        "commands_done": leader.get("commands_done", []),
+        "commands_failed": leader.get("commands_failed", []),
+        "members": members,
+    }
+    summary = f"{len(cleared)} of {len(rooms)} rooms cleared"
+    return Outcome(cleared == rooms, summary, details)
+
+
+if __name__ == "__main__":
+    from warband.cli import run_file
+
+    raise SystemExit(run_file(__file__))
