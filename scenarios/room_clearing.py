@@ -20,6 +20,7 @@ completes ``ClearCorner`` and the leader's command times out instead of stalling
     warband run scenarios/room_clearing.py --param stuck=charlie --processes --json
 
 The ``--json`` outcome: ``rooms_cleared`` (in order), ``commands_done``, ``commands_failed``,
+``reports`` (every adoption and completion the leader received: tick, member, status, goal)
 and per member the goals ``adopted`` and ``completed`` (in order).
 """
 
@@ -336,6 +337,7 @@ def judge(result: RunResult, params: Params) -> Outcome:
         "stuck": params["stuck"],
         "commands_done": leader.get("commands_done", []),
         "commands_failed": leader.get("commands_failed", []),
+        "reports": leader.get("reports", []),
         "members": members,
     }
     summary = f"{len(cleared)} of {len(rooms)} rooms cleared"

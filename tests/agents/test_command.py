@@ -1,0 +1,150 @@
+"""Pittman's command hierarchy on the agent loop: commands as goal biases, adoption and
+completion reports, a command that times out, and a commander whose interruption interrupts
+its subordinates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from warband.agents import Agent, Role
+from warband.agents.command import Commander, Subordinate, command_task
+from warband.agents.execute import TaskStatus
+from warband.exceptions import ConfigurationError
+from warband.messaging import Actor, GoalBias, StatusReport, handles
+from warband.planning import Action, Brain, FactDB, Goal, Task, WorldState
+from warband.testing import run_actors
+
+
+def _hold(agent: Agent, task: Task) -> TaskStatus:
+    return agent.hold_task(task)  # never finishes by itself: only an interruption ends it
+
+
+def _done(flag: str) -> Any:
+    def run(agent: Agent, task: Task) -> TaskStatus:
+        agent.memory.remember(flag)
+        return "done"
+
+    return run
+
+
+def _member_role(*, charge_lasts: bool = False) -> Role:
+    brain = Brain(
+        "member",
+        goals=[Goal("Assault", ["assaulted == true"], relevancy=0.0)],
+        actions=[Action("Charge", effects={"assaulted": True})],
+    )
+    charge = _hold if charge_lasts else _done("assaulted")
+    return Role("member", brain, tasks={"Charge": charge}, task_timeout=100)
+
+
+def _leader_state(facts: FactDB) -> WorldState:
+    # The leader attacked once its command was done (what Commander remembers).
+    done = {fact[1] for fact in facts.facts("command_done")}
+    return WorldState({"attacked": "Assault" in done, "retreated": False})
+
+
+def _leader_role(timeout: int) -> Role:
+    brain = Brain(
+        "leader",
+        goals=[
+            Goal("Attack", ["attacked == true"], relevancy=1.0),
+            Goal("Retreat", ["retreated == true"], relevancy=0.0),
+        ],
+        actions=[
+            Action("OrderAssault", effects={"attacked": True}),
+            Action("FallBack", effects={"retreated": True}),
+        ],
+    )
+    tasks = {
+        "OrderAssault": command_task("Assault", bias=1.0, timeout=timeout),
+        "FallBack": _hold,
+    }
+    options = {"state": _leader_state}
+    return Role("leader", brain, tasks=tasks, task_timeout=100, decider_options=options)
+
+
+class Superior(Actor):
+    """Recommends Assault at tick 1 and records the reports."""
+
+    def __init__(self, actor_id: str) -> None:
+        super().__init__(actor_id)
+        self.reports: list[list[Any]] = []
+
+    def on_tick(self, tick: int) -> None:
+        if tick == 1:
+            self.send(GoalBias(recipient="m1", goal="Assault", bias=1.0))
+        if tick == 4:
+            self.send(GoalBias(recipient="m1", goal="Assault", bias=0.0))
+
+    @handles(StatusReport)
+    def on_status(self, report: StatusReport) -> None:
+        self.reports.append([report.status, report.details.get("a0")])
+
+    def final_state(self) -> dict[str, Any]:
+        return {"reports": self.reports}
+
+
+async def test_a_subordinate_reports_when_it_adopts_and_completes_a_recommended_goal() -> None:
+    member = Subordinate("m1", _member_role(), superior="boss")
+    result = await run_actors([Superior("boss"), member], ticks=6)
+    assert [["adopted", "Assault"], ["completed", "Assault"]] == result.final_states["boss"][
+        "reports"
+    ]
+    assert ["Assault"] == result.final_states["m1"]["completed"]
+
+
+async def test_a_withdrawn_recommendation_interrupts_the_subordinates_running_plan() -> None:
+    member = Subordinate("m1", _member_role(charge_lasts=True), superior="boss")
+    result = await run_actors([Superior("boss"), member], ticks=7)
+    state = result.final_states["m1"]
+    assert ["Assault"] == state["adopted"]
+    assert [] == state["completed"]
+    assert ["Assault"] == state["interrupted"]
+    assert None is state["plan"]
+
+
+async def test_a_command_completes_when_every_subordinate_reported_completion() -> None:
+    leader = Commander("lead", _leader_role(timeout=10), subordinates=["m1", "m2"])
+    members = [Subordinate(m, _member_role(), superior="lead") for m in ("m1", "m2")]
+    result = await run_actors([leader, *members], ticks=8)
+    state = result.final_states["lead"]
+    assert ["Assault"] == state["commands_done"]
+    assert [] == state["commands_failed"]
+    assert [["m1", "completed"], ["m2", "completed"]] == sorted(
+        [r[1], r[2]] for r in state["reports"] if r[2] == "completed"
+    )
+
+
+async def test_a_command_a_subordinate_never_completes_fails_after_its_time_out() -> None:
+    leader = Commander("lead", _leader_role(timeout=4), subordinates=["m1", "m2"])
+    members = [
+        Subordinate("m1", _member_role(), superior="lead"),
+        Subordinate("m2", _member_role(charge_lasts=True), superior="lead"),
+    ]
+    result = await run_actors([leader, *members], ticks=8)
+    state = result.final_states["lead"]
+    assert [] == state["commands_done"]
+    assert 1 <= len(state["commands_failed"])
+    assert "m2 did not report completion" in state["commands_failed"][0]
+    assert ["Assault"] == result.final_states["m2"]["interrupted"][:1]
+
+
+async def test_a_commander_whose_plan_is_replaced_interrupts_its_subordinates() -> None:
+    class Alarm(Actor):
+        def on_tick(self, tick: int) -> None:
+            if tick == 4:  # the commander is told to retreat mid-assault
+                self.send(GoalBias(recipient="lead", goal="Retreat", bias=3.0))
+
+    leader = Commander("lead", _leader_role(timeout=50), subordinates=["m1"])
+    member = Subordinate("m1", _member_role(charge_lasts=True), superior="lead")
+    result = await run_actors([Alarm("alarm"), leader, member], ticks=9)
+    assert "goal:Retreat" == result.final_states["lead"]["plan"]
+    assert ["Assault"] == result.final_states["m1"]["adopted"]
+    assert ["Assault"] == result.final_states["m1"]["interrupted"]
+
+
+def test_a_command_with_no_positive_bias_is_refused() -> None:
+    with pytest.raises(ConfigurationError, match="bias must be positive"):
+        command_task("Assault", bias=0.0)

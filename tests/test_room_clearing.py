@@ -1,0 +1,95 @@
+"""Pittman's room clearing: a squad leader commands four members by goal bias, room after room;
+the members plan for themselves and report back before the squad moves on; a member that never
+completes makes the command time out instead of stalling the squad."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CommandResult, last_json_line
+from tests.test_cli import _agent_sends
+
+Cli = Callable[..., CommandResult]
+SCENARIO = "scenarios/room_clearing.py"
+MEMBERS = ("alpha", "bravo", "charlie", "delta")
+ORDERS = ["StackUp", "ClearCorner"] * 3
+
+
+def _run(cli: Cli, *args: str) -> dict[str, Any]:
+    result = cli("run", SCENARIO, "--json", "-q", *args)
+    assert 0 == result.returncode, result.stderr
+    return last_json_line(result.stdout)
+
+
+def test_the_squad_clears_every_room_in_order_stacking_up_before_clearing(
+    warband_cli: Cli,
+) -> None:
+    summary = _run(warband_cli)
+    details = summary["outcome_details"]
+    assert "success" == summary["outcome"]
+    assert ["room1", "room2", "room3"] == details["rooms_cleared"]
+    assert ORDERS == details["commands_done"]
+    assert [] == details["commands_failed"]
+    for name in MEMBERS:
+        assert ORDERS == details["members"][name]["adopted"], name
+        assert ORDERS == details["members"][name]["completed"], name
+        assert [] == details["members"][name]["interrupted"], name
+
+
+def test_every_member_reports_completion_before_the_squad_moves_on(warband_cli: Cli) -> None:
+    reports = _run(warband_cli)["outcome_details"]["reports"]
+    assert 2 * len(ORDERS) * len(MEMBERS) == len(reports)
+    completed = 0
+    adopted = 0
+    for _tick, _member, status, goal in reports:
+        if status == "adopted":
+            # An order is adopted only once all four completed the order before it.
+            assert len(MEMBERS) * (adopted // len(MEMBERS)) <= completed
+            assert ORDERS[adopted // len(MEMBERS)] == goal
+            adopted += 1
+        else:
+            completed += 1
+    assert len(ORDERS) * len(MEMBERS) == adopted == completed
+
+
+def test_a_member_that_never_completes_makes_the_command_fail_instead_of_stalling(
+    warband_cli: Cli,
+) -> None:
+    summary = _run(warband_cli, "--param", "stuck=charlie", "--param", "timeout=8")
+    details = summary["outcome_details"]
+    assert "failure" == summary["outcome"]
+    assert True is summary["completed"]
+    assert [] == details["rooms_cleared"]
+    assert ["StackUp"] == details["commands_done"]  # the squad never moved past room1
+    failures = details["commands_failed"]
+    assert 2 <= len(failures)  # it failed, replanned and ordered again: never stuck
+    assert all("charlie did not report completion" in reason for reason in failures)
+    charlie = details["members"]["charlie"]
+    assert ["StackUp"] == charlie["completed"]
+    assert len(failures) == len(charlie["interrupted"])  # each time-out withdrew the order
+    for name in ("alpha", "bravo", "delta"):
+        # Its corner already clear, a member answers the repeated order at once.
+        assert ["StackUp", "ClearCorner"] == details["members"][name]["adopted"], name
+        assert ["StackUp"] + ["ClearCorner"] * (1 + len(failures)) == details["members"][name][
+            "completed"
+        ]
+
+
+@pytest.mark.processes
+def test_the_same_messages_flow_in_one_process_and_with_processes(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    one, many = tmp_path / "one", tmp_path / "many"
+    first = _run(warband_cli, "--param", "rooms=2", "--log", str(one))
+    second = _run(warband_cli, "--param", "rooms=2", "--log", str(many), "--processes")
+    assert "success" == second["outcome"]
+    assert json.dumps(first["outcome_details"]) == json.dumps(second["outcome_details"])
+    assert len(second["pids"]) >= 6  # broker, world, the leader and each member apart
+    in_one = _agent_sends(one)
+    assert len(in_one) > 50
+    assert in_one == _agent_sends(many)
