@@ -13,8 +13,9 @@ gives that domain what it needs from Python:
   are for tacticians), ``in_range`` and ``weapon_for`` (Listing 29.1's weapon choice by
   distance), ``nearest_open_point`` (what a bot on its own goes for);
 - **tasks**: ``!join ?squad`` (the commander put the bot in a squad: it reports there from now
-  on) and ``!go ?waypoint`` (start walking a link and go on with the plan: the bot shoots while
-  the world walks it);
+  on), ``!restrict ?waypoints`` and ``!clear_restrictions`` (the squad's corridor, Listing
+  29.3: ``(allowed_waypoint w)`` facts ``next_hop`` keeps to) and ``!go ?waypoint`` (start
+  walking a link and go on with the plan: the bot shoots while the world walks it);
 - **reports** up: a StatusReport to its squad every few ticks (life, waypoint, health) and a
   ThreatReport for every enemy it starts to see.
 """
@@ -176,6 +177,23 @@ def _join(agent: Agent, task: Task) -> TaskStatus:
     return "done"
 
 
+def _restrict(agent: Agent, task: Task) -> TaskStatus:
+    """Keep to the squad's corridor: ``(allowed_waypoint w)`` for each comma-joined waypoint
+    (none: no restriction), replacing the corridor of the bot's previous order sequence."""
+    listed = task.args[0] if task.args else ""
+    if not isinstance(listed, str):
+        return agent.fail_task(f"{task}: !restrict needs comma-joined waypoint ids")
+    agent.memory.forget("allowed_waypoint")
+    for waypoint in sorted({w for w in listed.split(",") if w}):
+        agent.memory.remember("allowed_waypoint", waypoint)
+    return "done"
+
+
+def _clear_restrictions(agent: Agent, task: Task) -> TaskStatus:
+    agent.memory.forget("allowed_waypoint")
+    return "done"
+
+
 def _go(agent: Agent, task: Task) -> TaskStatus:
     waypoint = task.args[0] if task.args else None
     if not isinstance(waypoint, str):
@@ -222,7 +240,12 @@ def bot_role(game_map: Map, *, domain: str | Path = BOT_DOMAIN, **options: objec
         "bot",
         htn,
         daemons=daemons,  # type: ignore[arg-type]
-        tasks={"!join": _join, "!go": _go},
+        tasks={
+            "!join": _join,
+            "!go": _go,
+            "!restrict": _restrict,
+            "!clear_restrictions": _clear_restrictions,
+        },
         reporter=BotReports,
         **options,  # type: ignore[arg-type]
     )
