@@ -9,8 +9,11 @@ up; walk to their own corner of the room and clear it. Each reports ``adopted`` 
 ``completed``; the leader moves on only when all four completed, and a command fails after
 ``timeout`` ticks (it withdraws its recommendation, replans and commands again).
 
-The world is this scenario's own (:class:`RoomsWorld`): places are the hall, each room's door
-and its four corners (member *i* clears corner *i*).
+The world is this scenario's own (:class:`RoomsWorld`, symbolic: a goto arrives in one step) on
+the geography of the ``rooms`` map: its ``stack`` markers (two per room, one each side of the
+door: two members stack at each) and ``corner`` markers (four per room: member *i* clears
+corner *i*), grouped per room (``room-1``...). Doors, the lever and hostiles of the map are not
+modelled.
 
 Parameters: ``rooms`` (how many), ``stuck`` (a member whose corners are blocked: it never
 completes ``ClearCorner`` and the leader's command times out instead of stalling),
@@ -34,8 +37,10 @@ from warband import Actor, Outcome, Params, RunResult, Scenario
 from warband.agents import Agent, Role
 from warband.agents.command import Commander, Subordinate, command_task, target_of
 from warband.agents.execute import TaskStatus
+from warband.exceptions import ConfigurationError
 from warband.planning import Action, Brain, FactDB, Goal, Task, WorldState
 from warband.values import Value
+from warband.world import load_map
 
 scenario = Scenario(
     "room_clearing",
@@ -52,16 +57,39 @@ SETTLE = 3
 """World steps the run goes on after the last room is cleared (the last reports land)."""
 
 
+ROOMS_MAP = load_map("rooms")
+"""The geography: the rooms map's ``stack`` and ``corner`` markers, grouped per room."""
+
+
+def _posts(kind: str) -> dict[str, list[str]]:
+    posts: dict[str, list[str]] = {}
+    for marker in ROOMS_MAP.markers_of(kind):
+        posts.setdefault(str(marker.group), []).append(marker.waypoint)
+    return posts
+
+
+STACKS, CORNERS = _posts("stack"), _posts("corner")
+
+
 def room_names(count: int) -> list[str]:
-    return [f"room{index}" for index in range(1, count + 1)]
+    """The first ``count`` rooms of the map, in the order the squad clears them."""
+    rooms = list(CORNERS)
+    if not 1 <= count <= len(rooms):
+        raise ConfigurationError(
+            f"room_clearing: param rooms={count}, but the rooms map has rooms 1 to {len(rooms)}"
+        )
+    return rooms[:count]
 
 
-def door(room: str) -> str:
-    return f"{room}_door"
+def door(member: str, room: str) -> str:
+    """Where ``member`` stacks up outside ``room``: two members at each side of the door."""
+    sides = STACKS[room]
+    return sides[MEMBERS.index(member) % len(sides)]
 
 
 def corner(member: str, room: str) -> str:
-    return f"{room}_c{MEMBERS.index(member) + 1}"
+    """The corner of ``room`` that ``member`` clears (member i, corner i)."""
+    return CORNERS[room][MEMBERS.index(member)]
 
 
 @dataclass(frozen=True)
@@ -110,10 +138,11 @@ class RoomsWorld:
         if verb == "goto":
             return ""
         if verb == "stack":
-            return "" if body.at == door(room) else f"stack up at {door(room)}, not {body.at}"
+            post = door(member, room)
+            return "" if body.at == post else f"{member} stacks up at {post}, not {body.at}"
         if verb == "clear":
             if body.stacked != room:
-                return f"{member} did not stack up at {door(room)} before clearing"
+                return f"{member} did not stack up at {door(member, room)} before clearing"
             if body.at != corner(member, room):
                 return f"{member} clears {corner(member, room)}, not {body.at}"
             if member == self.stuck:
@@ -201,11 +230,12 @@ def member_state(member: str) -> Any:
         at = _fact_value(facts, "at", member)
         stacked = _fact_value(facts, "stacked", member)
         stack_room, clear_room = target_of(facts, "StackUp"), target_of(facts, "ClearCorner")
+        post = door(member, str(stack_room)) if stack_room else None
         mine = corner(member, str(clear_room)) if clear_room else None
         cleared = {f[1] for f in facts.facts("corner_clear")}
         return WorldState(
             {
-                f"at_door({member})": stack_room is not None and at == door(str(stack_room)),
+                f"at_door({member})": post is not None and at == post,
                 f"stacked({member})": stack_room is not None and stacked == stack_room,
                 f"ready({member})": clear_room is not None and stacked == clear_room,
                 f"at_corner({member})": mine is not None and at == mine,
@@ -238,7 +268,7 @@ def _act(verb: str, goal: str, where: Any) -> Any:
 
 def member_role(member: str) -> Role:
     tasks = {
-        "MoveToDoor": _act("goto", "StackUp", lambda m, room: door(room)),
+        "MoveToDoor": _act("goto", "StackUp", door),
         "Stack": _act("stack", "StackUp", None),
         "MoveToCorner": _act("goto", "ClearCorner", corner),
         "ClearCorner": _act("clear", "ClearCorner", None),

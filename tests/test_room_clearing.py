@@ -32,7 +32,7 @@ def test_the_squad_clears_every_room_in_order_stacking_up_before_clearing(
     summary = _run(warband_cli)
     details = summary["outcome_details"]
     assert "success" == summary["outcome"]
-    assert ["room1", "room2", "room3"] == details["rooms_cleared"]
+    assert ["room-1", "room-2", "room-3"] == details["rooms_cleared"]
     assert ORDERS == details["commands_done"]
     assert [] == details["commands_failed"]
     for name in MEMBERS:
@@ -65,7 +65,7 @@ def test_a_member_that_never_completes_makes_the_command_fail_instead_of_stallin
     assert "failure" == summary["outcome"]
     assert True is summary["completed"]
     assert [] == details["rooms_cleared"]
-    assert ["StackUp"] == details["commands_done"]  # the squad never moved past room1
+    assert ["StackUp"] == details["commands_done"]  # the squad never moved past room-1
     failures = details["commands_failed"]
     assert 2 <= len(failures)  # it failed, replanned and ordered again: never stuck
     assert all("charlie did not report completion" in reason for reason in failures)
@@ -93,3 +93,9 @@ def test_the_same_messages_flow_in_one_process_and_with_processes(
     in_one = _agent_sends(one)
     assert len(in_one) > 50
     assert in_one == _agent_sends(many)
+
+
+def test_more_rooms_than_the_rooms_map_has_is_an_error_naming_the_range(warband_cli: Cli) -> None:
+    result = warband_cli("run", SCENARIO, "-q", "--param", "rooms=4")
+    assert 0 != result.returncode
+    assert "the rooms map has rooms 1 to 3" in result.stderr
