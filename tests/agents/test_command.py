@@ -148,3 +148,51 @@ async def test_a_commander_whose_plan_is_replaced_interrupts_its_subordinates() 
 def test_a_command_with_no_positive_bias_is_refused() -> None:
     with pytest.raises(ConfigurationError, match="bias must be positive"):
         command_task("Assault", bias=0.0)
+
+
+def _patroller_role() -> Role:
+    brain = Brain(
+        "member",
+        goals=[
+            Goal("Patrol", ["patrolled == true"], relevancy=0.5),
+            Goal("Assault", ["assaulted == true"], relevancy=0.0),
+        ],
+        actions=[
+            Action("Walk", effects={"patrolled": True}),
+            Action("Charge", effects={"assaulted": True}),
+        ],
+    )
+    return Role("member", brain, tasks={"Walk": _hold, "Charge": _done("assaulted")})
+
+
+def _weak_leader_role(discourage: dict[str, float] | None) -> Role:
+    brain = Brain(
+        "leader",
+        goals=[Goal("Attack", ["attacked == true"], relevancy=1.0)],
+        actions=[Action("OrderAssault", effects={"attacked": True})],
+    )
+    order = command_task("Assault", bias=0.3, timeout=4, discourage=discourage)
+    options = {"state": _leader_state}
+    return Role("leader", brain, tasks={"OrderAssault": order}, decider_options=options)
+
+
+async def test_a_weak_recommendation_loses_to_a_relevant_goal_unless_that_is_discouraged() -> None:
+    async def run(discourage: dict[str, float] | None) -> dict[str, Any]:
+        leader = Commander("lead", _weak_leader_role(discourage), subordinates=["m1"])
+        member = Subordinate("m1", _patroller_role(), superior="lead")
+        result = await run_actors([leader, member], ticks=6)
+        return {"lead": result.final_states["lead"], "m1": result.final_states["m1"]}
+
+    plain = await run(None)  # Assault 0 + 0.3 < Patrol 0.5: the member goes on patrolling
+    assert [] == plain["m1"]["adopted"]
+    assert "goal:Patrol" == plain["m1"]["plan"]
+    assert [] == plain["lead"]["commands_done"]
+    pressed = await run({"Patrol": -1.0})  # Patrol discouraged: its plan ends, Assault wins
+    assert ["Assault"] == pressed["m1"]["adopted"]
+    assert ["Assault"] == pressed["m1"]["completed"]
+    assert ["Assault"] == pressed["lead"]["commands_done"]
+
+
+def test_a_command_that_would_encourage_what_it_discourages_is_refused() -> None:
+    with pytest.raises(ConfigurationError, match="discouraging bias negative"):
+        command_task("Assault", discourage={"Patrol": 0.5})

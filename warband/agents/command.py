@@ -79,8 +79,11 @@ class Subordinate(Agent):
         if bias.bias > 0:
             self.recommended[bias.goal] = bias.bias
             return
-        self.recommended.pop(bias.goal, None)
-        if self.plan is not None and self.plan.label == f"goal:{bias.goal}":
+        recommended = self.recommended.pop(bias.goal, None) is not None
+        # A withdrawn recommendation or a discouragement ends the plan for that goal (a running
+        # plan would otherwise be kept while no other goal has a plan).
+        pursued = self.plan is not None and self.plan.label == f"goal:{bias.goal}"
+        if pursued and (recommended or bias.bias < 0):
             self.interrupted.append(bias.goal)
             self.log.info("command.interrupted", goal=bias.goal, by=bias.sender)
             self.fail_running(f"{bias.sender} withdrew goal {bias.goal}")
@@ -150,6 +153,8 @@ class Command:
     members: tuple[str, ...]
     deadline: int
     target: Value | None = None
+    discouraged: tuple[tuple[str, float], ...] = ()
+    """Other goals discouraged meanwhile, with their (negative) biases."""
     adopted: set[str] = field(default_factory=set)
     completed: set[str] = field(default_factory=set)
 
@@ -172,10 +177,17 @@ class Commander(Agent):
         """Every adoption and completion report: (tick, member, status, goal)."""
 
     def start_command(
-        self, task: Task, goal: str, bias: float, target: Value | None, timeout: int
+        self,
+        task: Task,
+        goal: str,
+        bias: float,
+        target: Value | None,
+        timeout: int,
+        discouraged: tuple[tuple[str, float], ...] = (),
     ) -> TaskStatus:
-        """Recommend ``goal`` (with ``target``) to every subordinate; the running ``task``
-        lasts until all report completion, and fails after ``timeout`` ticks."""
+        """Recommend ``goal`` (with ``target``) to every subordinate, and discourage the goals
+        of ``discouraged`` (name, negative bias); the running ``task`` lasts until all report
+        completion, and fails after ``timeout`` ticks."""
         if not self.subordinates:
             return self.fail_task(f"{self.id} has no subordinates to command {goal}")
         self._withdraw("a new command")
@@ -184,7 +196,10 @@ class Commander(Agent):
                 details: dict[str, Value] = {"a0": goal, "a1": target}
                 self.send(StatusReport(recipient=member, status=TARGET, details=details))
             self.send(GoalBias(recipient=member, goal=goal, bias=bias))
-        self.command = Command(goal, bias, self.subordinates, self.tick + timeout, target)
+            for other, against in discouraged:
+                self.send(GoalBias(recipient=member, goal=other, bias=against))
+        deadline = self.tick + timeout
+        self.command = Command(goal, bias, self.subordinates, deadline, target, discouraged)
         return self.hold_task(task)
 
     @handles(StatusReport)
@@ -238,6 +253,8 @@ class Commander(Agent):
     def _send_bias(self, command: Command, bias: float) -> None:
         for member in command.members:
             self.send(GoalBias(recipient=member, goal=command.goal, bias=bias))
+            for other, _against in command.discouraged:
+                self.send(GoalBias(recipient=member, goal=other, bias=bias))
 
     def final_state(self) -> dict[str, Any]:
         return {
@@ -254,21 +271,24 @@ def command_task(
     bias: float = 1.0,
     target: Callable[[Task], Value] | None = None,
     timeout: int = 20,
+    discourage: dict[str, float] | None = None,
 ) -> TaskHandler:
     """A task handler for a :class:`Commander`'s action: recommend ``goal`` by ``bias`` to every
-    subordinate (``target(task)`` as its target), done when all reported completion, failed
-    after ``timeout`` ticks."""
-    if bias <= 0 or timeout < 1:
+    subordinate (``target(task)`` as its target) and discourage the goals of ``discourage``
+    (name: negative bias) until it ends; done when all reported completion, failed after
+    ``timeout`` ticks."""
+    against = tuple(sorted((discourage or {}).items()))
+    if bias <= 0 or timeout < 1 or any(value >= 0 for _, value in against):
         raise ConfigurationError(
-            f"command {goal!r}: bias must be positive (got {bias}) and timeout at least 1 tick "
-            f"(got {timeout}); discourage a goal with a GoalBias of your own"
+            f"command {goal!r}: bias must be positive (got {bias}), timeout at least 1 tick "
+            f"(got {timeout}) and every discouraging bias negative (got {dict(against)})"
         )
 
     def run(agent: Agent, task: Task) -> TaskStatus:
         if not isinstance(agent, Commander):
             return agent.fail_task(f"{agent.id} runs command {goal} but is not a Commander")
         aim = target(task) if target is not None else None
-        return agent.start_command(task, goal, bias, aim, timeout)
+        return agent.start_command(task, goal, bias, aim, timeout, against)
 
     return run
 
