@@ -79,6 +79,9 @@ PUBLIC_NAMES: dict[str, set[str]] = {
     "warband.planning": PLANNING_PUBLIC,
     "warband.world": set(WORLD_PUBLIC),
     "warband.agents": {
+        "Commander",
+        "Subordinate",
+        "command_task",
         "Character",
         "WorkingMemory",
         "character_role",

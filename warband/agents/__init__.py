@@ -13,7 +13,9 @@ into bots, squads and commanders by data (a :class:`Role`), not by class trees.
 - :class:`CooperativeAgent`, :func:`cooperative_role`: Boeda's commanderless cooperation, a GOAP
   character that asks the agents it knows for help in a conversation;
 - :class:`Character`, :func:`character_role`: a F.E.A.R.-style GOAP character, with working
-  memory (confidence, age) and failures remembered so it replans another way.
+  memory (confidence, age) and failures remembered so it replans another way;
+- :class:`Commander`, :class:`Subordinate`, :func:`command_task`: Pittman's GOAP command
+  hierarchy (GoalBias orders, adopted / completed reports, time-outs, interruption).
 """
 
 from .agent import Agent as Agent
@@ -35,6 +37,9 @@ from .assignment import objectives_for_tsps as objectives_for_tsps
 from .character import Character as Character
 from .character import WorkingMemory as WorkingMemory
 from .character import character_role as character_role
+from .command import Commander as Commander
+from .command import Subordinate as Subordinate
+from .command import command_task as command_task
 from .cooperation import CooperativeAgent as CooperativeAgent
 from .cooperation import CooperativeDecider as CooperativeDecider
 from .cooperation import cooperative_role as cooperative_role
@@ -65,6 +70,7 @@ __all__ = [
     "BotInfo",
     "Character",
     "CommandQueue",
+    "Commander",
     "CooperativeAgent",
     "CooperativeDecider",
     "Daemon",
@@ -78,12 +84,14 @@ __all__ = [
     "OrderBook",
     "Role",
     "SquadAssignment",
+    "Subordinate",
     "TaskHandler",
     "WorkingMemory",
     "assign",
     "character_role",
     "check_acts",
     "choose_hiding_spot",
+    "command_task",
     "cooperative_role",
     "from_wire",
     "ideal_distribution",

@@ -168,7 +168,10 @@ class Agent(Actor):
 
     @handles(GoalBias)
     def on_goal_bias(self, bias: GoalBias) -> None:
-        self.memory.remember("goal_bias", bias.goal, bias.bias)
+        # A newer bias for a goal replaces the older one; a bias of 0 takes it back.
+        self.memory.forget("goal_bias", bias.goal)
+        if bias.bias:
+            self.memory.remember("goal_bias", bias.goal, bias.bias)
         self._replan = True
 
     @handles(ActResult)

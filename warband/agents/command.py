@@ -128,7 +128,7 @@ class Subordinate(Agent):
             return False
         facts = self.memory.facts
         # The decider's own projection and context: the goal holds as its planner would see it.
-        state, context = decider._state(facts), decider._context(facts)
+        state, context = decider.state_of(facts), decider.context_of(facts)
         return simulate(state, [], goal=goal.ground(context), context=context).ok
 
     def final_state(self) -> dict[str, Any]:

@@ -242,6 +242,14 @@ class GoapDecider:
             return Decision("kept", current, "no goal scoring higher has a plan")
         return Decision("none", None, "no relevant goal has a plan")
 
+    def state_of(self, facts: FactDB) -> WorldState:
+        """The GOAP world state this decider plans from, given the agent's facts."""
+        return self._state(facts)
+
+    def context_of(self, facts: FactDB) -> Any:
+        """What goals' relevancy functions and actions' checks read, given the agent's facts."""
+        return self._context(facts)
+
     def drop(self, current: AgentPlan, reason: str) -> Decision:
         self._reset()
         return Decision("dropped", None, reason)
