@@ -70,11 +70,7 @@ class Subordinate(Agent):
 
     @handles(GoalBias)
     def on_goal_bias(self, bias: GoalBias) -> None:
-        # One bias per goal: a newer order replaces the older (the loop's default keeps both).
-        self.memory.forget("goal_bias", bias.goal)
-        if bias.bias != 0:
-            self.memory.remember("goal_bias", bias.goal, bias.bias)
-        self._replan = True
+        super().on_goal_bias(bias)
         self._reported.discard(bias.goal)
         if bias.bias > 0:
             self.recommended[bias.goal] = bias.bias
