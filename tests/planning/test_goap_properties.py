@@ -376,13 +376,19 @@ def problems(draw: st.DrawFn, with_public: bool = False) -> Problem:
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems())
 def test_every_plan_replays_and_costs_what_the_forward_oracle_finds(problem: Problem) -> None:
+    check_against_oracle(problem)
+
+
+def check_against_oracle(problem: Problem) -> None:
+    """The planner's answer to ``problem`` replays and costs what the forward oracle finds,
+    or it finds no plan when the oracle finds none."""
     result = find_plan(problem.start, problem.goal, problem.actions, problem.context)
     expected = forward_optimal_cost(problem.start, problem.goal, problem.actions, problem.context)
     if expected is None:
         assert result.plan is None
         assert SearchStatus.NO_PLAN == result.status
         return
-    assert result.plan is not None
+    assert result.plan is not None, "the exhaustive search found a plan"
     assert replay(problem.start, result.plan.steps, problem.goal, problem.context)
     assert expected == result.plan.cost
 

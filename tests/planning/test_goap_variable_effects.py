@@ -16,17 +16,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from warband.exceptions import PlanningError
-from warband.planning import Action, SearchStatus, WorldState, find_plan
+from warband.planning import Action, WorldState, find_plan
 from warband.planning.state import Bindings, Effect, Key, StateValue, eq
 
 from .test_goap_properties import (
     COSTS,
     DOMAINS,
     Problem,
+    check_against_oracle,
     conditions,
-    forward_optimal_cost,
     problems,
-    replay,
 )
 
 
@@ -128,13 +127,4 @@ def variable_problems(draw: st.DrawFn) -> Problem:
 def test_with_variable_effects_the_planner_costs_what_an_exhaustive_search_finds(
     problem: Problem,
 ) -> None:
-    result = find_plan(problem.start, problem.goal, problem.actions, problem.context)
-    expected = forward_optimal_cost(problem.start, problem.goal, problem.actions, problem.context)
-
-    if expected is None:
-        assert result.plan is None
-        assert SearchStatus.NO_PLAN == result.status
-        return
-    assert result.plan is not None, "the exhaustive search found a plan"
-    assert replay(problem.start, result.plan.steps, problem.goal, problem.context)
-    assert expected == result.plan.cost
+    check_against_oracle(problem)
