@@ -1,9 +1,10 @@
-"""Looking at real processes from tests: their state, parents and groups in /proc, and waiting
-on a condition with a deadline (never on the clock alone)."""
+"""Looking at real processes from tests: their state, parents and groups in /proc, a free TCP
+port for them to meet on, and waiting on a condition with a deadline (never on the clock alone)."""
 
 from __future__ import annotations
 
 import os
+import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -57,3 +58,11 @@ def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(0.02)
+
+
+def free_tcp_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from .conftest import REPO, TRACE_CONTRACT_KEYS, CommandResult, last_json_line, read_log_events
+from .proc import free_tcp_port
 
 Cli = Callable[..., CommandResult]
 PING_PONG = "scenarios/ping_pong.py"
@@ -175,18 +176,9 @@ def test_trace_renders_a_mermaid_sequence_diagram_of_a_run(
     assert 6 == sum(": Order" in line for line in lines)
 
 
-def _free_tcp_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.mark.processes
 def test_processes_can_talk_over_tcp_like_agents_on_other_hosts(warband_cli: Cli) -> None:
-    endpoint = f"tcp://127.0.0.1:{_free_tcp_port()}"
+    endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
     result = warband_cli("run", PING_PONG, "--processes", "--json", "--endpoint", endpoint, "-q")
     assert 0 == result.returncode, result.stderr
     assert "success" == last_json_line(result.stdout)["outcome"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, CommandResult, last_json_line
-from tests.proc import child_running, wait_until
+from tests.proc import child_running, free_tcp_port, wait_until
 
 LIVENESS = str(REPO / "tests" / "scenarios" / "liveness.py")
 
@@ -94,7 +93,7 @@ def test_a_frozen_agent_is_found_silent_and_the_run_goes_on_without_it(
     launched: Launched, tmp_path: Path
 ) -> None:
     # SIGSTOP keeps the connection open and sends nothing, as a host that vanished would.
-    endpoint = f"tcp://127.0.0.1:{_free_tcp_port()}"
+    endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
     tick_file = tmp_path / "tick"
     launched.start("broker", "broker", "--bind", endpoint)
     names = _start_run_by_hand(launched, endpoint, tick_file, ticks=60, broker_timeout=60)
@@ -182,13 +181,6 @@ def test_a_clean_run_says_so_and_keeps_every_earlier_json_key(warband_cli: Cli) 
 
 
 # --- processes started by hand, as on several hosts -----------------------------------------
-
-
-def _free_tcp_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 class Launched:
@@ -282,7 +274,7 @@ def _start_run_by_hand(
 def test_a_restarted_broker_is_found_again_and_the_run_resumes(
     launched: Launched, tmp_path: Path
 ) -> None:
-    endpoint = f"tcp://127.0.0.1:{_free_tcp_port()}"
+    endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
     tick_file = tmp_path / "tick"
     launched.start("broker", "broker", "--bind", endpoint)
     names = _start_run_by_hand(launched, endpoint, tick_file, ticks=150, broker_timeout=60)
@@ -306,7 +298,7 @@ def test_a_restarted_broker_is_found_again_and_the_run_resumes(
 def test_when_the_broker_never_comes_back_every_agent_and_the_clock_exit_with_an_error(
     launched: Launched, tmp_path: Path
 ) -> None:
-    endpoint = f"tcp://127.0.0.1:{_free_tcp_port()}"
+    endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
     tick_file = tmp_path / "tick"
     launched.start("broker", "broker", "--bind", endpoint)
     names = _start_run_by_hand(launched, endpoint, tick_file, ticks=100_000, broker_timeout=2)
@@ -325,7 +317,7 @@ def test_when_the_broker_never_comes_back_every_agent_and_the_clock_exit_with_an
 def test_a_clock_whose_participants_never_connect_exits_non_zero(
     launched: Launched, tmp_path: Path
 ) -> None:
-    endpoint = f"tcp://127.0.0.1:{_free_tcp_port()}"
+    endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
     launched.start("broker", "broker", "--bind", endpoint)
     result = tmp_path / "result.json"
     launched.start(
