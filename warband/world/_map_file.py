@@ -200,9 +200,10 @@ def map_from_data(data: Mapping[str, Any], *, source: str = "<data>") -> Map:
         raise reader.fail("map", f"'description' must be a string, got {description!r}")
     teams = _read_teams(reader, data)
     walls = _read_walls(reader, data)
-    waypoints = _read_waypoints(reader, data, walls)
+    wall_index = WallIndex(walls)
+    waypoints = _read_waypoints(reader, data, wall_index)
     by_id = {w.id: w for w in waypoints}
-    links = _read_links(reader, data, by_id, walls)
+    links = _read_links(reader, data, by_id, wall_index)
     markers = _read_markers(reader, data, by_id, teams)
     objects = _read_objects(reader, data, by_id, set(links), {m.id for m in markers})
     return Map(
@@ -249,15 +250,12 @@ def _read_walls(reader: _Reader, data: Mapping[str, Any]) -> list[Segment]:
     return segments
 
 
-def _read_waypoints(
-    reader: _Reader, data: Mapping[str, Any], walls: Sequence[Segment]
-) -> list[Waypoint]:
+def _read_waypoints(reader: _Reader, data: Mapping[str, Any], walls: WallIndex) -> list[Waypoint]:
     tables = reader.table_list(data, "waypoints")
     if not tables:
         raise reader.fail("waypoints", "a map needs at least one [[waypoints]] table")
     seen: set[str] = set()
     waypoints: list[Waypoint] = []
-    index = WallIndex(walls)
     for number, table in enumerate(tables, start=1):
         element = reader.element_name("waypoint", number, table)
         reader.check_keys(element, table, _WAYPOINT_KEYS)
@@ -268,7 +266,7 @@ def _read_waypoints(
         if "pos" not in table:
             raise reader.fail(element, "missing 'pos' (write pos = [x, y])")
         pos = reader.point(element, table["pos"], "'pos'")
-        cover = _read_cover(reader, element, table.get("cover", {}), pos, index)
+        cover = _read_cover(reader, element, table.get("cover", {}), pos, walls)
         waypoints.append(Waypoint(ident, pos, cover))
     return waypoints
 
@@ -308,14 +306,13 @@ def _read_links(
     reader: _Reader,
     data: Mapping[str, Any],
     waypoints: Mapping[str, Waypoint],
-    walls: Sequence[Segment],
+    walls: WallIndex,
 ) -> set[Link]:
     raw = data.get("links")
     if raw is None:
         raise reader.fail("links", 'missing; write links = [["a", "b"], ...] before the tables')
     if not isinstance(raw, list):
         raise reader.fail("links", f"must be a list of waypoint-id chains, got {raw!r}")
-    index = WallIndex(walls)
     links: set[Link] = set()
     for number, chain in enumerate(raw, start=1):
         element = f"link {number} {chain!r}"
@@ -330,7 +327,7 @@ def _read_links(
             if a == b:
                 raise reader.fail(element, f'links waypoint "{a}" to itself')
             pa, pb = waypoints[a].pos, waypoints[b].pos
-            for wall in index.candidates(pa, pb):
+            for wall in walls.candidates(pa, pb):
                 if segments_intersect(pa, pb, wall[0], wall[1]):
                     raise reader.fail(
                         element,
