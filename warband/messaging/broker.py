@@ -494,7 +494,6 @@ class Broker:
             else:
                 _send_to(router, target, self._codec.encode(stamped))
         except zmq.ZMQError as error:
-            # A peer that already left (the run's end) missing a pong or a notice is no news.
             # Pongs and departure notices are advice: one lost to a peer that is closing (the
             # run's end) is no news. A lost registration answer or rejection notice is.
             advice = isinstance(message, _Pong | _Left)
