@@ -59,7 +59,7 @@ from ..planning.state import Condition, Key
 from ..values import Fact, goap_properties
 from ..world import SEES
 from .agent import Agent
-from .decide import AgentPlan, Decision, DecisionKind, goap_tasks
+from .decide import AgentPlan, Decision, DecisionKind, goap_tasks, rank_goals
 from .execute import TaskHandler, TaskStatus
 from .role import Role
 
@@ -200,16 +200,8 @@ class CooperativeDecider:
         return Decision("dropped", None, reason)
 
     def _ranking(self, facts: FactDB, context: Any) -> list[tuple[float, Goal]]:
-        biases = {
-            str(f[1]): f[2] for f in facts.facts("goal_bias") if isinstance(f[2], int | float)
-        }
-        scored = [
-            (goal.relevance(context) + float(biases.get(goal.name, 0.0)), index, goal)
-            for index, goal in enumerate(self.brain.goals)
-            if goal.name not in self.cancelled
-        ]
-        scored.sort(key=lambda entry: (-entry[0], entry[1]))
-        return [(score, goal) for score, _, goal in scored if score > 0]
+        goals = [goal for goal in self.brain.goals if goal.name not in self.cancelled]
+        return rank_goals(goals, facts, context)
 
 
 # --- the agent -------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ process and with ``--processes``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -259,13 +259,7 @@ class GoapDecider:
         self._tried.clear()
 
     def _ranking(self, facts: FactDB, context: Any) -> list[tuple[float, Goal]]:
-        biases = {
-            str(f[1]): f[2] for f in facts.facts("goal_bias") if isinstance(f[2], int | float)
-        }
-        scored = [(goal.relevance(context) + float(biases.get(goal.name, 0.0)), goal)
-                  for goal in self.brain.goals]  # fmt: skip
-        order = sorted(range(len(scored)), key=lambda i: (-scored[i][0], i))
-        return [scored[i] for i in order if scored[i][0] > 0]
+        return rank_goals(self.brain.goals, facts, context)
 
     @staticmethod
     def _score_of(
@@ -275,6 +269,19 @@ class GoapDecider:
             if goal.name == running.goal.name:
                 return (score, goal.name)
         return None
+
+
+def rank_goals(goals: Iterable[Goal], facts: FactDB, context: Any) -> list[tuple[float, Goal]]:
+    """``goals`` with their scores, best first (ties in the order given), those scoring 0 or
+    less left out: a goal's score is its relevancy in ``context`` plus the bias of
+    its ``(goal_bias goal bias)`` fact in ``facts`` (0 without one)."""
+    biases = {str(f[1]): f[2] for f in facts.facts("goal_bias") if isinstance(f[2], int | float)}
+    scored = [
+        (goal.relevance(context) + float(biases.get(goal.name, 0.0)), index, goal)
+        for index, goal in enumerate(goals)
+    ]
+    scored.sort(key=lambda entry: (-entry[0], entry[1]))
+    return [(score, goal) for score, _, goal in scored if score > 0]
 
 
 @dataclass
