@@ -75,3 +75,10 @@ def read_log_events(log_dir: Path) -> list[dict[str, Any]]:
                 event["_file"] = file.name
                 events.append(event)
     return events
+
+
+def run_summary(cli: Callable[..., CommandResult], scenario: str, *args: str) -> dict[str, Any]:
+    """``warband run SCENARIO --json -q ARGS...`` that must succeed; its JSON summary."""
+    result = cli("run", scenario, "--json", "-q", *args)
+    assert 0 == result.returncode, result.stderr
+    return last_json_line(result.stdout)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CommandResult, last_json_line
+from tests.conftest import CommandResult, run_summary
 from tests.test_cli import _agent_sends
 from warband.agents.character import FAILED, WorkingMemory
 
@@ -19,9 +19,7 @@ SCENARIO = "scenarios/fear.py"
 
 
 def _run(cli: Cli, *args: str) -> dict[str, Any]:
-    result = cli("run", SCENARIO, "--json", "-q", *args)
-    assert 0 == result.returncode, result.stderr
-    return last_json_line(result.stdout)
+    return run_summary(cli, SCENARIO, *args)
 
 
 def test_the_soldier_fires_the_assassin_lunges_and_the_rat_only_patrols(warband_cli: Cli) -> None:

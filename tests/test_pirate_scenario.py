@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CommandResult, last_json_line
+from tests.conftest import CommandResult, run_summary
 from tests.test_cli import _agent_sends
 
 Cli = Callable[..., CommandResult]
@@ -19,9 +19,7 @@ BREW = "goal:GetDrunk: Goto(storehouse) CollectMolasses Goto(still) BrewRum Drin
 
 
 def _run(cli: Cli, *args: str) -> dict[str, Any]:
-    result = cli("run", SCENARIO, "--json", "-q", *args)
-    assert 0 == result.returncode, result.stderr
-    return last_json_line(result.stdout)
+    return run_summary(cli, SCENARIO, *args)
 
 
 def test_the_lawful_pirate_works_for_gold_and_buys_while_the_unlawful_one_steals(

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CommandResult, last_json_line
+from tests.conftest import CommandResult, run_summary
 from tests.test_cli import _agent_sends
 
 Cli = Callable[..., CommandResult]
@@ -26,9 +26,7 @@ CONVERSATION = (
 
 
 def _run(cli: Cli, *args: str) -> dict[str, Any]:
-    result = cli("run", SCENARIO, "--json", "-q", *args)
-    assert 0 == result.returncode, result.stderr
-    return last_json_line(result.stdout)
+    return run_summary(cli, SCENARIO, *args)
 
 
 def test_a_willing_first_helper_opens_the_bars_and_alice_escapes(warband_cli: Cli) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CommandResult, last_json_line
+from tests.conftest import CommandResult, run_summary
 from tests.test_cli import _agent_sends
 
 Cli = Callable[..., CommandResult]
@@ -21,9 +21,7 @@ ORDERS = ["StackUp", "ClearCorner"] * 3
 
 
 def _run(cli: Cli, *args: str) -> dict[str, Any]:
-    result = cli("run", SCENARIO, "--json", "-q", *args)
-    assert 0 == result.returncode, result.stderr
-    return last_json_line(result.stdout)
+    return run_summary(cli, SCENARIO, *args)
 
 
 def test_the_squad_clears_every_room_in_order_stacking_up_before_clearing(
