@@ -116,9 +116,9 @@ class Agent(Actor):
         self._sequences: dict[str, str] = {}
         self._sequence_count = 0
         self._threats: dict[tuple[str, str], Fact] = {}
-        self._statuses: dict[str, Fact] = {}
         self.status_reports: dict[str, StatusReport] = {}
-        """The last StatusReport from each sender, as it came."""
+        """The last StatusReport from each sender, as it came (memory holds it as a
+        ``("status", sender, status, *details)`` fact)."""
         self._events: tuple[Fact, ...] = ()
         self._acts = role.acts
         self._reporter = role.reporter() if role.reporter is not None else None
@@ -151,8 +151,6 @@ class Agent(Actor):
     @handles(StatusReport)
     def on_status(self, report: StatusReport) -> None:
         self.status_reports[report.sender] = report
-        details = [report.details[key] for key in sorted(report.details)]
-        self._statuses[report.sender] = ("status", report.sender, report.status, *details)
         self._replan = True
 
     @handles(ThreatReport)
@@ -199,7 +197,8 @@ class Agent(Actor):
         memory = self.memory
         memory.set_source("orders", self.commands.facts())
         memory.set_source("order_book", self.book.facts())
-        memory.set_source("reports", [*self._statuses.values(), *self._threats.values()])
+        statuses = [_status_fact(report) for report in self.status_reports.values()]
+        memory.set_source("reports", [*statuses, *self._threats.values()])
         for name, daemon in self.role.daemons.items():
             memory.set_source(f"daemon:{name}", daemon(memory, tick))
 
@@ -474,6 +473,11 @@ class Agent(Actor):
             "planning_ms": round(self.planning_seconds * 1000, 3),
             "plan": self.plan.label if self.plan else None,
         }
+
+
+def _status_fact(report: StatusReport) -> Fact:
+    details = [report.details[key] for key in sorted(report.details)]
+    return ("status", report.sender, report.status, *details)
 
 
 def _has_event(events: Sequence[Fact], name: str) -> bool:
