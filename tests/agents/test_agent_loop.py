@@ -10,7 +10,7 @@ import pytest
 
 from warband.agents import Agent, Role
 from warband.exceptions import ConfigurationError, DomainSyntaxError
-from warband.planning import FactDB, parse_domain
+from warband.planning import FactDB, Task, parse_domain
 from warband.testing import run_actors
 from warband.values import Value
 from warband.world import World, load_map, waypoint_path
@@ -117,6 +117,38 @@ async def test_a_plan_whose_act_the_world_refuses_is_dropped_with_the_worlds_rea
     dropped = [d for d in result.final_states["bot-1"]["decisions"] if d[1] == "dropped"]
     assert dropped, result.final_states["bot-1"]["decisions"]
     assert "the world refused (!move b2)" in dropped[0][3]
+
+
+class FailureNoting(Inspected):
+    """An agent that keeps every task failure the loop tells it about."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.failed: list[tuple[str, str]] = []
+
+    def on_task_failed(self, task: Task, reason: str) -> None:
+        self.failed.append((str(task), reason))
+
+    def final_state(self) -> dict[str, Any]:
+        return {**super().final_state(), "failed": [list(entry) for entry in self.failed]}
+
+
+async def test_the_agent_is_told_which_task_failed_and_why_before_its_plan_is_dropped() -> None:
+    stubborn = """
+    (:domain stubborn)
+    (:primitive !idle ?ticks)
+    (:primitive !move ?waypoint)
+    (:method (behave)
+      (:branch "wait, then walk through a wall" (not (tried)) ((!idle 1) (!move b2))))
+    """
+    bot = FailureNoting("bot-1", _role("bot", stubborn), team="red")
+    result = await run_actors([bot], ticks=6, world=_world())
+    state = result.final_states["bot-1"]
+    failed = state["failed"]
+    assert failed, state["decisions"]
+    assert "(!move b2)" == failed[0][0]
+    dropped = [d for d in state["decisions"] if d[1] == "dropped"]
+    assert [dropped[0][3]] == [reason for _, reason in failed[:1]]
 
 
 async def test_a_higher_branch_replaces_the_running_plan_and_an_equal_path_keeps_it() -> None:

@@ -232,6 +232,11 @@ class Agent(Actor):
         """Called with every decision before it takes effect; subclasses keep their own
         bookkeeping here (the default does nothing)."""
 
+    def on_task_failed(self, task: Task, reason: str) -> None:
+        """Called when ``task``, the running or starting task of the plan, failed (``reason``
+        says why), just before the plan is dropped; subclasses keep their own bookkeeping here
+        (the default does nothing)."""
+
     def _apply(self, decision: Decision, tick: int) -> None:
         self.on_decision(decision)
         self.decisions += 1
@@ -255,7 +260,7 @@ class Agent(Actor):
             self.tasks_run += 1
             status = self._start(task, tick)
             if status == "failed":
-                self._drop(tick)
+                self._drop(task, tick)
                 return
             if status == "done":
                 self.step += 1
@@ -302,16 +307,18 @@ class Agent(Actor):
         self.step += 1
 
     def _fail_running(self, reason: str) -> None:
-        self._doing = None
+        running, self._doing = self._doing, None
         self.task_failure = reason
         if self.plan is not None:
-            self._drop(self.tick)
+            self._drop(running.task if running is not None else None, self.tick)
 
     def _abandon_running(self) -> None:
         self._doing = None
 
-    def _drop(self, tick: int) -> None:
+    def _drop(self, failed: Task | None, tick: int) -> None:
         assert self.plan is not None
+        if failed is not None and self.task_failure:
+            self.on_task_failed(failed, self.task_failure)
         decision = self.decider.drop(self.plan, self.task_failure or "a task failed")
         self._replan = True
         self._apply(decision, tick)

@@ -189,17 +189,14 @@ class Character(Agent):
         self.drops: list[str] = []
         """Why each plan was dropped (a failed task, or the world changed under it)."""
 
+    def on_task_failed(self, task: Task, reason: str) -> None:
+        self.working.note_failure(task.name, self.tick)
+        self.failures.append((task.name, reason))
+        self.log.info("character.failed", action=task.name, reason=reason)
+
     def on_decision(self, decision: Decision) -> None:
-        # A drop whose reason is the task's failure (not "no longer replays"): that task failed.
-        plan = self.plan
         if decision.kind == "dropped":
             self.drops.append(decision.reason)
-        failed = decision.kind == "dropped" and bool(self.task_failure)
-        if failed and plan is not None and decision.reason == self.task_failure:
-            action = plan.steps[min(self.step, len(plan.steps) - 1)].name
-            self.working.note_failure(action, self.tick)
-            self.failures.append((action, self.task_failure))
-            self.log.info("character.failed", action=action, reason=self.task_failure)
         if decision.kind in ("new", "replaced") and decision.plan is not None:
             steps = " ".join(_step_text(step) for step in decision.plan.steps)
             self.plans_chosen.append(f"{decision.plan.label}: {steps}")
