@@ -9,12 +9,14 @@ comes, which is how a lockstep tick stays deterministic with handlers that await
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 
 import msgspec
 
 from ..exceptions import DeliveryError, RequestTimeout
 from ._state import ActorState
+from .addresses import BROKER_ID, GROUP_PREFIX
 from .catalog import (
     Act,
     ActResult,
@@ -28,6 +30,7 @@ from .catalog import (
     TalkReply,
     Tick,
     _Undeliverable,
+    _Watch,
 )
 
 NOT_HANDLED = "not handled"
@@ -66,11 +69,14 @@ class RequestsMixin(ActorState):
 
         ``timeout`` counts ticks in lockstep (a round trip takes at least two) and seconds in
         realtime. On timeout the conversation is closed on both sides (we send EndTalk) and
-        :class:`RequestTimeout` is raised. If the broker cannot deliver the request,
-        :class:`DeliveryError` is raised.
+        :class:`RequestTimeout` is raised. If the broker cannot deliver the request, or
+        reports the recipient gone while we wait (it died, left, or stopped answering its
+        broker pings: stuck or cut off), :class:`DeliveryError` is raised at once and the
+        conversation is closed; a reply that still comes is dropped and logged.
         """
         if message.conversation is None:
             message = msgspec.structs.replace(message, conversation=f"{self.id}:{self._seq + 1}")
+        self._watch_peer(message.recipient)
         sent = self._send(message, about_to_wait=True)
         tracked = asyncio.current_task() in self._tracked
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
@@ -177,6 +183,65 @@ class RequestsMixin(ActorState):
             if pending.message.conversation == conversation:
                 del self._pending[message_id]
                 self._fail(pending, DeliveryError(f"conversation {conversation} {reason}"))
+
+    def _watch_peer(self, peer: str) -> None:
+        """Have the broker tell us (``_Left``) when ``peer`` is gone, once per peer."""
+        if peer in self._watching or peer in (self.id, self.clock_id, BROKER_ID):
+            return
+        if peer.startswith(GROUP_PREFIX):
+            return
+        self._watching.add(peer)
+        self.send(_Watch(recipient=BROKER_ID, agent=peer))
+
+    def _close_conversations_with(self, peer: str, reason: str) -> None:
+        """``peer`` is gone: fail every request waiting on it and close those conversations.
+
+        A peer found silent (stuck or cut off) may come back and answer: it is sent EndTalk so
+        that it closes its side too; its late reply is dropped here (``reply.late``).
+        """
+        for message_id, pending in list(self._pending.items()):
+            request = pending.message
+            if request.recipient != peer:
+                continue
+            del self._pending[message_id]
+            self.log.warning(
+                "conversation.peer_gone",
+                peer=peer,
+                msg_id=request.id,
+                msg_type=type(request).__name__,
+                conversation=request.conversation,
+                reason=reason,
+            )
+            if request.conversation is not None:
+                self._closed_conversations.add(request.conversation)
+                if reason.startswith("silent") and not self._stopping:
+                    with contextlib.suppress(DeliveryError):
+                        self.send(
+                            EndTalk(
+                                recipient=peer,
+                                conversation=request.conversation,
+                                reason=f"peer gone: {reason}",
+                            )
+                        )
+            self._fail(
+                pending,
+                DeliveryError(
+                    f"{type(request).__name__} {request.id} to {peer!r}: the peer is gone "
+                    f"({reason}); the conversation is closed"
+                ),
+            )
+
+    def _late_reply(self, message: Message) -> None:
+        """A reply in a conversation we closed (time-out, peer gone): nobody waits for it."""
+        self.stats.late_replies += 1
+        self.log.warning(
+            "reply.late",
+            peer=message.sender,
+            msg_id=message.id,
+            msg_type=type(message).__name__,
+            reply_to=message.reply_to,
+            conversation=message.conversation,
+        )
 
     def _expire_deadlines(self, tick: int) -> None:
         for message_id, pending in list(self._pending.items()):

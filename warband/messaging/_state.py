@@ -36,6 +36,8 @@ class ActorStats:
     rejected: int = 0
     undeliverable: int = 0
     handler_failures: int = 0
+    late_replies: int = 0
+    """Replies that came after their conversation closed (time-out, peer gone): dropped."""
 
 
 class ActorState:
@@ -53,6 +55,7 @@ class ActorState:
     _buffer: list[Message]
     _pending: dict[str, Pending]
     _closed_conversations: set[str]
+    _watching: set[str]
     _timers: list[Timer]
     _timer_order: itertools.count[int]
     _tracked: set[asyncio.Task[Any]]

@@ -145,6 +145,7 @@ class Actor(TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMix
         self._buffer: list[Message] = []
         self._pending: dict[str, Pending] = {}
         self._closed_conversations: set[str] = set()
+        self._watching: set[str] = set()
         self._timers: list[Timer] = []
         self._timer_order = itertools.count()
         self._tracked: set[asyncio.Task[Any]] = set()
@@ -397,8 +398,10 @@ class Actor(TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMix
         )
 
     def _watched(self) -> list[str]:
-        """Peers whose departure the broker reports to us: our clock."""
-        return [self.clock_id] if self.clock_id != self.id else []
+        """Peers whose departure the broker reports to us: our clock, and every peer we have
+        waited on a reply from (see ``request``)."""
+        clock = [self.clock_id] if self.clock_id != self.id else []
+        return clock + sorted(self._watching - {self.clock_id})
 
     async def _register(self, timeout: float) -> None:
         self.send(self._registration())
@@ -525,6 +528,7 @@ class Actor(TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMix
         elif isinstance(message, _Pong):
             self._broker_answered(message)
         elif isinstance(message, _Left):
+            self._close_conversations_with(message.agent, message.reason)
             self._peer_left(message)
         elif isinstance(message, _Registered):
             self._peers_at_registration = tuple(message.peers)
@@ -558,6 +562,9 @@ class Actor(TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMix
             return
         if isinstance(message, _Undeliverable):
             self._undeliverable(message)
+            return
+        if message.reply_to is not None and message.conversation in self._closed_conversations:
+            self._late_reply(message)
             return
         if isinstance(message, EndTalk) and message.conversation is not None:
             self._close_conversation(message.conversation, f"ended by {message.sender}")

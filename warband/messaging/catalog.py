@@ -315,6 +315,26 @@ class _Left(Message, frozen=True):
     """How the broker knows: ``left: <the peer's reason>``, ``disconnected`` or ``silent ...``."""
 
 
+class _Watch(Message, frozen=True):
+    """An actor asks the broker to report (``_Left``) when ``agent`` is gone, as it does for the
+    peers named in its registration's ``watch``; warband actors send it before they wait on a
+    conversation with ``agent``, so a peer that dies or goes silent closes it."""
+
+    agent: str
+    """The id of the peer to watch."""
+
+
+class _GaveUp(Message, frozen=True):
+    """A supervisor tells the broker it gave up restarting ``agent`` (restart intensity
+    exceeded); the broker reports the departure with ``_Left`` to whoever watches the agent,
+    the agent's superior and the clock included. Obeyed only from the id ``supervisor``."""
+
+    agent: str
+    """The id of the agent given up on."""
+    reason: str = ""
+    """Why, starting with ``gave_up``: ``gave_up: exited with code 1 after 3 restarts in 10 s``."""
+
+
 class _Ping(Message, frozen=True):
     """An actor's liveness heartbeat to the broker, sent from its event loop on the wall clock."""
 
@@ -379,6 +399,8 @@ CONTROL_MESSAGES: tuple[type[Message], ...] = (
     _Stats,
     _Leave,
     _Left,
+    _Watch,
+    _GaveUp,
     _Ping,
     _Pong,
 )
