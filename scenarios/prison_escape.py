@@ -1,15 +1,18 @@
 """Prison escape (Boeda's WONDER prototype): cooperation by talking, with no commander.
 
 alice is locked in cell-a behind bars-a, which rise only while someone stands on plate-a in the
-switch room. Her GOAP planner finds no solo plan, so it plans with a cooperation step: another
-agent must make ``open(bars-a) == true`` hold. She asks the agents she knows, in order (bob in
-cell-b, carol in the guard room, dave at the hall's end): RequestTalk, TalkReply,
-RequestCooperation, CooperationReply, EndTalk. The helper walks to the plate and stands on it,
-then sends a CooperationResult; alice walks out as soon as she perceives the bars open.
+switch room. Out means the yard, behind the exit door, whose key lies in the guard room. Her
+GOAP planner finds no solo plan, so it plans with a cooperation step: another agent must make
+``open(bars-a) == true`` hold; after it she leaves her cell, fetches the key, unlocks the exit
+door and steps out into the yard. She asks the agents she knows, in order (bob in cell-b, carol
+in the guard room, dave at the hall's end): RequestTalk, TalkReply, RequestCooperation,
+CooperationReply, EndTalk. The helper walks to the plate and stands on it, then sends a
+CooperationResult; alice leaves her cell as soon as she perceives the bars open.
 
     warband run scenarios/prison_escape.py --json
     warband run scenarios/prison_escape.py --processes --log runs/pe
     warband trace runs/pe --format mermaid
+    warband explain runs/pe --agent alice --tick 1
 
 Parameters:
 
@@ -17,22 +20,29 @@ Parameters:
   ``dislikes`` (bob dislikes alice and refuses): alice then asks carol;
 - ``nobody_able``: no one can reach the plate: every helper says it cannot, alice cancels her
   Escape goal and rests instead;
-- ``kill_helper``: bob agrees, then is killed (his actor leaves the run) while walking to the
-  plate; alice waits in vain, then asks carol.
+- ``kill_helper``: bob agrees, then is killed while walking to the plate: with
+  ``--processes`` his OS process gets SIGKILL (the supervisor's restart finds him dead and
+  stops at once); in one process his actor stops. alice waits in vain, then asks carol.
 
-The ``--json`` outcome: ``escaped``, ``helped_by``, ``refusals`` (who refused and why),
-``cancelled`` (goals given up), ``plans_chosen`` (each plan alice chose, in order).
+The ``--json`` outcome: ``escaped`` (alice reached the yard), ``where`` (where alice ended),
+``helped_by``, ``refusals`` (who refused and why), ``cancelled`` (goals given up),
+``plans_chosen`` (each plan alice chose, in order), ``departed`` (who left the run).
 """
 
 from __future__ import annotations
 
+import os
+import signal
 from typing import Any
 
 from warband import Actor, ConfigurationError, Outcome, Params, RunResult, Scenario
 from warband.agents import Agent
 from warband.agents.cooperation import CooperativeAgent, cooperative_role
-from warband.agents.execute import TaskStatus
-from warband.planning import Action, Brain, Goal, Task, eq
+from warband.agents.execute import TaskHandler, TaskStatus
+from warband.messaging import incarnation
+from warband.messaging.supervisor import INCARNATION_VARIABLE
+from warband.messaging.tracing import flush_logging
+from warband.planning import Action, Brain, Goal, Task, eq, ne
 from warband.world import AT, Member, World, load_map, waypoint_path
 
 scenario = Scenario(
@@ -49,28 +59,53 @@ HELPERS = {
     "carol": ("guards", "guard-room"),
     "dave": ("guards", "hall-end"),
 }
-OUT = "hall-b"
-"""Where alice counts as escaped: out of her cell and past the hall in front of it."""
+OUT = PRISON.marker("exit").waypoint
+"""Where alice counts as escaped: the yard, the map's exit, outside the prison wall."""
+EXIT_DOOR = "exit-door"
+EXIT_KEY = "exit-key"
+KEY_ROOM = PRISON.object(EXIT_KEY).waypoint
+DOOR_SIDE = "hall-end"
+"""The exit door's inside: where alice unlocks it and steps out from."""
+PLATE_ROOM = PRISON.object("plate-a").waypoint
 KILLED_AFTER = 4
 """Ticks of walking after which bob is killed (kill_helper)."""
+KILLED = "killed on the way to the plate"
 
 
 def _prisoner_brain() -> Brain:
-    me = PRISONER
+    me = f"at({PRISONER})"
     return Brain(
         "prisoner",
         goals=[
-            Goal("Escape", [eq(f"at({me})", OUT)], relevancy=1.0),
-            Goal("Rest", [eq(f"rested({me})", True)], relevancy=0.2),
+            Goal("Escape", [eq(me, OUT)], relevancy=1.0),
+            Goal("Rest", [eq(f"rested({PRISONER})", True)], relevancy=0.2),
         ],
         actions=[
             Action(
                 "LeaveCell",
-                preconditions=[eq(f"at({me})", "cell-a"), eq("open(bars-a)", True, any_agent=True)],
-                effects={f"at({me})": "hall-a"},
+                preconditions=[eq(me, "cell-a"), eq("open(bars-a)", True, any_agent=True)],
+                effects={me: "hall-a"},
             ),
-            Action("WalkOn", preconditions={f"at({me})": "hall-a"}, effects={f"at({me})": OUT}),
-            Action("Rest", effects={f"rested({me})": True}),
+            # Out of the cell, the walks start wherever alice is: a walk under way passes
+            # waypoints that a fixed start would no longer match, and the plan would not replay.
+            Action("GoToKey", preconditions=[ne(me, "cell-a")], effects={me: KEY_ROOM}),
+            Action(
+                "TakeKey",
+                preconditions={me: KEY_ROOM, f"item_at({EXIT_KEY})": KEY_ROOM},
+                effects={f"carrying({EXIT_KEY})": EXIT_KEY},
+            ),
+            Action("GoToExit", preconditions=[ne(me, "cell-a")], effects={me: DOOR_SIDE}),
+            Action(
+                "UnlockExit",
+                preconditions={me: DOOR_SIDE, f"carrying({EXIT_KEY})": EXIT_KEY},
+                effects={f"open({EXIT_DOOR})": True},
+            ),
+            Action(
+                "StepOut",
+                preconditions={me: DOOR_SIDE, f"open({EXIT_DOOR})": True},
+                effects={me: OUT},
+            ),
+            Action("Rest", effects={f"rested({PRISONER})": True}),
         ],
     )
 
@@ -80,10 +115,28 @@ def _helper_brain(able: bool) -> Brain:
     return Brain("helper", actions=[hold] if able else [Action("Idle", effects={"idle": True})])
 
 
-def _move(target: str) -> Any:
+def _act(verb: str, **args: str) -> TaskHandler:
+    def run(agent: Agent, task: Task) -> TaskStatus:
+        return agent.act(task, verb, args)
+
+    return run
+
+
+def _walk_to(target: str) -> TaskHandler:
+    """A task that walks the agent from where it is to ``target``, link by link."""
+
     def run(agent: Agent, task: Task) -> TaskStatus:
         assert isinstance(agent, CooperativeAgent)
-        return agent.act(task, "move", {"waypoint": target})
+        here = next(
+            (at.waypoint for at in AT.all(agent.memory.facts.facts("at")) if at.id == agent.id),
+            None,
+        )
+        if here is None:
+            return agent.fail_task(f"{agent.id} does not know where it is")
+        path = waypoint_path(PRISON, here, target)
+        if path is None:
+            return agent.fail_task(f"no way from {here} to {target}")
+        return agent.walk(task, path[1:])
 
     return run
 
@@ -91,19 +144,6 @@ def _move(target: str) -> Any:
 def _rest(agent: Agent, task: Task) -> TaskStatus:
     agent.memory.remember("rested", agent.id, True)
     return "done"
-
-
-def _hold_plate(agent: Agent, task: Task) -> TaskStatus:
-    assert isinstance(agent, CooperativeAgent)
-    here = next(
-        (at.waypoint for at in AT.all(agent.memory.facts.facts("at")) if at.id == agent.id), None
-    )
-    if here is None:
-        return agent.fail_task(f"{agent.id} does not know where it is")
-    path = waypoint_path(PRISON, here, "switch")
-    if path is None:
-        return agent.fail_task(f"no way from {here} to the switch room")
-    return agent.walk(task, path[1:])
 
 
 def _idle(agent: Agent, task: Task) -> TaskStatus:
@@ -131,7 +171,13 @@ class Prisoner(CooperativeAgent):
 
 
 class Helper(CooperativeAgent):
-    """A character alice may ask; with ``killed_after`` it dies that many ticks into its walk."""
+    """A character alice may ask; with ``killed_after`` it dies that many ticks into its walk.
+
+    Dying is as hard as this process allows: a process the supervisor started for this actor
+    alone (``--processes``) gets SIGKILL, with no goodbye to anyone; in a shared process the
+    actor stops. The supervisor restarts a killed process; that incarnation finds the helper
+    dead (``WARBAND_INCARNATION`` above 0) and stops before its first tick.
+    """
 
     def __init__(
         self, actor_id: str, role: Any, *, killed_after: int | None = None, **options: Any
@@ -140,16 +186,29 @@ class Helper(CooperativeAgent):
         self.killed_after = killed_after
         self._walking_since: int | None = None
 
+    async def on_start(self) -> None:
+        await super().on_start()
+        if self.killed_after is not None and incarnation() > 0:
+            self.log.info("agent.stays_dead", incarnation=incarnation())
+            self.stop(KILLED)
+
     def on_tick(self, tick: int) -> None:
-        super().on_tick(tick)
-        if self.killed_after is None:
+        since, after = self._walking_since, self.killed_after
+        if after is not None and since is not None and tick - since >= after:
+            # Before anything of this tick is sent, so both ways of dying send the same.
+            self._die(tick)
             return
-        if self._route and self._walking_since is None:
+        super().on_tick(tick)
+        if self.killed_after is not None and self._route and since is None:
             self._walking_since = tick
-        if self._walking_since is not None and tick - self._walking_since >= self.killed_after:
-            self.killed_after = None
-            self.log.info("agent.killed", tick=tick, route=list(self._route))
-            self.stop("killed on the way to the plate")
+
+    def _die(self, tick: int) -> None:
+        self.killed_after = None
+        self.log.info("agent.killed", tick=tick, route=list(self._route), pid=os.getpid())
+        if INCARNATION_VARIABLE in os.environ:
+            flush_logging()  # SIGKILL leaves no chance to write buffered events later
+            os.kill(os.getpid(), signal.SIGKILL)
+        self.stop(KILLED)
 
 
 def _check(params: Params) -> str:
@@ -179,13 +238,21 @@ def build(params: Params, seed: int) -> list[Actor]:
     prisoner_role = cooperative_role(
         "prisoner",
         _prisoner_brain(),
-        {"LeaveCell": _move("hall-a"), "WalkOn": _move(OUT), "Rest": _rest},
+        {
+            "LeaveCell": _act("move", waypoint="hall-a"),
+            "GoToKey": _walk_to(KEY_ROOM),
+            "TakeKey": _act("pickup", object=EXIT_KEY),
+            "GoToExit": _walk_to(DOOR_SIDE),
+            "UnlockExit": _act("use", object=EXIT_DOOR),
+            "StepOut": _act("move", waypoint=OUT),
+            "Rest": _rest,
+        },
         task_timeout=120,
     )
     helper_role = cooperative_role(
         "helper",
         _helper_brain(able),
-        {"HoldPlate": _hold_plate, "Idle": _idle},
+        {"HoldPlate": _walk_to(PLATE_ROOM), "Idle": _idle},
         task_timeout=120,
     )
     actors: list[Actor] = [
@@ -213,6 +280,7 @@ def judge(result: RunResult, params: Params) -> Outcome:
     escaped = bool(alice.get("escaped"))
     details = {
         "escaped": escaped,
+        "where": alice.get("at"),
         "helped_by": alice.get("helped_by", []),
         "refusals": alice.get("refusals", []),
         "cancelled": alice.get("cancelled", []),
@@ -220,12 +288,13 @@ def judge(result: RunResult, params: Params) -> Outcome:
         "departed": dict(result.departed),
     }
     expect_escape = not bool(params["nobody_able"])
+    helpers = ", ".join(details["helped_by"]) or "nobody"
     if escaped:
-        summary = f"alice escaped with the help of {', '.join(details['helped_by']) or 'nobody'}"
+        summary = f"alice is out: she reached the {OUT} with the help of {helpers}"
     elif details["cancelled"]:
-        summary = "nobody could help: alice cancelled her escape"
+        summary = f"nobody could help: alice cancelled her escape and stays in {details['where']}"
     else:
-        summary = "alice is still in her cell"
+        summary = f"alice is still inside, in {details['where']}"
     return Outcome(
         escaped == expect_escape and (escaped or bool(details["cancelled"])), summary, details
     )

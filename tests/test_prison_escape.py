@@ -4,13 +4,14 @@ bars; no commander. Each parameter's behaviour, in one process and with --proces
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import CommandResult, run_summary
+from tests.conftest import CommandResult, read_log_events, run_summary
 from tests.test_cli import _agent_sends
 
 Cli = Callable[..., CommandResult]
@@ -23,10 +24,15 @@ CONVERSATION = (
     "EndTalk",
     "CooperationResult",
 )
+ESCAPE_PLAN = "goal:Escape: Cooperate LeaveCell GoToKey TakeKey GoToExit UnlockExit StepOut"
 
 
 def _run(cli: Cli, *args: str) -> dict[str, Any]:
     return run_summary(cli, SCENARIO, *args)
+
+
+def _events(log_dir: Path, name: str) -> list[dict[str, Any]]:
+    return [e for e in read_log_events(log_dir) if e.get("event") == name]
 
 
 def test_a_willing_first_helper_opens_the_bars_and_alice_escapes(warband_cli: Cli) -> None:
@@ -36,7 +42,13 @@ def test_a_willing_first_helper_opens_the_bars_and_alice_escapes(warband_cli: Cl
     assert True is details["escaped"]
     assert ["bob"] == details["helped_by"]
     assert [] == details["refusals"]
-    assert ["goal:Escape: Cooperate LeaveCell WalkOn"] == details["plans_chosen"]
+    assert [ESCAPE_PLAN] == details["plans_chosen"]
+
+
+def test_escaping_means_reaching_the_yard_outside_the_locked_exit_door(warband_cli: Cli) -> None:
+    summary = _run(warband_cli)
+    assert "yard" == summary["outcome_details"]["where"]
+    assert "reached the yard" in summary["outcome_summary"]
 
 
 @pytest.mark.parametrize(
@@ -74,6 +86,24 @@ def test_a_helper_killed_on_the_way_to_the_plate_is_replaced_by_the_next(
 
 
 @pytest.mark.processes
+def test_a_helper_whose_process_is_killed_stays_dead_and_alice_asks_the_next(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    args = ("--param", "kill_helper=true", "--processes", "--log", str(tmp_path))
+    summary = _run(warband_cli, *args)
+    details = summary["outcome_details"]
+    assert True is details["escaped"]
+    assert ["carol"] == details["helped_by"]
+    assert [["bob", "failed: no result in time"]] == details["refusals"]
+    # bob's first process died by SIGKILL; the supervisor's restart found him dead and stopped.
+    assert 2 == len(summary["pids"]["bob"])
+    restarts = [e for e in _events(tmp_path, "process.restart") if e.get("process") == "bob"]
+    assert [-signal.SIGKILL] == [e["code"] for e in restarts]
+    killed = _events(tmp_path, "agent.killed")
+    assert [summary["pids"]["bob"][0]] == [e["pid"] for e in killed]
+
+
+@pytest.mark.processes
 def test_the_six_conversation_messages_pass_between_separate_processes(
     warband_cli: Cli, tmp_path: Path
 ) -> None:
@@ -96,7 +126,16 @@ def test_the_six_conversation_messages_pass_between_separate_processes(
 
 
 @pytest.mark.processes
-@pytest.mark.parametrize("param", ["first_helper=busy", "kill_helper=true"])
+@pytest.mark.parametrize(
+    "param",
+    [
+        "first_helper=willing",
+        "first_helper=busy",
+        "first_helper=dislikes",
+        "nobody_able=true",
+        "kill_helper=true",
+    ],
+)
 def test_the_same_messages_flow_in_one_process_and_with_processes(
     warband_cli: Cli, tmp_path: Path, param: str
 ) -> None:
@@ -105,5 +144,5 @@ def test_the_same_messages_flow_in_one_process_and_with_processes(
     second = _run(warband_cli, "--param", param, "--log", str(many), "--processes")
     assert json.dumps(first["outcome_details"]) == json.dumps(second["outcome_details"])
     in_one = _agent_sends(one)
-    assert len(in_one) > 50
+    assert len(in_one) > 40
     assert in_one == _agent_sends(many)
