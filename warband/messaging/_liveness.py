@@ -96,6 +96,8 @@ class LivenessMixin(ActorState):
         if isinstance(message, _Registered) and (liveness.lost or liveness.rejoining):
             liveness.lost = liveness.rejoining = False
             self.log.warning("broker.back", endpoint=self._connection.endpoint)
+            # What was in flight when the broker died is lost: send it again now (_delivery).
+            self._resend_all()
             self.on_broker_back()
 
     def on_broker_back(self) -> None:

@@ -16,7 +16,7 @@ class LockstepMixin(ActorState):
         if self.mode == "lockstep" and (self._tick_running or tick <= self._tick_done_sent):
             # A tick the clock sent again (it lost our TickDone with a restarted broker).
             if tick == self._tick_done_sent and self.lockstep_participant:
-                self.send(TickDone(recipient=self.clock_id))
+                self._after_delivered(self._report_tick_done)
             return
         self._tick_running = True
         try:
@@ -36,6 +36,13 @@ class LockstepMixin(ActorState):
         if self.lockstep_participant and self.mode == "lockstep":
             await self._quiesce()
             self._tick_done_sent = tick
+            # Not before every reliable message of this tick is acknowledged: then each sits in
+            # its recipient's buffer before the clock can start the next tick, as when nothing
+            # was lost (see _delivery).
+            self._after_delivered(self._report_tick_done)
+
+    def _report_tick_done(self) -> None:
+        if not self._stopping and self._connection is not None and not self._connection.closed:
             self.send(TickDone(recipient=self.clock_id))
 
     async def flush_buffer(self, *, before_tick: int) -> None:

@@ -38,6 +38,12 @@ class ActorStats:
     handler_failures: int = 0
     late_replies: int = 0
     """Replies that came after their conversation closed (time-out, peer gone): dropped."""
+    resent: int = 0
+    """Reliable messages sent again because no ack came in time (or the broker came back)."""
+    duplicates: int = 0
+    """Reliable messages received again (a re-send of one already received): dropped."""
+    abandoned: int = 0
+    """Reliable messages given up on, unacknowledged (see ``on_abandoned``)."""
 
 
 class ActorState:
@@ -96,3 +102,11 @@ class ActorState:
         def _fire_due_timers(self, tick: int) -> None: ...
 
         def _expire_deadlines(self, tick: int) -> None: ...
+
+        def on_failure(self, error: BaseException, message: Message | None) -> None: ...
+
+        def _fail(self, pending: Pending, error: BaseException) -> None: ...
+
+        def _after_delivered(self, callback: Callable[[], None]) -> None: ...
+
+        def _resend_all(self) -> None: ...

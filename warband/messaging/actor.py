@@ -27,13 +27,14 @@ import functools
 import itertools
 import random
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 import zmq
 
 from ..exceptions import DeliveryError, ProtocolError
 from ._control import ControlMixin
+from ._delivery import DeliveryMixin
 from ._liveness import BrokerLiveness, LivenessMixin
 from ._lockstep import LockstepMixin
 from ._requests import Pending, RequestsMixin
@@ -66,6 +67,9 @@ from .catalog import (
 from .codec import Codec
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
+if TYPE_CHECKING:
+    from .curve import CurveClient
+
 __all__ = [
     "DEFAULT_CLOCK_ID",
     "TICK_GROUP",
@@ -91,7 +95,9 @@ def handles(*message_types: type[Message]) -> Callable[[Handler], Handler]:
     return mark
 
 
-class Actor(TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMixin):
+class Actor(
+    TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMixin, DeliveryMixin
+):
     """Base class of every warband actor: bots, squads, commanders, the world, the clock.
 
     Failure semantics: an exception raised by a handler or ``on_tick`` is passed to
@@ -161,6 +167,7 @@ class Actor(TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMix
         self._tick_running = False
         self._liveness = BrokerLiveness()
         self._fatal: BaseException | None = None
+        self._init_delivery()
 
     # --- hooks ----------------------------------------------------------------------------------
 
@@ -215,12 +222,20 @@ class Actor(TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMix
             self._seq += 1
             message_id, seq = f"{self.id}:{self._seq}", self._seq
         stamped = msgspec.structs.replace(
-            message, sender=self.id, id=message_id, seq=seq, tick=self.tick
+            message,
+            sender=self.id,
+            id=message_id,
+            seq=seq,
+            tick=self.tick,
+            incarnation=None if control else self._ack_token(message),
         )
         connection = self._connection
         if connection is None:
             raise DeliveryError(f"{self.id} is not running; cannot send {type(message).__name__}")
-        connection.send(self._codec.encode(stamped), about_to_wait=about_to_wait)
+        frame = self._codec.encode(stamped)
+        connection.send(frame, about_to_wait=about_to_wait)
+        if stamped.incarnation is not None:
+            self._track(stamped, frame)
         if not control:
             self.stats.sent += 1
         if tracing_enabled():
@@ -285,8 +300,13 @@ class Actor(TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMix
         register_timeout: float = 30.0,
         ping_interval: float = 1.0,
         broker_timeout: float = 30.0,
+        curve: CurveClient | None = None,
     ) -> None:
         """Connect to the broker at ``endpoint`` and handle messages until stopped.
+
+        With ``curve`` keys (:func:`warband.messaging.curve.load_client`) the connection is
+        encrypted and the broker knows this actor by its key (a ``tcp://`` broker started with
+        the same key directory).
 
         In realtime mode the actor sends a Heartbeat to the clock every ``heartbeat_interval``
         seconds (default 1) from its event loop, so a stuck loop shows as silence. In lockstep,
@@ -313,6 +333,7 @@ class Actor(TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMix
             context=context or zmq.Context.instance(),
             on_frames=self._frames_arrived,
             inbox_limit=self.mailbox_limit,
+            curve=curve,
         )
         self._connection.open()
         self._liveness = BrokerLiveness(ping_interval, broker_timeout)
@@ -337,6 +358,7 @@ class Actor(TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMix
                 await self.on_stop()
             finally:
                 self._cancel_tracked()
+                self._stop_delivery()
                 self._leave()
                 self._connection.close()
                 self.log.info("actor.stop", reason=self._stop_reason, **vars(self.stats))
@@ -483,6 +505,8 @@ class Actor(TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMix
         except ProtocolError as error:
             self.stats.rejected += 1
             self.log.error("msg.rejected", peer=self._peer_of(frame), reason=str(error))
+            return None
+        if not self._on_receipt(message):
             return None
         refusal = self._refusal(message)
         if refusal is not None:

@@ -44,6 +44,10 @@ class Message(msgspec.Struct, tag=True, frozen=True, kw_only=True):
     """The ``id`` of the message this one answers; ``request(...)`` waits for it."""
     tick: int = 0
     """The sender's tick when it sent the message (0 before the first tick)."""
+    incarnation: str | None = None
+    """Set when the sender wants this message acknowledged (a reliable type, see
+    :data:`RELIABLE_MESSAGES`): a token for this run of the sender. The receiver answers
+    ``_Ack`` and drops a repeat of the same (``sender``, ``incarnation``, ``id``)."""
 
 
 # --- hierarchy: orders go down, reports come up ------------------------------------------------
@@ -335,6 +339,15 @@ class _GaveUp(Message, frozen=True):
     """Why, starting with ``gave_up``: ``gave_up: exited with code 1 after 3 restarts in 10 s``."""
 
 
+class _Ack(Message, frozen=True):
+    """A receiver got a message that carries an ``incarnation``; sent before any handler runs.
+
+    The sender stops re-sending ``message_id`` when this comes from the message's recipient."""
+
+    message_id: str
+    """The ``id`` of the message received."""
+
+
 class _Ping(Message, frozen=True):
     """An actor's liveness heartbeat to the broker, sent from its event loop on the wall clock."""
 
@@ -401,10 +414,30 @@ CONTROL_MESSAGES: tuple[type[Message], ...] = (
     _Left,
     _Watch,
     _GaveUp,
+    _Ack,
     _Ping,
     _Pong,
 )
 """The runtime's own control messages."""
+
+RELIABLE_MESSAGES: frozenset[type[Message]] = frozenset(
+    {
+        Order,
+        WithdrawOrder,
+        CompletionReport,
+        RequestTalk,
+        TalkReply,
+        RequestCooperation,
+        CooperationReply,
+        EndTalk,
+        CooperationResult,
+    }
+)
+"""The types warband delivers effectively once: orders and their ends, and every turn of a
+cooperation conversation. Sent to one agent (not a group), each carries an ``incarnation``, is
+acknowledged by ``_Ack``, re-sent until acknowledged, and deduplicated by its receiver.
+Percepts, acts, reports and ticks are not: they are re-sent by their meaning (the next percept,
+the next tick) or not at all. An actor may change its own set (``Actor.reliable_types``)."""
 
 ALL_MESSAGES: tuple[type[Message], ...] = AGENT_MESSAGES + CONTROL_MESSAGES
 
