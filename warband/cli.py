@@ -132,6 +132,21 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="ENDPOINT",
         help="broker endpoint (default: inproc:// in one process, ipc:// across processes)",
     )
+    run.add_argument(
+        "--max-restarts",
+        type=int,
+        default=3,
+        metavar="N",
+        help="with --processes: restarts of a crashed agent allowed per --restart-period; past "
+        "them the supervisor gives up and the agent's superior is told (gave_up) (3)",
+    )
+    run.add_argument(
+        "--restart-period",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="the period over which --max-restarts counts (10)",
+    )
     _add_run_options(run)
     run.set_defaults(handler=_run)
 
@@ -252,6 +267,13 @@ def _check_run_options(args: argparse.Namespace) -> None:
         if not (math.isfinite(value) and value > 0):
             name = "--" + flag.replace("_", "-")
             raise ConfigurationError(f"{name} must be a positive number of seconds, got {value}")
+    if getattr(args, "max_restarts", 0) < 0:
+        raise ConfigurationError(f"--max-restarts must be 0 or more, got {args.max_restarts}")
+    period = getattr(args, "restart_period", 1.0)
+    if not (math.isfinite(period) and period > 0):
+        raise ConfigurationError(
+            f"--restart-period must be a positive number of seconds, got {period}"
+        )
     _check_log_dir(args.log)
 
 
@@ -311,6 +333,8 @@ def _options(args: argparse.Namespace) -> RunOptions:
         endpoint=getattr(args, "endpoint", None),
         start_timeout=args.start_timeout,
         broker_timeout=args.broker_timeout,
+        max_restarts=getattr(args, "max_restarts", 3),
+        restart_period=getattr(args, "restart_period", 10.0),
     )
 
 

@@ -28,7 +28,12 @@ from .messaging.actor import Actor, Mode
 from .messaging.addresses import DEFAULT_CLOCK_ID
 from .messaging.broker import Broker, remove_ipc_socket_file
 from .messaging.clock import Clock, DeparturePolicy, RunResult
-from .messaging.supervisor import Supervisor
+from .messaging.supervisor import (
+    DEFAULT_MAX_RESTARTS,
+    DEFAULT_RESTART_PERIOD,
+    BrokerEscalation,
+    Supervisor,
+)
 from .messaging.tracing import get_logger
 from .scenario import Outcome, Params, Scenario
 
@@ -112,6 +117,11 @@ class RunOptions:
     """Seconds an actor waits for a lost broker to come back before it gives up."""
     start_timeout: float = 60.0
     """Seconds the clock waits for every participant to connect before the run fails."""
+    max_restarts: int = DEFAULT_MAX_RESTARTS
+    """With processes: restarts of one agent allowed per ``restart_period`` before the
+    supervisor gives up on it (its superior and the clock are told: ``gave_up``)."""
+    restart_period: float = DEFAULT_RESTART_PERIOD
+    """Seconds over which ``max_restarts`` counts."""
 
 
 def make_clock(
@@ -257,7 +267,9 @@ def run_in_processes(
         raise ConfigurationError("a multi-process run needs a scenario loaded from a file")
     params = scenario.resolve_params(options.params)
     actor_ids = [a.id for a in scenario.build(params, options.seed)]
-    supervisor = Supervisor()
+    supervisor = Supervisor(
+        max_restarts=options.max_restarts, restart_period=options.restart_period
+    )
     started = time.monotonic()
     result: RunResult | None = None
     # SIGTERM, SIGINT and SIGHUP are recorded, not fatal, until every child has been reaped and
@@ -269,6 +281,8 @@ def run_in_processes(
         workdir = Path(tmp)
         endpoint = options.endpoint or f"ipc://{workdir / 'broker.sock'}"
         result_file = workdir / "result.json"
+        escalation = BrokerEscalation(endpoint)
+        supervisor.on_give_up = escalation
         try:
             supervisor.start("broker", _broker_argv(endpoint, options), restartable=False)
             common = _agent_argv(scenario.path, endpoint, options)
@@ -289,6 +303,7 @@ def run_in_processes(
             if signals.received is None:
                 raise
         finally:
+            escalation.close()
             supervisor.stop_all(last=("broker",))
             remove_ipc_socket_file(endpoint)  # left behind if the broker was killed
     pids = {name: managed.pids for name, managed in supervisor.processes.items()}

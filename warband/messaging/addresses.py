@@ -19,6 +19,14 @@ GROUP_PREFIX = "#"
 ALL_GROUP = "all"
 """The group every registered actor is in."""
 
+SUPERVISOR_ID = "supervisor"
+"""The id a supervisor connects with to report an agent it gave up on (``_GaveUp``); the broker
+obeys ``_GaveUp`` from this id only, and no agent may take it."""
+
+GAVE_UP = "gave_up"
+"""The first word of the departure reason (``_Left.reason``) of an agent its supervisor gave up
+restarting: ``gave_up: exited with code 1 after 3 restarts in 10 s``."""
+
 DEFAULT_CLOCK_ID = "clock"
 """The clock's id unless a scenario names it otherwise (a scenario with a world: ``world``)."""
 
@@ -40,9 +48,9 @@ def check_group_name(group: str) -> str:
 
 def check_actor_id(actor_id: str) -> str:
     """Return ``actor_id`` if it is usable as an agent id, else raise ConfigurationError."""
-    if actor_id == BROKER_ID or not _VALID_ID.match(actor_id):
+    if actor_id in (BROKER_ID, SUPERVISOR_ID) or not _VALID_ID.match(actor_id):
         raise ConfigurationError(
             f"invalid agent id {actor_id!r}: use 1-64 letters, digits, '-', '_', '.', ':' "
-            f"starting with a letter or digit, and not {BROKER_ID!r}"
+            f"starting with a letter or digit, and not {BROKER_ID!r} or {SUPERVISOR_ID!r}"
         )
     return actor_id

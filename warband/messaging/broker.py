@@ -26,9 +26,10 @@ import msgspec
 import zmq
 
 from ..exceptions import ConfigurationError, ProtocolError
-from .addresses import ALL_GROUP, BROKER_ID, GROUP_PREFIX
+from .addresses import ALL_GROUP, BROKER_ID, GROUP_PREFIX, SUPERVISOR_ID
 from .catalog import (
     Message,
+    _GaveUp,
     _Leave,
     _Left,
     _Ping,
@@ -286,7 +287,10 @@ class Broker:
     def _handle_control(
         self, router: zmq.Socket[bytes], peer: str, payload: bytes, envelope: Envelope
     ) -> None:
-        if envelope.type not in ("_Register", "_Ping", "_Leave", "_Watch"):
+        if envelope.type == "_GaveUp" and peer != SUPERVISOR_ID:
+            self._reject(router, peer.encode(), peer, f"only {SUPERVISOR_ID!r} may send _GaveUp")
+            return
+        if envelope.type not in ("_Register", "_Ping", "_Leave", "_Watch", "_GaveUp"):
             self._reject(router, peer.encode(), peer, f"the broker does not handle {envelope.type}")
             return
         try:
@@ -361,6 +365,8 @@ class Broker:
                 continue
             silent = now - known.last_seen
             if silent > SILENT_PINGS * known.ping_interval:
+        elif isinstance(message, _GaveUp):
+            self._gave_up(router, message.agent, message.reason or "gave_up")
                 self._depart(router, peer, f"silent for {silent:.1f} s")
 
     def _depart(self, router: zmq.Socket[bytes], peer: str, reason: str) -> None:
@@ -401,6 +407,23 @@ class Broker:
         group = envelope.recipient[len(GROUP_PREFIX) :]
         if self._deferred and envelope.type == "Tick":
             self._apply_deferred(envelope.tick)
+    def _gave_up(self, router: zmq.Socket[bytes], agent: str, reason: str) -> None:
+        """The supervisor will not restart ``agent``: report it gone for good to its watchers.
+
+        Told even when the agent already departed (``disconnected``: its watchers may be waiting
+        for a restart) or never registered (it crashed at start): its superior reassigns its
+        work, and the clock stops waiting for it at once.
+        """
+        self._log.warning("broker.gave_up", peer=agent, reason=reason)
+        if agent in self._registry:
+            self._depart(router, agent, reason)
+            return
+        self._gone[agent] = reason
+        for watcher, known in sorted(self._registry.items()):
+            if "*" in known.watch or agent in known.watch:
+                notice = _Left(recipient=watcher, agent=agent, reason=reason)
+                self._send_own(router, watcher, notice)
+
         # An empty group is not an error: a team whose members all died still has a channel.
         for member in sorted(self._groups.get(group, ())):
             if member != peer:

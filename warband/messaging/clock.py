@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from .actor import Actor
-from .addresses import TICK_GROUP
+from .addresses import GAVE_UP, TICK_GROUP
 from .catalog import (
     Heartbeat,
     Message,
@@ -269,6 +269,15 @@ class Clock(Actor):
 
     def _peer_left(self, notice: _Left) -> None:
         agent = notice.agent
+        if notice.reason.startswith(GAVE_UP):
+            # The supervisor will not restart it: no need to wait for it any longer, and the
+            # run's report says why it is gone for good.
+            suspect = self._suspects.pop(agent, None)
+            if suspect is not None:
+                suspect.cancel()
+            if agent in self._departed:
+                self._departed[agent] = notice.reason
+                return
         if agent not in self.participants or agent in self._stats or agent in self._suspects:
             return
         if notice.reason == "disconnected" and not self._shutting_down:

@@ -22,9 +22,16 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import zmq
+
+from ..exceptions import ConfigurationError
+from .addresses import BROKER_ID, GAVE_UP, SUPERVISOR_ID
+from .catalog import _GaveUp
+from .codec import Codec
 from .tracing import get_logger
 
 INCARNATION_VARIABLE = "WARBAND_INCARNATION"
@@ -100,12 +107,31 @@ class ManagedProcess:
     process: subprocess.Popen[bytes]
     restarts: int = 0
     pids: list[int] = field(default_factory=list)
+    restart_times: deque[float] = field(default_factory=deque)
+    """When it was restarted (monotonic seconds), within the supervisor's restart period."""
     finished: bool = False
     returncode: int | None = None
 
 
+DEFAULT_MAX_RESTARTS = 3
+"""Restarts allowed per :data:`DEFAULT_RESTART_PERIOD` before the supervisor gives up."""
+DEFAULT_RESTART_PERIOD = 10.0
+"""Seconds over which restarts are counted (Erlang's restart intensity: 3 per 10 s)."""
+
+GiveUp = Callable[[str, str], None]
+"""Called with (process name, reason) when the supervisor gives up on a process."""
+
+
 class Supervisor:
     """Starts named processes and keeps restartable ones alive until told the run is over.
+
+    Restart intensity, as in Erlang/OTP: a crashed restartable process (exit code not 0) is
+    restarted as long as it was restarted fewer than ``max_restarts`` times in the last
+    ``restart_period`` seconds; past that the supervisor gives up on it: it logs
+    ``process.gave_up`` and calls ``on_give_up(name, reason)`` (the launcher tells the broker,
+    which reports the agent's departure, reason ``gave_up: ...``, to its superior and the
+    clock). A process that crashes now and then, more than ``restart_period`` apart, is
+    restarted every time.
 
     Its log events name a child's pid ``child_pid``: ``pid`` is the logging process's own.
 
@@ -113,10 +139,26 @@ class Supervisor:
     child its parent-death signal when the thread that started it ends.
     """
 
-    def __init__(self, *, max_restarts: int = 3) -> None:
+    def __init__(
+        self,
+        *,
+        max_restarts: int = DEFAULT_MAX_RESTARTS,
+        restart_period: float = DEFAULT_RESTART_PERIOD,
+        on_give_up: GiveUp | None = None,
+    ) -> None:
+        if max_restarts < 0 or restart_period <= 0:
+            raise ConfigurationError(
+                f"restart intensity needs max_restarts >= 0 and restart_period > 0 seconds, "
+                f"got {max_restarts} and {restart_period}; e.g. --max-restarts 3 "
+                "--restart-period 10"
+            )
         self.max_restarts = max_restarts
+        self.restart_period = restart_period
+        self.on_give_up = on_give_up
         self.processes: dict[str, ManagedProcess] = {}
         self.total_restarts = 0
+        self.gave_up: list[str] = []
+        """Names of the processes the supervisor gave up on, in order."""
         self._log = get_logger(agent="supervisor")
         # Normally one group, led by the first child; a new one only if a child had to be
         # started after every member of the previous group had ended.
@@ -146,8 +188,14 @@ class Supervisor:
             code = managed.process.poll()
             if code is None:
                 continue
-            if code != 0 and managed.restartable and managed.restarts < self.max_restarts:
-                self._restart(managed, code)
+            if code != 0 and managed.restartable:
+                if self._within_intensity(managed):
+                    self._restart(managed, code)
+                    continue
+                managed.finished = True
+                managed.returncode = code
+                self._give_up(managed, code)
+                ended.append(managed)
                 continue
             managed.finished = True
             managed.returncode = code
@@ -155,6 +203,36 @@ class Supervisor:
                 self._log.error("process.failed", process=managed.name, code=code)
             ended.append(managed)
         return ended
+
+    def _within_intensity(self, managed: ManagedProcess) -> bool:
+        """True when ``managed`` may be restarted once more (fewer than ``max_restarts``
+        restarts in the last ``restart_period`` seconds)."""
+        now = time.monotonic()
+        while managed.restart_times and now - managed.restart_times[0] > self.restart_period:
+            managed.restart_times.popleft()
+        return len(managed.restart_times) < self.max_restarts
+
+    def _give_up(self, managed: ManagedProcess, code: int) -> None:
+        reason = (
+            f"{GAVE_UP}: exited with code {code} after {len(managed.restart_times)} restarts "
+            f"in {self.restart_period:g} s"
+        )
+        self.gave_up.append(managed.name)
+        self._log.error(
+            "process.gave_up",
+            process=managed.name,
+            code=code,
+            restarts=managed.restarts,
+            max_restarts=self.max_restarts,
+            restart_period=self.restart_period,
+        )
+        if self.on_give_up is not None:
+            try:
+                self.on_give_up(managed.name, reason)
+            except Exception as error:  # the run goes on; the escalation is what failed
+                self._log.error(
+                    "process.escalation_failed", process=managed.name, error=repr(error)
+                )
 
     def stop_restarting(self) -> None:
         """The run is ending: a process that exits now, however it exits, stays down."""
@@ -235,6 +313,7 @@ class Supervisor:
 
     def _restart(self, managed: ManagedProcess, code: int) -> None:
         managed.restarts += 1
+        managed.restart_times.append(time.monotonic())
         self.total_restarts += 1
         old_pid = managed.process.pid
         managed.process = self._spawn(managed.argv, incarnation=managed.restarts)
@@ -265,3 +344,44 @@ class Supervisor:
             self._groups.append(process.pid)
         self._group_of[process.pid] = self._groups[-1]
         return process
+
+
+class BrokerEscalation:
+    """Tells the run's broker about the agents a supervisor gave up on: use an instance as the
+    supervisor's ``on_give_up``, and :meth:`close` it when the run is over.
+
+    It connects one DEALER with the id ``supervisor`` on the first give-up (the broker obeys
+    ``_GaveUp`` from that id only) and keeps it for the rest of the run: a second connection
+    claiming the id while the first is known would be refused.
+    """
+
+    def __init__(self, endpoint: str, *, context: zmq.Context[zmq.Socket[bytes]] | None = None):
+        self.endpoint = endpoint
+        self._context = context or zmq.Context.instance()
+        self._socket: zmq.Socket[bytes] | None = None
+        self._codec = Codec()
+        self._sent = 0
+
+    def __call__(self, agent: str, reason: str) -> None:
+        if self._socket is None:
+            socket = self._context.socket(zmq.DEALER)
+            socket.setsockopt(zmq.ROUTING_ID, SUPERVISOR_ID.encode())
+            socket.setsockopt(zmq.LINGER, 1000)
+            socket.connect(self.endpoint)
+            self._socket = socket
+        self._sent += 1
+        notice = _GaveUp(
+            sender=SUPERVISOR_ID,
+            recipient=BROKER_ID,
+            id=f"{SUPERVISOR_ID}:c{self._sent}",
+            agent=agent,
+            reason=reason,
+        )
+        # No high-water mark is set, so the frame queues even before the connection is up.
+        self._socket.send(self._codec.encode(notice), zmq.NOBLOCK)
+
+    def close(self) -> None:
+        """Close the connection, waiting up to 1 s for what it still has to send."""
+        if self._socket is not None:
+            self._socket.close(linger=1000)
+            self._socket = None

@@ -1,0 +1,199 @@
+"""Supervision with restart intensity: N restarts per period, then the supervisor gives up and
+the agent's superior and the clock are told (``gave_up``). Real processes and sockets."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import zmq
+
+from tests.conftest import CommandResult, last_json_line, read_log_events
+from warband.messaging.addresses import BROKER_ID, GAVE_UP, SUPERVISOR_ID
+from warband.messaging.broker import Broker
+from warband.messaging.catalog import _GaveUp, _Left, _Register, _Registered, _Undeliverable
+from warband.messaging.codec import Codec
+from warband.messaging.supervisor import BrokerEscalation, Supervisor
+
+CODEC = Codec()
+
+
+def _supervise(supervisor: Supervisor, until: Callable[[], bool], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    try:
+        while not until():
+            assert time.monotonic() < deadline, "the supervisor did not get there in time"
+            supervisor.check()
+            time.sleep(0.02)
+    finally:
+        supervisor.stop_all(grace=0.5)
+
+
+def test_a_process_that_crashes_at_once_is_restarted_exactly_max_restarts_times_then_given_up() -> (
+    None
+):
+    told: list[tuple[str, str]] = []
+    supervisor = Supervisor(
+        max_restarts=3, restart_period=10.0, on_give_up=lambda n, r: told.append((n, r))
+    )
+    managed = supervisor.start("bot-1", ["sh", "-c", "exit 3"])
+    _supervise(supervisor, lambda: bool(told), timeout=20)
+
+    assert 3 == managed.restarts
+    assert 4 == len(managed.pids)
+    assert ["bot-1"] == supervisor.gave_up
+    assert [("bot-1", "gave_up: exited with code 3 after 3 restarts in 10 s")] == told
+    assert managed.finished
+
+
+def test_a_process_that_crashes_less_often_than_the_period_is_restarted_every_time() -> None:
+    # One restart per 0.2 s allowed; each incarnation lives 0.5 s: the old restart has always
+    # left the window when the next crash comes, so the supervisor never gives up.
+    told: list[str] = []
+    supervisor = Supervisor(
+        max_restarts=1, restart_period=0.2, on_give_up=lambda n, r: told.append(n)
+    )
+    managed = supervisor.start("bot-1", ["sh", "-c", "sleep 0.5; exit 1"])
+    _supervise(supervisor, lambda: managed.restarts >= 3 or bool(told), timeout=20)
+
+    assert [] == told
+    assert 3 <= managed.restarts
+
+
+def test_a_clean_exit_is_never_restarted_nor_escalated() -> None:
+    told: list[str] = []
+    supervisor = Supervisor(on_give_up=lambda n, r: told.append(n))
+    managed = supervisor.start("bot-1", ["sh", "-c", "exit 0"])
+    _supervise(supervisor, lambda: managed.finished, timeout=20)
+
+    assert (0, 0, []) == (managed.restarts, managed.returncode, told)
+
+
+def test_restart_intensity_must_be_positive() -> None:
+    with pytest.raises(Exception, match="--max-restarts 3 --restart-period 10"):
+        Supervisor(restart_period=0)
+
+
+@pytest.fixture
+def broker() -> Iterator[Broker]:
+    running = Broker("tcp://127.0.0.1:*")
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def _client(
+    context: zmq.Context[zmq.Socket[bytes]], endpoint: str, agent: str, watch: list[str]
+) -> zmq.Socket[bytes]:
+    socket = context.socket(zmq.DEALER)
+    socket.setsockopt(zmq.ROUTING_ID, agent.encode())
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.setsockopt(zmq.RCVTIMEO, 10_000)
+    socket.connect(endpoint)
+    register = _Register(sender=agent, recipient=BROKER_ID, id=f"{agent}:c1", watch=watch)
+    socket.send(CODEC.encode(register))
+    assert isinstance(CODEC.decode(socket.recv()), _Registered)
+    return socket
+
+
+def test_the_broker_reports_an_agent_given_up_on_to_its_watchers_even_if_it_never_registered(
+    broker: Broker,
+) -> None:
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    escalation = BrokerEscalation(broker.bound_endpoint, context=context)
+    commander = _client(context, broker.bound_endpoint, "commander", ["bot-2"])
+    try:
+        escalation("bot-2", "gave_up: exited with code 3 after 3 restarts in 10 s")
+        notice = CODEC.decode(commander.recv())
+        assert isinstance(notice, _Left)
+        assert ("bot-2", "gave_up: exited with code 3 after 3 restarts in 10 s") == (
+            notice.agent,
+            notice.reason,
+        )
+        # A watcher that registers later is told at once, like for any departure.
+        late = _client(context, broker.bound_endpoint, "squad", ["bot-2"])
+        notice = CODEC.decode(late.recv())
+        assert isinstance(notice, _Left) and notice.reason.startswith(GAVE_UP)
+        late.close()
+    finally:
+        escalation.close()
+        commander.close()
+        context.term()
+
+
+def test_only_the_supervisor_may_report_an_agent_given_up_on(broker: Broker) -> None:
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    liar = _client(context, broker.bound_endpoint, "bot-1", [])
+    victim_watcher = _client(context, broker.bound_endpoint, "commander", ["bot-2"])
+    try:
+        forged = _GaveUp(sender="bot-1", recipient=BROKER_ID, id="bot-1:c9", agent="bot-2")
+        liar.send(CODEC.encode(forged))
+        answer = CODEC.decode(liar.recv())
+        assert isinstance(answer, _Undeliverable)
+        assert f"only {SUPERVISOR_ID!r} may send _GaveUp" in answer.reason
+        victim_watcher.setsockopt(zmq.RCVTIMEO, 300)
+        with pytest.raises(zmq.Again):
+            victim_watcher.recv()
+    finally:
+        liar.close()
+        victim_watcher.close()
+        context.term()
+
+
+def test_an_agent_that_crashes_at_start_is_restarted_3_times_then_escalated_and_reassigned(
+    warband_cli: Callable[..., CommandResult], tmp_path: Path
+) -> None:
+    # Issue 12, test 13: Warzone with red's hierarchy, red-2 crashing in on_start (os._exit)
+    # in every incarnation, the default intensity (3 restarts per 10 s).
+    result = warband_cli(
+        "run",
+        "tests/scenarios/gave_up.py",
+        "--processes",
+        "--json",
+        "-q",
+        "--param",
+        "bots=2",
+        "--param",
+        "blue=freelance",
+        "--param",
+        "crash_start=red-2",
+        "--ticks",
+        "60",
+        "--max-restarts",
+        "3",
+        "--restart-period",
+        "10",
+        "--log",
+        str(tmp_path),
+        timeout=150,
+    )
+    assert 0 == result.returncode, result.stderr
+    summary = last_json_line(result.stdout)
+    assert 3 == summary["restarts"]
+    assert 4 == len(summary["pids"]["red-2"])
+    assert summary["departed"]["red-2"].startswith("gave_up: exited with code 3 after 3 restarts")
+    assert summary["completed"]
+
+    events = read_log_events(tmp_path)
+    gave_up = [e for e in events if e["event"] == "process.gave_up"]
+    assert ["red-2"] == [e["process"] for e in gave_up]
+    told = [
+        e
+        for e in events
+        if e["event"] == "agent.subordinate_left"
+        and e["agent"] == "red-commander"
+        and e["reason"].startswith(GAVE_UP)
+    ]
+    assert ["red-2"] == [e["peer"] for e in told]
+    # Reassigned: the squad red-2 would have joined is led without it to the end.
+    squad_plans = [
+        e
+        for e in events
+        if e["event"] == "agent.plan" and e["agent"] == "red-squad-1" and "memory" in e
+    ]
+    members = {tuple(fact) for fact in squad_plans[-1]["memory"]["memory"] if fact[0] == "member"}
+    assert {("member", "red-1")} == members
