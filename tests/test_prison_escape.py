@@ -51,6 +51,22 @@ def test_escaping_means_reaching_the_yard_outside_the_locked_exit_door(warband_c
     assert "reached the yard" in summary["outcome_summary"]
 
 
+def test_explain_shows_alices_search_tree_with_its_cooperable_nodes(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    _run(warband_cli, "--log", str(tmp_path))
+    explained = warband_cli("explain", str(tmp_path), "--agent", "alice", "--tick", "3")
+    assert 0 == explained.returncode, explained.stderr
+    tree = explained.stdout.split("search tree:\n", 1)[1]
+    assert "GOAP search tree for: at(alice) == yard" in tree
+    assert "<- LeaveCell cost=1" in tree
+    assert "[cooperable]" in tree
+    assert "open(bars-a) == true [any agent]" in tree
+    assert "[cooperation] Cooperate[open(bars-a) == true]" in tree
+    assert "cooperable nodes: #" in tree
+    assert "asks another agent for open(bars-a) == true [any agent]" in tree
+
+
 @pytest.mark.parametrize(
     ("first_helper", "reason"), [("busy", "busy"), ("dislikes", "dislikes alice")]
 )

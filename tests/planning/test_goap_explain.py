@@ -16,6 +16,7 @@ from warband.planning import (
     goap_tree_text,
     plan_cooperatively,
 )
+from warband.planning.goap_explain import cooperable_nodes
 
 BARS = eq("bars_open(cell)", True, any_agent=True)
 PRISONER_START = WorldState({"at(prisoner)": "cell", "bars_open(cell)": False})
@@ -94,6 +95,36 @@ def test_text_marks_the_cooperation_action_and_tagged_conditions() -> None:
 
     assert "[cooperation] Cooperate[bars_open(cell) == true]" in text
     assert "bars_open(cell) == true [any agent]" in text
+
+
+def test_the_cooperable_nodes_of_the_solo_search_are_marked_and_summed_up() -> None:
+    tree = _cooperation_tree()
+    walk_out = next(node for node in tree.nodes if node.step and node.step.name == "WalkOut")
+    asked = next(node for node in tree.nodes if node.cooperation)
+
+    assert (walk_out.id,) == cooperable_nodes(tree)
+    assert (BARS,) == walk_out.cooperable
+    text = tree.text()
+    assert re.search(rf"#{walk_out.id} <- WalkOut cost=1 .*\[cooperable\]$", text, re.MULTILINE)
+    assert f"cooperable nodes: #{walk_out.id}" in text
+    assert (
+        f"chosen cooperation: #{walk_out.id} -> #{asked.id} asks another agent for "
+        "bars_open(cell) == true [any agent] (cost 1)"
+    ) in text
+
+
+def test_a_tree_without_tagged_conditions_has_no_cooperation_summary() -> None:
+    text = _solo_tree().text()
+
+    assert "cooperable" not in text
+
+
+def test_the_dict_lists_the_cooperable_conditions_of_cooperable_nodes_only() -> None:
+    data = _cooperation_tree().to_dict()
+
+    cooperable = {node["action"]["name"]: node["cooperable"] for node in data["nodes"][1:]}
+    assert ["bars_open(cell) == true"] == [c["text"] for c in cooperable["WalkOut"]]
+    assert [] == cooperable["Cooperate"]
 
 
 def test_dict_is_json_serialisable_and_lists_the_plan_in_execution_order() -> None:

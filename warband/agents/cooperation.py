@@ -47,6 +47,7 @@ from ..messaging import (
     handles,
 )
 from ..messaging.catalog import WireCondition
+from ..messaging.tracing import tracing_enabled
 from ..planning import Brain, FactDB, Goal, GoapPlan, Task, WorldState, simulate
 from ..planning.cooperation import (
     COOPERATION_ACTION,
@@ -175,6 +176,9 @@ class CooperativeDecider:
                 context,
                 cooperation_cost=self.cooperation_cost,
                 max_plans=1,
+                # The tree (Boeda's, with its cooperable nodes) goes into the agent.plan event
+                # for `warband explain`; only a traced run writes it, so only one records it.
+                record_tree=tracing_enabled(),
                 max_expansions=min(budget, self.max_expansions),
             )
             kind: DecisionKind = "replaced" if current is not None else "new"
@@ -191,7 +195,8 @@ class CooperativeDecider:
             else:
                 continue
             agent_plan = AgentPlan(goap_tasks(plan.plan), f"goal:{goal.name}", plan)
-            return Decision(kind, agent_plan, reason, expansions=planning.expansions)
+            tree = planning.tree.text() if planning.tree is not None else ""
+            return Decision(kind, agent_plan, reason, tree, planning.expansions)
         if current is not None:
             return Decision("dropped", None, "no relevant goal has a plan any more")
         return Decision("none", None, "no relevant goal has a plan")

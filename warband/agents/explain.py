@@ -2,9 +2,10 @@
 
 Pittman's snapshot debugger, for a whole team. Every decision an agent makes is one
 ``agent.plan`` log event (:mod:`warband.agents.agent`); with ``--log`` those that start a plan
-(new, replaced, dropped, none) also carry the memory the decision saw and the decomposition
-tree. To explain an agent at tick N, this reads the last such event at or before N, and the
-decisions since (kept plans, replans), and prints them.
+(new, replaced, dropped, none) also carry the memory the decision saw and the tree behind the
+plan: an HTN decomposition, or a GOAP search tree (a cooperative agent's shows Boeda's
+cooperable nodes and the cooperation it chose). To explain an agent at tick N, this reads the
+last such event at or before N, and the decisions since (kept plans, replans), and prints them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 from ..exceptions import ConfigurationError
 
 PLAN_EVENT = "agent.plan"
+GOAP_TREE_TITLE = "GOAP search tree"
+"""How a GOAP search tree's text begins (:func:`~warband.planning.goap_tree_text`)."""
 
 
 @dataclass
@@ -56,7 +59,8 @@ class Explanation:
             lines += [f"    ({' '.join(_show(v) for v in fact)})" for fact in facts]
         tree = decided.get("tree")
         if tree:
-            lines += ["", "decomposition:"]
+            goap = str(tree).startswith(GOAP_TREE_TITLE)
+            lines += ["", "search tree:" if goap else "decomposition:"]
             lines += [f"  {line}" for line in str(tree).rstrip("\n").splitlines()]
         return "\n".join(lines)
 

@@ -4,8 +4,10 @@ The tree is the one the regressive search expanded (Boeda, Fig. 6): each node li
 conditions already true in the start state ("satisfied") and those still to be made true
 ("open"); each edge is an action with its bindings, and lists the parent's conditions it
 "achieved". The path of the returned plan is marked, and cooperation actions (conditions another
-agent is asked to make hold) are marked apart. Searches record the tree only when asked
-(``record_tree=True``), so plain planning pays nothing for it.
+agent is asked to make hold) are marked apart, as are Boeda's cooperable nodes (Fig. 4): nodes
+holding conditions tagged ``achievable_by_any_agent``, where a cooperation action may start.
+Searches record the tree only when asked (``record_tree=True``), so plain planning pays nothing
+for it.
 """
 
 from __future__ import annotations
@@ -46,6 +48,14 @@ class SearchTreeNode:
     def cooperation(self) -> bool:
         """True when the edge into this node is a cooperation action."""
         return self.step is not None and self.step.cooperation
+
+    @property
+    def cooperable(self) -> tuple[Condition, ...]:
+        """The conditions of this node tagged achievable_by_any_agent: those another agent
+        could be asked to make hold here (Boeda's cooperable node state when not empty)."""
+        return sorted_conditions(
+            c for c in (*self.satisfied, *self.open) if c.achievable_by_any_agent
+        )
 
 
 @dataclass(frozen=True)
@@ -95,34 +105,71 @@ def goap_tree_text(tree: SearchTree) -> str:
     """An indented tree, children under parents in expansion order.
 
     ``*`` marks nodes on the chosen path, ``.`` the others; ``[cooperation]`` marks an edge
-    where another agent is asked to make conditions hold; ``[any agent]`` marks tagged
-    conditions.
+    where another agent is asked to make conditions hold; ``[cooperable]`` marks a node holding
+    conditions tagged ``[any agent]``, where such an edge may start. A summary after the tree
+    lists the cooperable nodes and what the chosen plan asks another agent for.
     """
     goal = _conditions_text(tree.goal)
     lines = [
         f"GOAP search tree for: {goal}",
         "legend: * chosen path, . other expanded node; edges read goal-first (backwards)",
     ]
+    cooperable = cooperable_nodes(tree)
+    if cooperable:
+        lines.append(
+            "        [cooperable] another agent could help at this node; "
+            "[cooperation] the edge that asks it"
+        )
     children: dict[int | None, list[SearchTreeNode]] = {}
     for node in tree.nodes:
         children.setdefault(node.parent, []).append(node)
     stack = [(node, 0) for node in reversed(children.get(None, []))]
     while stack:
         node, depth = stack.pop()
-        lines.extend(_node_lines(node, depth))
+        lines.extend(_node_lines(node, depth, node.id in cooperable))
         stack.extend((child, depth + 1) for child in reversed(children.get(node.id, [])))
     if not tree.path:
         lines.append("no plan: no node is satisfied by the start state")
+    lines.extend(_cooperation_summary(tree, cooperable))
     return "\n".join(lines)
 
 
-def _node_lines(node: SearchTreeNode, depth: int) -> list[str]:
+def cooperable_nodes(tree: SearchTree) -> tuple[int, ...]:
+    """Ids of Boeda's cooperable nodes: nodes of the solo search (no cooperation edge between
+    them and the goal) holding conditions tagged achievable_by_any_agent."""
+    asked: set[int] = set()
+    for node in tree.nodes:  # parents are expanded, hence numbered, before their children
+        if node.cooperation or (node.parent is not None and node.parent in asked):
+            asked.add(node.id)
+    return tuple(node.id for node in tree.nodes if node.cooperable and node.id not in asked)
+
+
+def _cooperation_summary(tree: SearchTree, cooperable: tuple[int, ...]) -> list[str]:
+    if not cooperable:
+        return []
+    lines = [f"cooperable nodes: {' '.join(f'#{node_id}' for node_id in cooperable)}"]
+    asked = [tree.node(i) for i in tree.path if tree.node(i).cooperation]
+    for node in asked:
+        assert node.step is not None
+        request = _conditions_text(node.achieved)
+        lines.append(
+            f"chosen cooperation: #{node.parent} -> #{node.id} asks another agent for "
+            f"{request} (cost {node.step.cost:g})"
+        )
+    if not asked:
+        lines.append("chosen plan: no cooperation")
+    return lines
+
+
+def _node_lines(node: SearchTreeNode, depth: int, cooperable: bool) -> list[str]:
     pad = "  " * depth
     mark = "*" if node.on_path else "."
     head = f"{pad}{mark} #{node.id}"
     if node.step is not None:
         head += f" <- {_edge_text(node.step)}"
     head += f"  g={node.g:g} h={node.h:g}"
+    if cooperable:
+        head += " [cooperable]"
     lines = [head]
     if node.step is not None:
         lines.append(f"{pad}    achieved:  {_conditions_text(node.achieved)}")
@@ -155,10 +202,13 @@ def _step_dict(step: GoapStep) -> dict[str, Any]:
 def goap_tree_dict(tree: SearchTree) -> dict[str, Any]:
     """The tree as plain dicts, lists, strings and numbers (``json.dumps`` accepts it).
 
-    ``plan`` lists the chosen path's steps in execution order (the reverse of the path).
+    ``plan`` lists the chosen path's steps in execution order (the reverse of the path);
+    a node's ``cooperable`` lists its tagged conditions when it is a cooperable node (see
+    :func:`cooperable_nodes`), else nothing.
     """
     on_path_steps = [tree.node(i).step for i in tree.path]
     plan = [_step_dict(step) for step in reversed(on_path_steps) if step is not None]
+    cooperable = cooperable_nodes(tree)
     return {
         "goal": [_condition_dict(c) for c in tree.goal],
         "path": list(tree.path),
@@ -175,6 +225,9 @@ def goap_tree_dict(tree: SearchTree) -> dict[str, Any]:
                 "h": node.h,
                 "on_path": node.on_path,
                 "cooperation": node.cooperation,
+                "cooperable": [
+                    _condition_dict(c) for c in (node.cooperable if node.id in cooperable else ())
+                ],
             }
             for node in tree.nodes
         ],
