@@ -28,6 +28,7 @@ from .messaging.actor import Actor, Mode
 from .messaging.addresses import DEFAULT_CLOCK_ID
 from .messaging.broker import Broker, remove_ipc_socket_file
 from .messaging.clock import Clock, DeparturePolicy, RunResult
+from .messaging.faults import FrameDrops
 from .messaging.supervisor import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_RESTART_PERIOD,
@@ -67,6 +68,8 @@ class RunReport:
     departed: dict[str, str] = field(default_factory=dict)
     handler_failures: dict[str, int] = field(default_factory=dict)
     undeliverable: dict[str, int] = field(default_factory=dict)
+    conflated: dict[str, int] = field(default_factory=dict)
+    would_block: dict[str, int] = field(default_factory=dict)
 
     @property
     def clean(self) -> bool:
@@ -98,6 +101,8 @@ class RunReport:
             "departed": self.departed,
             "handler_failures": self.handler_failures,
             "undeliverable": self.undeliverable,
+            "conflated": self.conflated,
+            "would_block": self.would_block,
             "clean": self.clean,
         }
 
@@ -117,6 +122,8 @@ class RunOptions:
     """Seconds an actor waits for a lost broker to come back before it gives up."""
     start_timeout: float = 60.0
     """Seconds the clock waits for every participant to connect before the run fails."""
+    curve: Path | None = None
+    """With processes: the CURVE key directory (``warband keys``) every connection uses."""
     max_restarts: int = DEFAULT_MAX_RESTARTS
     """With processes: restarts of one agent allowed per ``restart_period`` before the
     supervisor gives up on it (its superior and the clock are told: ``gave_up``)."""
@@ -222,16 +229,20 @@ async def run_actors_in_process(
     mode: Mode = "lockstep",
     endpoint: str | None = None,
     broker_timeout: float = 30.0,
+    drops: FrameDrops | None = None,
 ) -> RunResult:
     """Run ``clock`` and ``actors`` to the end of the run, with a broker thread, in this process.
 
     The one in-process runner: ``warband run`` and :func:`warband.testing.run_actors` both use
     it. An actor whose ``run`` raised (it failed in ``on_start``, say) is logged as
     ``actor.crashed``; the clock heard of its departure and the result lists it in
-    ``departed``. Raises :class:`WarbandError` when the clock itself failed.
+    ``departed``. Raises :class:`WarbandError` when the clock itself failed. ``drops`` makes
+    the broker lose frames on purpose, for tests of re-sending (:mod:`warband.messaging.faults`).
     """
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    broker = Broker(endpoint or f"inproc://warband-{uuid.uuid4().hex[:12]}", context=context)
+    broker = Broker(
+        endpoint or f"inproc://warband-{uuid.uuid4().hex[:12]}", context=context, drops=drops
+    )
     broker.start()
     bound = broker.bound_endpoint
     options: dict[str, Any] = {"context": context, "mode": mode, "broker_timeout": broker_timeout}
@@ -281,6 +292,8 @@ def run_in_processes(
         workdir = Path(tmp)
         endpoint = options.endpoint or f"ipc://{workdir / 'broker.sock'}"
         result_file = workdir / "result.json"
+        if options.curve is not None:
+            _check_curve_keys(options.curve, endpoint, [scenario.clock_id, *actor_ids])
         escalation = BrokerEscalation(endpoint)
         supervisor.on_give_up = escalation
         try:
@@ -397,10 +410,22 @@ def failed_report(
     )
 
 
+def _check_curve_keys(directory: Path, endpoint: str, agent_ids: list[str]) -> None:
+    """Refuse a CURVE run before any process starts if a key file it needs is missing."""
+    from .messaging.curve import check_curve_endpoint, load_client, load_server
+
+    check_curve_endpoint(endpoint)
+    load_server(directory)
+    for agent_id in agent_ids:
+        load_client(directory, agent_id)
+
+
 def _broker_argv(endpoint: str, options: RunOptions) -> list[str]:
     argv = [sys.executable, "-m", "warband", "broker", "--bind", endpoint]
     if options.log_dir is not None:
         argv += ["--log", str(options.log_dir)]
+    if options.curve is not None:
+        argv += ["--curve", str(options.curve)]
     return argv
 
 
@@ -431,6 +456,8 @@ def _agent_argv(scenario_path: Path, endpoint: str, options: RunOptions) -> list
         argv += ["--param", f"{key}={value}"]
     if options.log_dir is not None:
         argv += ["--log", str(options.log_dir)]
+    if options.curve is not None:
+        argv += ["--curve", str(options.curve)]
     return argv
 
 
@@ -471,6 +498,11 @@ async def _run_single(
 
     Returns the number of the signal that stopped it, or None.
     """
+    curve = None
+    if options.curve is not None:
+        from .messaging.curve import load_client
+
+        curve = load_client(options.curve, actor.id)
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     try:
         return await stop_on_signal(
@@ -480,6 +512,7 @@ async def _run_single(
                 mode=options.mode,
                 clock_id=clock_id or actor.id,
                 broker_timeout=options.broker_timeout,
+                curve=curve,
             ),
             actor.stop,
         )
@@ -523,6 +556,8 @@ def _report(
         departed=dict(result.departed),
         handler_failures=dict(result.handler_failures),
         undeliverable=dict(result.undeliverable),
+        conflated=dict(result.conflated),
+        would_block=dict(result.would_block),
     )
 
 
@@ -555,6 +590,12 @@ def format_report(report: RunReport) -> str:
     if report.undeliverable:
         counts = ", ".join(f"{a} {n}" for a, n in report.undeliverable.items())
         lines.append(f"  undeliverable messages: {counts}")
+    if report.conflated:
+        counts = ", ".join(f"{a} {n}" for a, n in report.conflated.items())
+        lines.append(f"  percepts conflated (a newer one came first): {counts}")
+    if report.would_block:
+        counts = ", ".join(f"{a} {n}" for a, n in report.would_block.items())
+        lines.append(f"  sends refused, queue to the broker full: {counts}")
     if report.log_dir:
         lines.append(f"  logs: {report.log_dir} (read them with `warband trace {report.log_dir}`)")
     return "\n".join(lines)

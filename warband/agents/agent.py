@@ -41,7 +41,7 @@ from ..messaging import (
     handles,
 )
 from ..messaging._state import M
-from ..messaging.catalog import _Left
+from ..messaging.catalog import Message, _Left
 from ..messaging.tracing import tracing_enabled
 from ..planning import Task
 from ..values import Fact, Value
@@ -122,6 +122,9 @@ class Agent(Actor):
         self._events: tuple[Fact, ...] = ()
         self._acts = role.acts
         self._reporter = role.reporter() if role.reporter is not None else None
+        self.group_aliases: dict[str, str] = {}
+        """Group names a plan uses that stand for another group, for now: a bot keeps
+        ``"nearby"`` pointing at the group of the area it stands in (``!broadcast nearby ...``)."""
 
     # --- gather: handlers write memory ---------------------------------------------------------
 
@@ -436,9 +439,12 @@ class Agent(Actor):
             self.send(StatusReport(recipient=self.superior, status=status, details=details))
 
     def broadcast_status(self, group: str, topic: str, args: Sequence[Value]) -> None:
-        """Tell every member of ``group`` (an area group: "nearby") about ``topic``."""
+        """Tell every member of ``group`` (an area group: "nearby", resolved through
+        :attr:`group_aliases`) about ``topic``."""
         details = {f"a{index}": value for index, value in enumerate(args)}
-        self.broadcast(group, StatusReport(status=topic, details=details))
+        self.broadcast(
+            self.group_aliases.get(group, group), StatusReport(status=topic, details=details)
+        )
 
     def _report_order(self, order: Order, *, success: bool, reason: str) -> None:
         self.reply(order, CompletionReport(task=order.task, success=success, reason=reason))
@@ -456,6 +462,29 @@ class Agent(Actor):
         self.book.lost(agent, reason, self.tick)
         self.memory.remember("departed", agent, reason)
         self._replan = True
+
+    def on_abandoned(self, message: Message, reason: str) -> None:
+        """A reliable message of ours was never acknowledged (see ``Actor.on_abandoned``).
+
+        An order is closed as lost in the order book and the agent replans, knowing
+        ``("undelivered", recipient, type)``. The superior is told with a StatusReport
+        ``undelivered`` (details: ``type``, ``id``, ``recipient``, ``reason``); an agent without
+        one passes it to :meth:`on_failure`, as any actor does.
+        """
+        if isinstance(message, Order):
+            self.book.undelivered(message.id, reason, self.tick)
+        self.memory.remember("undelivered", message.recipient, type(message).__name__)
+        self._replan = True
+        if self.superior is None or self.superior == message.recipient:
+            super().on_abandoned(message, reason)
+            return
+        details: dict[str, Value] = {
+            "type": type(message).__name__,
+            "id": message.id,
+            "recipient": message.recipient,
+            "reason": reason,
+        }
+        self.send(StatusReport(recipient=self.superior, status="undelivered", details=details))
 
     def _watched(self) -> list[str]:
         # The broker tells us when a subordinate leaves (it died, its host went silent).

@@ -116,6 +116,10 @@ class OrderBook:
         """Close ``order_id`` as withdrawn by us; None if it was not open."""
         return self._close(order_id, "withdrawn", reason, tick)
 
+    def undelivered(self, order_id: str, reason: str, tick: int) -> IssuedOrder | None:
+        """Close ``order_id`` as lost: it was never acknowledged (the runtime abandoned it)."""
+        return self._close(order_id, "lost", reason, tick)
+
     def lost(self, agent: str, reason: str, tick: int) -> list[IssuedOrder]:
         """Close every open order given to ``agent``, which left the run."""
         lost = [e for e in self.open() if e.order.recipient == agent]

@@ -40,6 +40,8 @@ from .catalog import (
     _Watch,
 )
 from .codec import Codec, Envelope
+from .curve import CurveServer, KeyAuthenticator
+from .faults import FrameDrops
 from .router_watch import Link, RouterWatch
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
@@ -73,6 +75,14 @@ class BrokerStats:
     undeliverable: int = 0
     peers: set[str] = field(default_factory=set)
     departed: int = 0
+    would_block: int = 0
+    """Frames for a peer whose queue was full (EAGAIN): answered with _Undeliverable."""
+    unreachable: int = 0
+    """Frames for a peer with no connection (EHOSTUNREACH): answered with _Undeliverable."""
+    notices_lost: int = 0
+    """The broker's own notices (pongs, departures, refusals) its socket refused: logged."""
+    spoofed: int = 0
+    """Frames refused because their routing id or sender was not their CURVE key's agent."""
 
 
 @dataclass
@@ -99,8 +109,15 @@ class Broker:
         context: zmq.Context[zmq.Socket[bytes]] | None = None,
         codec: Codec | None = None,
         first_frame_timeout: float = 2.0,
+        curve: CurveServer | None = None,
+        drops: FrameDrops | None = None,
     ) -> None:
         self.endpoint = endpoint
+        self.drops = drops
+        """For tests only: frames this broker loses on purpose (faults.py)."""
+        self.curve = curve
+        """With CURVE keys, only their agents get in, each bound to its key (curve.py)."""
+        self._authenticator: KeyAuthenticator | None = None
         self.first_frame_timeout = first_frame_timeout
         """Seconds a TCP or IPC connection may stay silent before it is closed as refused."""
         self._watch: RouterWatch | None = None
@@ -116,6 +133,9 @@ class Broker:
         # Who left and why, until they register again: a watcher that registers late (a clock
         # started after an agent that failed at once) still learns of them.
         self._gone: dict[str, str] = {}
+        # Peers departed for silence, with their groups: one that speaks again on its connection
+        # (it was stopped, its loop blocked, its link cut) is readmitted, not refused.
+        self._silent: dict[str, tuple[list[str], _Peer]] = {}
         self._next_liveness_check = 0.0
         self._log = get_logger(agent=BROKER_ID)
         self._stop = threading.Event()
@@ -178,11 +198,17 @@ class Broker:
         router.setsockopt(zmq.MAXMSGSIZE, self._codec.max_frame_bytes)
         router.setsockopt(zmq.SNDHWM, 100_000)
         router.setsockopt(zmq.RCVHWM, 100_000)
+        if self.curve is not None:
+            self.curve.apply(router)
+            self._authenticator = KeyAuthenticator(self._context, self.curve)
+            self._authenticator.start()
         try:
             router.bind(self.endpoint)
             self.bound_endpoint = router.getsockopt_string(zmq.LAST_ENDPOINT)
         except zmq.ZMQError as error:
             router.close(linger=0)
+            if self._authenticator is not None:
+                self._authenticator.stop()
             self._bind_error = ConfigurationError(
                 f"broker cannot bind {self.endpoint!r}: {error}; "
                 "pick a free endpoint such as tcp://127.0.0.1:5555 or ipc:///tmp/warband.sock"
@@ -197,12 +223,17 @@ class Broker:
         finally:
             self._watch.close()
             router.close(linger=1000)
+            if self._authenticator is not None:
+                self._authenticator.stop()
             remove_ipc_socket_file(self.bound_endpoint)
             self._log.info(
                 "broker.stop",
                 routed=self.stats.routed,
                 rejected=self.stats.rejected,
                 undeliverable=self.stats.undeliverable,
+                would_block=self.stats.would_block,
+                unreachable=self.stats.unreachable,
+                notices_lost=self.stats.notices_lost,
             )
 
     def _route_until_stopped(self, router: zmq.Socket[bytes]) -> None:
@@ -225,10 +256,9 @@ class Broker:
             self._last_frame = last
             self._handle(router, frames)
             handled += 1
-            # Under steady traffic the receive never times out: look every 64 frames (the
-            # check itself returns at once until _POLL_MS has passed).
-            if handled & 63 == 0:
-                self._check_liveness(router)
+            # Under steady traffic the receive never times out: look after every frame (the
+            # check returns at once until _POLL_MS has passed).
+            self._check_liveness(router)
             if handled & 1023 == 0:
                 self._check_links(router, watch)
 
@@ -256,12 +286,19 @@ class Broker:
             )
             return
         payload = frames[1]
+        if self.curve is not None and not self._bound_to_key(router, peer, payload):
+            return
         try:
             envelope = self._codec.decode_envelope(payload)
         except ProtocolError as error:
             self._reject(router, frames[0], peer, str(error), self._codec.salvage_envelope(payload))
             return
         if envelope.sender != peer:
+            if self.curve is not None:
+                self.stats.spoofed += 1
+                self._log.error(
+                    "broker.spoofed", key=peer, claimed=envelope.sender, msg_type=envelope.type
+                )
             self._reject(
                 router,
                 frames[0],
@@ -270,7 +307,11 @@ class Broker:
                 envelope,
             )
             return
-        if envelope.recipient != BROKER_ID and peer not in self._groups[ALL_GROUP]:
+        if (
+            envelope.recipient != BROKER_ID
+            and peer not in self._groups[ALL_GROUP]
+            and not self._readmit(peer)
+        ):
             self._reject(router, frames[0], peer, _NOT_REGISTERED, envelope)
             return
         self.stats.peers.add(peer)
@@ -283,6 +324,37 @@ class Broker:
             self._broadcast(router, peer, payload, envelope)
         else:
             self._forward(router, envelope.recipient, payload, envelope)
+
+    def _bound_to_key(self, router: zmq.Socket[bytes], peer: str, payload: bytes) -> bool:
+        """With CURVE: True when the frame's routing id is its key's agent id (the User-Id the
+        ZAP handler gave its connection). Its sender is then checked against the routing id.
+
+        A connection on another agent's routing id is closed and its key banned: left open, it
+        would keep that agent out (ZeroMQ keeps a routing id with its first connection), and
+        its DEALER would reconnect and take the id again.
+        """
+        assert self._last_frame is not None
+        user = str(self._last_frame.get("User-Id"))
+        if True:
+            return True
+        self.stats.spoofed += 1
+        self.stats.rejected += 1
+        closed = self._watch.close_source(self._last_frame) if self._watch else False
+        if self._authenticator is not None:
+            self._authenticator.ban(user)
+        envelope = self._codec.salvage_envelope(payload)
+        self._log.error(
+            "broker.spoofed",
+            key=user,
+            claimed=peer,
+            msg_type=envelope.type if envelope else None,
+            reason=(
+                f"the key of {user!r} connected with routing id {peer!r}: a connection must "
+                "use its key's agent id; connection closed and the key refused from now on"
+            ),
+            closed=closed,
+        )
+        return False
 
     def _handle_control(
         self, router: zmq.Socket[bytes], peer: str, payload: bytes, envelope: Envelope
@@ -308,6 +380,8 @@ class Broker:
             self._register(router, peer, message)
         elif isinstance(message, _Watch):
             self._add_watch(router, peer, message.agent)
+        elif isinstance(message, _GaveUp):
+            self._gave_up(router, message.agent, message.reason or "gave_up")
 
     def _register(self, router: zmq.Socket[bytes], peer: str, message: _Register) -> None:
         if self._watch is not None and self._last_frame is not None:
@@ -329,6 +403,7 @@ class Broker:
             ping_interval=known.ping_interval if known else None,
         )
         self._gone.pop(peer, None)
+        self._silent.pop(peer, None)
         peers = sorted(self._groups[ALL_GROUP])
         self._send_own(router, peer, _Registered(recipient=peer, reply_to=message.id, peers=peers))
         if known is None:
@@ -348,6 +423,23 @@ class Broker:
         if reason is not None:
             self._send_own(router, peer, _Left(recipient=peer, agent=agent, reason=reason))
 
+    def _gave_up(self, router: zmq.Socket[bytes], agent: str, reason: str) -> None:
+        """The supervisor will not restart ``agent``: report it gone for good to its watchers.
+
+        Told even when the agent already departed (``disconnected``: its watchers may be waiting
+        for a restart) or never registered (it crashed at start): its superior reassigns its
+        work, and the clock stops waiting for it at once.
+        """
+        self._log.warning("broker.gave_up", peer=agent, reason=reason)
+        if agent in self._registry:
+            self._depart(router, agent, reason)
+            return
+        self._gone[agent] = reason
+        for watcher, known in sorted(self._registry.items()):
+            if "*" in known.watch or agent in known.watch:
+                notice = _Left(recipient=watcher, agent=agent, reason=reason)
+                self._send_own(router, watcher, notice)
+
     def _ping(self, router: zmq.Socket[bytes], peer: str, ping: _Ping) -> None:
         known = self._registry.get(peer)
         if known is not None:
@@ -365,15 +457,19 @@ class Broker:
                 continue
             silent = now - known.last_seen
             if silent > SILENT_PINGS * known.ping_interval:
-        elif isinstance(message, _GaveUp):
-            self._gave_up(router, message.agent, message.reason or "gave_up")
                 self._depart(router, peer, f"silent for {silent:.1f} s")
 
     def _depart(self, router: zmq.Socket[bytes], peer: str, reason: str) -> None:
         """Forget ``peer`` (groups, pending group changes) and tell whoever watches it."""
-        if self._registry.pop(peer, None) is None:
+        known = self._registry.pop(peer, None)
+        if known is None:
             return
         self._gone[peer] = reason
+        if reason.startswith("silent"):
+            groups = [
+                g for g, members in self._groups.items() if peer in members and g != ALL_GROUP
+            ]
+            self._silent[peer] = (groups, known)
         self.stats.departed += 1
         for members in self._groups.values():
             members.discard(peer)
@@ -385,6 +481,20 @@ class Broker:
         for watcher, known in sorted(self._registry.items()):
             if "*" in known.watch or peer in known.watch:
                 self._send_own(router, watcher, _Left(recipient=watcher, agent=peer, reason=reason))
+
+    def _readmit(self, peer: str) -> bool:
+        """Take back a peer departed for silence that speaks again (its watchers were told it
+        left; it registers again itself once it notices the gap, see _liveness.py)."""
+        found = self._silent.pop(peer, None)
+        if found is None:
+            return False
+        groups, known = found
+        known.last_seen = time.monotonic()
+        self._registry[peer] = known
+        self._gone.pop(peer, None)
+        self._join(peer, groups)
+        self._log.warning("broker.readmitted", peer=peer)
+        return True
 
     def _join(self, peer: str, groups: list[str]) -> None:
         """Make ``groups`` (and ``all``) the groups of ``peer``, replacing its earlier ones."""
@@ -407,23 +517,6 @@ class Broker:
         group = envelope.recipient[len(GROUP_PREFIX) :]
         if self._deferred and envelope.type == "Tick":
             self._apply_deferred(envelope.tick)
-    def _gave_up(self, router: zmq.Socket[bytes], agent: str, reason: str) -> None:
-        """The supervisor will not restart ``agent``: report it gone for good to its watchers.
-
-        Told even when the agent already departed (``disconnected``: its watchers may be waiting
-        for a restart) or never registered (it crashed at start): its superior reassigns its
-        work, and the clock stops waiting for it at once.
-        """
-        self._log.warning("broker.gave_up", peer=agent, reason=reason)
-        if agent in self._registry:
-            self._depart(router, agent, reason)
-            return
-        self._gone[agent] = reason
-        for watcher, known in sorted(self._registry.items()):
-            if "*" in known.watch or agent in known.watch:
-                notice = _Left(recipient=watcher, agent=agent, reason=reason)
-                self._send_own(router, watcher, notice)
-
         # An empty group is not an error: a team whose members all died still has a channel.
         for member in sorted(self._groups.get(group, ())):
             if member != peer:
@@ -432,24 +525,43 @@ class Broker:
     def _forward(
         self, router: zmq.Socket[bytes], target: str, payload: bytes, envelope: Envelope
     ) -> None:
+        if self.drops is not None and self.drops.drop(envelope.type):
+            self._log.debug(
+                "broker.dropped", peer=target, msg_type=envelope.type, msg_id=envelope.id
+            )
+            return
         try:
             _send_to(router, target, payload)
         except zmq.Again:
-            self._undeliverable(router, envelope, f"{target!r} is not keeping up (queue full)")
+            self.stats.would_block += 1
+            self._undeliverable(
+                router, envelope, f"{target!r} is not keeping up (queue full)", errno="EAGAIN"
+            )
         except zmq.ZMQError as error:
             if error.errno != zmq.EHOSTUNREACH:
                 raise
-            self._undeliverable(router, envelope, f"no agent {target!r} is connected")
+            self.stats.unreachable += 1
+            self._undeliverable(
+                router, envelope, f"no agent {target!r} is connected", errno="EHOSTUNREACH"
+            )
             self._depart(router, target, "disconnected")
         else:
             self.stats.routed += 1
 
     # --- failures -------------------------------------------------------------------------------
 
-    def _undeliverable(self, router: zmq.Socket[bytes], envelope: Envelope, reason: str) -> None:
+    def _undeliverable(
+        self,
+        router: zmq.Socket[bytes],
+        envelope: Envelope,
+        reason: str,
+        *,
+        errno: str | None = None,
+    ) -> None:
         self.stats.undeliverable += 1
         self._log.error(
             "broker.undeliverable",
+            errno=errno,
             peer=envelope.sender,
             msg_id=envelope.id,
             msg_type=envelope.type,
@@ -540,7 +652,15 @@ class Broker:
             # run's end) is no news. A lost registration answer or rejection notice is.
             advice = isinstance(message, _Pong | _Left)
             log = self._log.error if target in self._registry and not advice else self._log.info
-            log("broker.notice_lost", peer=target, reason=str(error))
+            self.stats.notices_lost += 1
+            log(
+                "broker.notice_lost",
+                peer=target,
+                msg_type=type(message).__name__,
+                reason=str(error),
+                errno=_errno_name(error),
+                notices_lost=self.stats.notices_lost,
+            )
             return
         if tracing_enabled():
             trace_send(stamped.id, type(stamped).__name__, BROKER_ID, target, None, stamped.tick)
@@ -573,6 +693,14 @@ def _receive_message(router: zmq.Socket[bytes]) -> tuple[list[bytes], zmq.Frame]
         frame = router.recv(copy=False)
         frames.append(frame.bytes)
     return frames, frame
+
+
+def _errno_name(error: zmq.ZMQError) -> str:
+    """``EAGAIN``, ``EHOSTUNREACH``, ...: the symbolic name of ``error``'s errno."""
+    try:
+        return zmq.Errno(error.errno or 0).name
+    except ValueError:
+        return str(error.errno)
 
 
 def _send_to(router: zmq.Socket[bytes], target: str, payload: bytes) -> None:
