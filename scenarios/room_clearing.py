@@ -2,8 +2,8 @@
 
 The squad leader (``leader``, a :class:`~warband.agents.command.Commander`) has one goal, every
 room cleared, and two actions per room: ``StackUp_<room>`` (needs the room before cleared) and
-``Clear_<room>``. Each runs as a command: the target room goes to the four members, then a
-GoalBias recommends their ``StackUp`` or ``ClearCorner`` goal. The members
+``Clear_<room>``. Each runs as a command: a GoalBias recommends the four members'
+``StackUp`` or ``ClearCorner`` goal with the room as its target. The members
 (:class:`~warband.agents.command.Subordinate`) plan for themselves: walk to the door and stack
 up; walk to their own corner of the room and clear it. Each reports ``adopted`` and
 ``completed``; the leader moves on only when all four completed, and a command fails after

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from warband.agents import Agent, Role
-from warband.agents.command import Commander, Subordinate, command_task
+from warband.agents.command import Commander, Subordinate, command_task, target_of
 from warband.agents.execute import TaskStatus
 from warband.exceptions import ConfigurationError
 from warband.messaging import Actor, GoalBias, StatusReport, handles
+from warband.messaging.codec import Codec
 from warband.planning import Action, Brain, FactDB, Goal, Task, WorldState
 from warband.testing import run_actors
 
@@ -45,7 +47,7 @@ def _leader_state(facts: FactDB) -> WorldState:
     return WorldState({"attacked": "Assault" in done, "retreated": False})
 
 
-def _leader_role(timeout: int) -> Role:
+def _leader_role(timeout: int, target: str | None = None) -> Role:
     brain = Brain(
         "leader",
         goals=[
@@ -58,7 +60,9 @@ def _leader_role(timeout: int) -> Role:
         ],
     )
     tasks = {
-        "OrderAssault": command_task("Assault", bias=1.0, timeout=timeout),
+        "OrderAssault": command_task(
+            "Assault", bias=1.0, timeout=timeout, target=(lambda task: target) if target else None
+        ),
         "FallBack": _hold,
     }
     options = {"state": _leader_state}
@@ -196,3 +200,70 @@ async def test_a_weak_recommendation_loses_to_a_relevant_goal_unless_that_is_dis
 def test_a_command_that_would_encourage_what_it_discourages_is_refused() -> None:
     with pytest.raises(ConfigurationError, match="discouraging bias negative"):
         command_task("Assault", discourage={"Patrol": 0.5})
+
+
+class Listener(Actor):
+    """A subordinate that only records what its superior sends."""
+
+    def __init__(self, actor_id: str) -> None:
+        super().__init__(actor_id)
+        self.biases: list[list[Any]] = []
+        self.statuses: list[str] = []
+
+    @handles(GoalBias)
+    def on_goal_bias(self, bias: GoalBias) -> None:
+        self.biases.append([bias.goal, bias.bias, bias.target])
+
+    @handles(StatusReport)
+    def on_status(self, report: StatusReport) -> None:
+        self.statuses.append(report.status)
+
+    def final_state(self) -> dict[str, Any]:
+        return {"biases": self.biases, "statuses": self.statuses}
+
+
+async def test_a_command_sends_its_goals_target_in_the_goal_bias_itself() -> None:
+    leader = Commander("lead", _leader_role(timeout=3, target="room-2"), subordinates=["m1"])
+    result = await run_actors([leader, Listener("m1")], ticks=6)
+    state = result.final_states["m1"]
+    assert ["Assault", 1.0, "room-2"] == state["biases"][0]
+    assert [] == state["statuses"]  # no StatusReport("target") on the side any more
+
+
+async def test_a_subordinate_knows_a_recommended_goals_target_until_it_is_withdrawn() -> None:
+    class Pointer(Actor):
+        def on_tick(self, tick: int) -> None:
+            if tick == 1:
+                self.send(GoalBias(recipient="m1", goal="Assault", bias=1.0, target="room-2"))
+            if tick == 4:
+                self.send(GoalBias(recipient="m1", goal="Assault", bias=0.0))
+
+    member = Subordinate("m1", _member_role(charge_lasts=True), superior="boss")
+    seen: dict[int, Any] = {}
+    original = member.on_tick
+
+    def watch(tick: int) -> None:
+        original(tick)
+        seen[tick] = target_of(member.memory.facts, "Assault")
+
+    member.on_tick = watch  # type: ignore[method-assign]
+    await run_actors([Pointer("boss"), member], ticks=6)
+    assert "room-2" == seen[3]
+    assert None is seen[6]
+
+
+def test_a_goal_bias_from_a_peer_that_leaves_the_target_out_has_none() -> None:
+    frame = msgspec.msgpack.encode(
+        {
+            "type": "GoalBias",
+            "sender": "lead",
+            "recipient": "m1",
+            "id": "lead:1",
+            "seq": 1,
+            "goal": "Assault",
+            "bias": 1.0,
+        }
+    )
+    decoded = Codec().decode(frame)
+    assert isinstance(decoded, GoalBias)
+    assert None is decoded.target

@@ -9,15 +9,16 @@ goal itself with its own GOAP brain.
   (``StatusReport("adopted", {"a0": goal})``) and when its plan for it completes
   (``StatusReport("completed", {"a0": goal})``). A withdrawal (bias 0 or less) for the goal it
   is pursuing interrupts its plan.
-- A :class:`Commander` runs a command task (:func:`command_task`) as a lasting task: it sends the
-  target of the goal first (``StatusReport("target", {"a0": goal, "a1": target})``: GoalBias has
-  no target field), then the GoalBias, and finishes when every subordinate has reported
-  completion. It fails after ``timeout`` ticks, naming who did not report, so nothing stalls.
-  When its plan is replaced or dropped (or the command fails) it withdraws every open
-  recommendation: a GoalBias of 0, which interrupts the subordinates.
+- A :class:`Commander` runs a command task (:func:`command_task`) as a lasting task: it sends
+  the GoalBias with the goal's target in it (Pittman recommends goals with targets: which room,
+  which enemy), and finishes when every subordinate has reported completion. It fails after
+  ``timeout`` ticks, naming who did not report, so nothing stalls. When its plan is replaced or
+  dropped (or the command fails) it withdraws every open recommendation: a GoalBias of 0, which
+  interrupts the subordinates.
 
-The subordinates' targets reach their planners as ``("status", superior, "target", goal,
-target)`` facts (what the agent loop makes of a StatusReport).
+A subordinate remembers the target of a recommended goal as the fact ``("goal_target", goal,
+target)`` (:data:`GOAL_TARGET`) until the recommendation is withdrawn; its planner reads it
+with :func:`target_of`.
 """
 
 from __future__ import annotations
@@ -38,17 +39,17 @@ ADOPTED = "adopted"
 """StatusReport status: the subordinate adopted the recommended goal (``a0``)."""
 COMPLETED = "completed"
 """StatusReport status: the subordinate's plan for the recommended goal (``a0``) completed."""
-TARGET = "target"
-"""StatusReport status from a commander: the target (``a1``) of goal ``a0``."""
+GOAL_TARGET = "goal_target"
+"""The memory fact ``(goal_target, goal, target)``: the target of a recommended goal."""
 WITHDRAWN = 0.0
 """The bias a commander sends to take a recommendation back."""
 
 
 def target_of(facts: FactDB, goal: str) -> Value | None:
-    """The target the superior gave for ``goal`` (None: none given)."""
-    for fact in facts.facts("status"):
-        if len(fact) >= 5 and fact[2] == TARGET and fact[3] == goal:
-            return fact[4]
+    """The target the superior's GoalBias gave for ``goal`` (None: none given)."""
+    for fact in facts.facts(GOAL_TARGET):
+        if len(fact) == 3 and fact[1] == goal:
+            return fact[2]
     return None
 
 
@@ -72,8 +73,11 @@ class Subordinate(Agent):
     def on_goal_bias(self, bias: GoalBias) -> None:
         super().on_goal_bias(bias)
         self._reported.discard(bias.goal)
+        self.memory.forget(GOAL_TARGET, bias.goal)
         if bias.bias > 0:
             self.recommended[bias.goal] = bias.bias
+            if bias.target is not None:
+                self.memory.remember(GOAL_TARGET, bias.goal, bias.target)
             return
         recommended = self.recommended.pop(bias.goal, None) is not None
         # A withdrawn recommendation or a discouragement ends the plan for that goal (a running
@@ -188,10 +192,7 @@ class Commander(Agent):
             return self.fail_task(f"{self.id} has no subordinates to command {goal}")
         self._withdraw("a new command")
         for member in self.subordinates:
-            if target is not None:
-                details: dict[str, Value] = {"a0": goal, "a1": target}
-                self.send(StatusReport(recipient=member, status=TARGET, details=details))
-            self.send(GoalBias(recipient=member, goal=goal, bias=bias))
+            self.send(GoalBias(recipient=member, goal=goal, bias=bias, target=target))
             for other, against in discouraged:
                 self.send(GoalBias(recipient=member, goal=other, bias=against))
         deadline = self.tick + timeout
@@ -292,7 +293,7 @@ def command_task(
 __all__ = [
     "ADOPTED",
     "COMPLETED",
-    "TARGET",
+    "GOAL_TARGET",
     "WITHDRAWN",
     "Command",
     "Commander",

@@ -122,6 +122,9 @@ class GoalBias(Message, frozen=True):
     """Goal name as known by the subordinate's goal set."""
     bias: float
     """Added to the goal's relevancy; positive recommends, negative discourages."""
+    target: Value = None
+    """What the goal is about (a room, a waypoint, an enemy id), as Pittman's recommendations
+    carry it; None when the goal has none. Optional: older peers leave it out."""
 
 
 # --- peer conversations (Boeda) ----------------------------------------------------------------
