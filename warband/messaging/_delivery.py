@@ -5,7 +5,7 @@ dies (a broker killed, a link black-holed) is lost without a word. For the types
 :data:`~warband.messaging.catalog.RELIABLE_MESSAGES` (orders, their ends, conversation turns)
 sent to one agent, the actor adds:
 
-- **on the sender**: the message carries the sender's ``incarnation`` (a token drawn when the
+- **on the sender**: the message carries the sender's ``ack_token`` (random, drawn when the
   actor is made) and waits in the *outbox* until the recipient's ``_Ack`` comes. Unacknowledged,
   the same frame (same id) is sent again after ``resend_after`` seconds, doubling up to 1 s,
   and again at once when the broker comes back after a restart. After ``resend_tries`` sends
@@ -15,9 +15,9 @@ sent to one agent, the actor adds:
   failure, while the broker is coming back (``broker_back_grace`` s after it did);
 - **on the receiver**: the actor layer answers ``_Ack`` as soon as it has decoded the frame,
   before any handler runs (the ack says "received", not "handled"), and drops a frame whose
-  (sender, incarnation, id) it has seen (``msg.duplicate``), so a re-sent order never runs
+  (sender, ack_token, id) it has seen (``msg.duplicate``), so a re-sent order never runs
   twice. The window of ids kept per sender is bounded (:data:`DEDUP_WINDOW` ids, for at most
-  :data:`DEDUP_STREAMS` sender incarnations, the least recently heard forgotten first).
+  :data:`DEDUP_STREAMS` sender tokens, the least recently heard forgotten first).
 
 Lockstep: a participant sends ``TickDone(N)`` only once every reliable message it sent is
 acknowledged or abandoned. An ack means the frame sits in its recipient's buffer, so it is
@@ -42,11 +42,11 @@ from .addresses import BROKER_ID, GROUP_PREFIX
 from .catalog import RELIABLE_MESSAGES, Message, _Ack, _Undeliverable
 
 DEDUP_WINDOW = 10_000
-"""Message ids remembered per sender incarnation; a re-send older than that would run again.
+"""Message ids remembered per sender token; a re-send older than that would run again.
 A sender re-sends for at most ``resend_deadline`` seconds, so this holds 10,000 reliable
 messages a sender sends one receiver within that time."""
 DEDUP_STREAMS = 1024
-"""Sender incarnations a receiver keeps a window for."""
+"""Sender tokens (one per run of each sender) a receiver keeps a window for."""
 
 _TRANSIENT_ALWAYS = ("rejected by broker: you have not registered", "is not keeping up")
 """Reasons a re-send may cure at any time: our registration is on its way back (a restarted
@@ -68,16 +68,16 @@ class Outgoing:
 
 
 class DedupWindow:
-    """The ids of reliable messages received, per (sender, incarnation), bounded."""
+    """The ids of reliable messages received, per (sender, ack_token), bounded."""
 
     def __init__(self, per_stream: int = DEDUP_WINDOW, streams: int = DEDUP_STREAMS) -> None:
         self.per_stream = per_stream
         self.streams = streams
         self._seen: OrderedDict[tuple[str, str], OrderedDict[str, None]] = OrderedDict()
 
-    def seen_before(self, sender: str, incarnation: str, message_id: str) -> bool:
+    def seen_before(self, sender: str, token: str, message_id: str) -> bool:
         """Record ``message_id``; True when it was recorded already (a repeat)."""
-        key = (sender, incarnation)
+        key = (sender, token)
         ids = self._seen.get(key)
         if ids is None:
             ids = self._seen[key] = OrderedDict()
@@ -107,7 +107,7 @@ class DeliveryMixin(ActorState):
     broker_back_grace: ClassVar[float] = 5.0
     """Seconds after the broker came back during which "not connected" means "not yet"."""
 
-    _incarnation: str
+    _token: str
     _outbox: dict[str, Outgoing]
     _dedup: DedupWindow
     _on_delivered: list[Callable[[], None]]
@@ -115,7 +115,7 @@ class DeliveryMixin(ActorState):
     _broker_back_at: float | None
 
     def _init_delivery(self) -> None:
-        self._incarnation = os.urandom(4).hex()
+        self._token = os.urandom(4).hex()
         self._outbox = {}
         self._dedup = DedupWindow()
         self._on_delivered = []
@@ -142,9 +142,9 @@ class DeliveryMixin(ActorState):
     # --- sender ---------------------------------------------------------------------------------
 
     def _ack_token(self, message: Message) -> str | None:
-        """The incarnation to stamp on ``message``: ours for a reliable one, else None."""
+        """The ack token to stamp on ``message``: ours for a reliable one, else None."""
         if type(message) in self.reliable_types and not message.recipient.startswith(GROUP_PREFIX):
-            return self._incarnation
+            return self._token
         return None
 
     def _track(self, message: Message, frame: bytes) -> None:
@@ -165,8 +165,14 @@ class DeliveryMixin(ActorState):
         if self._stopping or self._connection is None or self._connection.closed:
             return
         now = asyncio.get_running_loop().time()
+        broker_lost = self._liveness.lost
         for message_id, entry in list(self._outbox.items()):
             if entry.due > now:
+                continue
+            if broker_lost and now - entry.first_sent < self.resend_deadline:
+                # Nothing gets through until the broker is back, and then everything is sent
+                # again at once (_resend_all): a try now would only queue another copy.
+                entry.due = now + self.resend_after
                 continue
             if entry.tries >= self.resend_tries or now - entry.first_sent >= self.resend_deadline:
                 self._abandon(
@@ -253,10 +259,10 @@ class DeliveryMixin(ActorState):
             return False
         if isinstance(message, _Undeliverable):
             return self._notice_about_ours(message)
-        if message.incarnation is None:
+        if message.ack_token is None:
             return True
         self.send(_Ack(recipient=message.sender, message_id=message.id))
-        if self._dedup.seen_before(message.sender, message.incarnation, message.id):
+        if self._dedup.seen_before(message.sender, message.ack_token, message.id):
             self.stats.duplicates += 1
             self.log.info(
                 "msg.duplicate",
