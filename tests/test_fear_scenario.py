@@ -104,12 +104,21 @@ def test_explain_shows_the_failures_in_working_memory_behind_the_dive(
 
 
 @pytest.mark.processes
+@pytest.mark.parametrize(
+    "params",
+    [
+        ("door_blocked=false",),
+        ("door_blocked=true",),
+        ("door_blocked=true", "failure_ticks=0"),
+    ],
+)
 def test_the_same_messages_flow_in_one_process_and_with_processes(
-    warband_cli: Cli, tmp_path: Path
+    warband_cli: Cli, tmp_path: Path, params: tuple[str, ...]
 ) -> None:
     one, many = tmp_path / "one", tmp_path / "many"
-    first = _run(warband_cli, "--param", "door_blocked=true", "--log", str(one))
-    second = _run(warband_cli, "--param", "door_blocked=true", "--log", str(many), "--processes")
+    args = [arg for param in params for arg in ("--param", param)]
+    first = _run(warband_cli, *args, "--log", str(one))
+    second = _run(warband_cli, *args, "--log", str(many), "--processes")
     assert json.dumps(first["outcome_details"]) == json.dumps(second["outcome_details"])
     assert len(second["pids"]) >= 5  # broker, world and each character apart
     in_one = _agent_sends(one)

@@ -58,12 +58,13 @@ def test_a_bottle_removed_after_planning_makes_each_pirate_replan_to_brew_rum(
 
 
 @pytest.mark.processes
+@pytest.mark.parametrize("param", ["remove_bottle=false", "remove_bottle=true"])
 def test_the_same_messages_flow_in_one_process_and_with_processes(
-    warband_cli: Cli, tmp_path: Path
+    warband_cli: Cli, tmp_path: Path, param: str
 ) -> None:
     one, many = tmp_path / "one", tmp_path / "many"
-    first = _run(warband_cli, "--param", "remove_bottle=true", "--log", str(one))
-    second = _run(warband_cli, "--param", "remove_bottle=true", "--log", str(many), "--processes")
+    first = _run(warband_cli, "--param", param, "--log", str(one))
+    second = _run(warband_cli, "--param", param, "--log", str(many), "--processes")
     assert json.dumps(first["outcome_details"]) == json.dumps(second["outcome_details"])
     assert len(second["pids"]) >= 4  # broker, world and each pirate apart
     in_one = _agent_sends(one)

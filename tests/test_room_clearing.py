@@ -79,13 +79,22 @@ def test_a_member_that_never_completes_makes_the_command_fail_instead_of_stallin
 
 
 @pytest.mark.processes
+@pytest.mark.parametrize(
+    ("params", "outcome"),
+    [
+        (("rooms=2",), "success"),
+        (("rooms=3",), "success"),
+        (("stuck=charlie", "timeout=8"), "failure"),
+    ],
+)
 def test_the_same_messages_flow_in_one_process_and_with_processes(
-    warband_cli: Cli, tmp_path: Path
+    warband_cli: Cli, tmp_path: Path, params: tuple[str, ...], outcome: str
 ) -> None:
     one, many = tmp_path / "one", tmp_path / "many"
-    first = _run(warband_cli, "--param", "rooms=2", "--log", str(one))
-    second = _run(warband_cli, "--param", "rooms=2", "--log", str(many), "--processes")
-    assert "success" == second["outcome"]
+    args = [arg for param in params for arg in ("--param", param)]
+    first = _run(warband_cli, *args, "--log", str(one))
+    second = _run(warband_cli, *args, "--log", str(many), "--processes")
+    assert outcome == second["outcome"]
     assert json.dumps(first["outcome_details"]) == json.dumps(second["outcome_details"])
     assert len(second["pids"]) >= 6  # broker, world, the leader and each member apart
     in_one = _agent_sends(one)
