@@ -18,6 +18,7 @@ import pytest
 import structlog
 import zmq
 
+from tests.conftest import read_log_events
 from tests.messaging.collector import Collector
 from tests.test_cli import _agent_sends
 from warband.exceptions import DeliveryError
@@ -254,6 +255,9 @@ def test_a_lockstep_run_losing_reliable_frames_sends_the_same_messages_as_a_clea
     assert (clean.ticks, clean.finish_reason) == (lossy.ticks, lossy.finish_reason)
     assert len(clean_sends) > 50
     assert clean_sends == lossy_sends
+    events = read_log_events(tmp_path / "lossy")
+    assert [] == [e for e in events if e.get("msg_type") == "_Ack" and e["event"] == "msg.send"]
+    assert any(e["event"] == "msg.resend" for e in events)
 
 
 async def test_an_agent_closes_an_abandoned_order_as_lost_and_tells_its_superior() -> None:

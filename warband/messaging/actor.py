@@ -37,6 +37,7 @@ from ._control import ControlMixin
 from ._delivery import DeliveryMixin
 from ._liveness import BrokerLiveness, LivenessMixin
 from ._lockstep import LockstepMixin
+from ._mailbox import DEFAULT_MAILBOX_LIMIT, Mailbox, MailboxMixin
 from ._requests import Pending, RequestsMixin
 from ._state import ActorStats, M, Mode
 from ._timers import Timer, TimersMixin
@@ -52,7 +53,9 @@ from .catalog import (
     EndTalk,
     Heartbeat,
     Message,
+    Percept,
     Tick,
+    _Ack,
     _FinishRun,
     _Left,
     _Pong,
@@ -96,7 +99,13 @@ def handles(*message_types: type[Message]) -> Callable[[Handler], Handler]:
 
 
 class Actor(
-    TimersMixin, RequestsMixin, LivenessMixin, ControlMixin, LockstepMixin, DeliveryMixin
+    TimersMixin,
+    RequestsMixin,
+    LivenessMixin,
+    ControlMixin,
+    LockstepMixin,
+    DeliveryMixin,
+    MailboxMixin,
 ):
     """Base class of every warband actor: bots, squads, commanders, the world, the clock.
 
@@ -108,9 +117,10 @@ class Actor(
 
     lockstep_participant: ClassVar[bool] = True
     """False for actors that do not report TickDone (the clock itself)."""
-    mailbox_limit: ClassVar[int] = 100_000
-    """Frames read ahead of handling; beyond it the actor stops reading until it catches up,
-    ZeroMQ queues the rest, and the broker reports the actor as not keeping up."""
+    mailbox_limit: ClassVar[int] = DEFAULT_MAILBOX_LIMIT
+    """Messages received and not yet handled that the actor holds; at the bound, Percepts are
+    conflated (the newest per sender kept, counted and logged) and nothing else is ever
+    dropped; past it the connection stops reading and ZeroMQ queues (see ``_mailbox``)."""
     _immediate_types: ClassVar[tuple[type[Message], ...]] = (
         Tick,
         _Registered,
@@ -149,6 +159,7 @@ class Actor(
         self._peers_at_registration: tuple[str, ...] = ()
         self._ready_sent = False
         self._buffer: list[Message] = []
+        self._mailbox = Mailbox()
         self._pending: dict[str, Pending] = {}
         self._closed_conversations: set[str] = set()
         self._watching: set[str] = set()
@@ -227,18 +238,35 @@ class Actor(
             id=message_id,
             seq=seq,
             tick=self.tick,
-            incarnation=None if control else self._ack_token(message),
+            ack_token=None if control else self._ack_token(message),
         )
         connection = self._connection
         if connection is None:
             raise DeliveryError(f"{self.id} is not running; cannot send {type(message).__name__}")
         frame = self._codec.encode(stamped)
-        connection.send(frame, about_to_wait=about_to_wait)
-        if stamped.incarnation is not None:
+        try:
+            connection.send(frame, about_to_wait=about_to_wait)
+        except zmq.Again:
+            # Never silent: counted, logged, and the caller learns it was not sent.
+            self.stats.would_block += 1
+            self.log.error(
+                "msg.would_block",
+                msg_id=stamped.id,
+                msg_type=type(stamped).__name__,
+                recipient=stamped.recipient,
+                would_block=self.stats.would_block,
+            )
+            raise DeliveryError(
+                f"{self.id}: cannot send {type(stamped).__name__} {stamped.id} to "
+                f"{stamped.recipient!r}: the queue to the broker is full (EAGAIN); the broker "
+                "is not reading, retry later"
+            ) from None
+        if stamped.ack_token is not None:
             self._track(stamped, frame)
         if not control:
             self.stats.sent += 1
-        if tracing_enabled():
+        # Acks are delivery plumbing, like re-sends and duplicates (see _delivery): not traced.
+        if tracing_enabled() and not isinstance(stamped, _Ack):
             trace_send(
                 stamped.id,
                 type(stamped).__name__,
@@ -540,7 +568,7 @@ class Actor(
         if isinstance(message, self._immediate_types):
             await self._handle_immediate(message)
         elif self.mode == "lockstep":
-            self._buffer.append(message)
+            self._buffer_message(message)
         else:
             self._deliver(message)
 
@@ -574,6 +602,8 @@ class Actor(
             "messages_rejected": self.stats.rejected,
             "handler_failures": self.stats.handler_failures,
             "undeliverable": self.stats.undeliverable,
+            "conflated": self.stats.conflated,
+            "would_block": self.stats.would_block,
             "final_state": self.final_state(),
         }
 
@@ -601,24 +631,31 @@ class Actor(
                 self._refuse_unhandled(message)
             return
         handler = getattr(self, handler_name)
+        if isinstance(message, Percept) and self.mode == "realtime":
+            if self._hold_percept(message):
+                return
+            self._percept_started(message, self._spawn(lambda: handler(message), message))
+            return
         self._spawn(lambda: handler(message), message)
 
     # --- handler tasks --------------------------------------------------------------------------
 
-    def _spawn(self, call: Callable[[], Any], message: Message | None) -> None:
+    def _spawn(self, call: Callable[[], Any], message: Message | None) -> asyncio.Task[Any] | None:
+        """Run ``call``; the task that runs the rest of it if it returned a coroutine."""
         try:
             result = call()
         except Exception as error:
             self.stats.handler_failures += 1
             self.on_failure(error, message)
-            return
+            return None
         if not asyncio.iscoroutine(result):
-            return
+            return None
         task = asyncio.get_running_loop().create_task(self._guard(result, message))
         self._tracked.add(task)
         self._runnable += 1
         self._idle.clear()
         task.add_done_callback(self._task_done)
+        return task
 
     async def _guard(self, coroutine: Awaitable[Any], message: Message | None) -> None:
         try:
