@@ -26,7 +26,7 @@ Parameters:
 
 The ``--json`` outcome: ``escaped`` (alice reached the yard), ``where`` (where alice ended),
 ``helped_by``, ``refusals`` (who refused and why), ``cancelled`` (goals given up),
-``plans_chosen`` (each plan alice chose, in order), ``departed`` (who left the run).
+``plans_chosen`` (each plan alice chose, in order), ``departed`` (who left the run, by name).
 """
 
 from __future__ import annotations
@@ -285,7 +285,9 @@ def judge(result: RunResult, params: Params) -> Outcome:
         "refusals": alice.get("refusals", []),
         "cancelled": alice.get("cancelled", []),
         "plans_chosen": alice.get("plans_chosen", []),
-        "departed": dict(result.departed),
+        # Names only: why a killed process counts as gone (its restart stopped, or it stayed
+        # away past the clock's grace) depends on timing, and the outcome must not.
+        "departed": sorted(result.departed),
     }
     expect_escape = not bool(params["nobody_able"])
     helpers = ", ".join(details["helped_by"]) or "nobody"

@@ -98,7 +98,7 @@ def test_a_helper_killed_on_the_way_to_the_plate_is_replaced_by_the_next(
     assert True is details["escaped"]
     assert [["bob", "failed: no result in time"]] == details["refusals"]
     assert ["carol"] == details["helped_by"]
-    assert "bob" in details["departed"]
+    assert ["bob"] == details["departed"]
 
 
 @pytest.mark.processes
@@ -108,9 +108,11 @@ def test_a_helper_whose_process_is_killed_stays_dead_and_alice_asks_the_next(
     args = ("--param", "kill_helper=true", "--processes", "--log", str(tmp_path))
     summary = _run(warband_cli, *args)
     details = summary["outcome_details"]
+    assert "escaped" == summary["finish_reason"]  # alice ended the run: nothing hung
     assert True is details["escaped"]
     assert ["carol"] == details["helped_by"]
     assert [["bob", "failed: no result in time"]] == details["refusals"]
+    assert ["bob"] == details["departed"]
     # bob's first process died by SIGKILL; the supervisor's restart found him dead and stopped.
     assert 2 == len(summary["pids"]["bob"])
     restarts = [e for e in _events(tmp_path, "process.restart") if e.get("process") == "bob"]
