@@ -50,8 +50,8 @@ _POLL_MS = 200
 SILENT_PINGS = 3
 """A peer that pings is counted gone after this many ping intervals without a frame from it.
 
-The broker looks every ``_POLL_MS`` (and every 64 frames under load), so a stuck or cut-off peer
-is flagged within 4 of its heartbeats at any interval of 0.2 s or more."""
+The broker looks every ``_POLL_MS`` (and after every frame under load), so a stuck or cut-off
+peer is flagged within 4 of its heartbeats at any interval of 0.2 s or more."""
 
 _NO_ROUTING_ID = (
     "your connection has no routing id: set your socket's routing id (ZMQ_ROUTING_ID) to your "
