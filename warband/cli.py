@@ -1,4 +1,4 @@
-"""The ``warband`` command: run | sweep | agent | broker | trace | bench | render.
+"""The ``warband`` command: run | sweep | agent | broker | keys | trace | bench | render.
 
 Exit codes: 0 when the command did its job (for ``run``: the run completed, whatever its
 outcome; read ``outcome`` in the ``--json`` line), 1 when it failed while running, 2 for bad
@@ -70,6 +70,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_sweep(commands)
     _add_agent(commands)
     _add_broker(commands)
+    _add_keys(commands)
     _add_trace(commands)
     _add_bench(commands)
     _add_render(commands)
@@ -114,6 +115,13 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         default=30.0,
         metavar="SECONDS",
         help="how long an actor waits for a lost broker to come back before it exits (30)",
+    )
+    parser.add_argument(
+        "--curve",
+        type=Path,
+        metavar="KEYDIR",
+        help="encrypt and authenticate every connection with the CURVE keys in KEYDIR (made "
+        "by `warband keys`); needs a tcp:// endpoint",
     )
 
 
@@ -201,7 +209,43 @@ def _add_broker(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     broker.add_argument("--bind", required=True, metavar="ENDPOINT", help="e.g. tcp://0.0.0.0:5555")
     broker.add_argument("--log", type=Path, metavar="DIR", help="write JSON logs here")
+    broker.add_argument(
+        "--curve",
+        type=Path,
+        metavar="KEYDIR",
+        help="let in only agents whose public key (ID.key) is in KEYDIR, encrypted, each bound "
+        "to its key's id; KEYDIR also holds broker.key_secret; needs a tcp:// endpoint",
+    )
     broker.set_defaults(handler=_broker)
+
+
+def _add_keys(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    keys = commands.add_parser(
+        "keys",
+        help="make CURVE key pairs for a broker and its agents",
+        description="Write a CURVE key pair for the broker (broker.key, broker.key_secret) and "
+        "one per agent (ID.key, ID.key_secret) into DIR. The broker's host needs "
+        "broker.key_secret and every ID.key; the host of agent ID needs ID.key_secret and "
+        "broker.key. Then pass --curve DIR to `warband broker`, `agent` and `run`.",
+    )
+    keys.add_argument("directory", type=Path, metavar="DIR", help="where to write the keys")
+    keys.add_argument(
+        "--agents", metavar="ID[,ID...]", help="agent ids to make keys for (comma-separated)"
+    )
+    keys.add_argument(
+        "--scenario",
+        type=Path,
+        help="make keys for every agent of this scenario and its clock",
+    )
+    keys.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="with --scenario: a scenario parameter that changes its agents; repeatable",
+    )
+    keys.add_argument("--force", action="store_true", help="replace existing key files")
+    keys.set_defaults(handler=_keys)
 
 
 def _add_trace(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -333,6 +377,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         endpoint=getattr(args, "endpoint", None),
         start_timeout=args.start_timeout,
         broker_timeout=args.broker_timeout,
+        curve=getattr(args, "curve", None),
         max_restarts=getattr(args, "max_restarts", 3),
         restart_period=getattr(args, "restart_period", 10.0),
     )
@@ -358,6 +403,8 @@ def _run(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
     options = _options(args)
     _check_scenario(scenario, options)
+    if args.curve is not None:
+        _check_curve_run(args)
     if args.endpoint is not None:
         _check_endpoint(args.endpoint)
 
@@ -461,6 +508,11 @@ def _agent(args: argparse.Namespace) -> int:
 
     check_actor_id(args.agent_id)
     _check_run_options(args)
+    if args.curve is not None:
+        from .messaging.curve import check_curve_endpoint, load_client
+
+        check_curve_endpoint(args.connect)
+        load_client(args.curve, args.agent_id)  # a missing key file is named before we start
     configure_logging(args.log, args.agent_id)
     # SIGTERM, SIGINT and SIGHUP stop the actor through its event loop (see run_agent).
     scenario = load_scenario(args.scenario)
@@ -478,9 +530,15 @@ def _broker(args: argparse.Namespace) -> int:
     configure_logging(args.log, "broker")
     import zmq
 
+    curve = None
+    if args.curve is not None:
+        from .messaging.curve import check_curve_endpoint, load_server
+
+        check_curve_endpoint(args.bind)
+        curve = load_server(args.curve)
     # Its own context, terminated at the end: frames still queued go out (up to the linger).
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    broker = Broker(args.bind, context=context)
+    broker = Broker(args.bind, context=context, curve=curve)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         broker.stop(timeout=0)  # only asks: the loop below waits for the routing thread
@@ -494,6 +552,40 @@ def _broker(args: argparse.Namespace) -> int:
             broker.join(0.5)
     finally:
         context.term()
+    return 0
+
+
+def _check_curve_run(args: argparse.Namespace) -> None:
+    if not args.processes:
+        raise ConfigurationError(
+            "--curve protects connections between processes and hosts: add --processes (and "
+            "--endpoint tcp://127.0.0.1:PORT)"
+        )
+    if args.endpoint is None:
+        raise ConfigurationError(
+            "--curve needs a tcp:// broker endpoint: add --endpoint tcp://127.0.0.1:PORT"
+        )
+    from .messaging.curve import check_curve_endpoint
+
+    check_curve_endpoint(args.endpoint)
+
+
+def _keys(args: argparse.Namespace) -> int:
+    from .messaging.curve import make_keys
+
+    ids: list[str] = []
+    if args.agents:
+        ids += [agent.strip() for agent in args.agents.split(",") if agent.strip()]
+    if args.scenario is not None:
+        from .scenario import load_scenario
+
+        scenario = load_scenario(args.scenario)
+        params = scenario.resolve_params(_params(args.param))
+        ids += [scenario.clock_id, *(actor.id for actor in scenario.build(params, 0))]
+    if not ids:
+        raise ConfigurationError("name the agents: --agents ID[,ID...] or --scenario FILE")
+    for path in make_keys(args.directory, ids, force=args.force):
+        print(f"wrote {path}")
     return 0
 
 

@@ -335,7 +335,7 @@ class Broker:
         """
         assert self._last_frame is not None
         user = str(self._last_frame.get("User-Id"))
-        if True:
+        if user == peer:
             return True
         self.stats.spoofed += 1
         self.stats.rejected += 1

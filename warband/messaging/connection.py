@@ -11,10 +11,14 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import zmq
 
 from ..exceptions import DeliveryError
+
+if TYPE_CHECKING:
+    from .curve import CurveClient
 
 DEFAULT_LINGER_MS = 2000
 """How long closing waits for unsent frames; ZeroMQ's default (forever) can hang an exit."""
@@ -42,8 +46,11 @@ class Connection:
         on_frames: Callable[[], None],
         inbox_limit: int = 100_000,
         linger_ms: int = DEFAULT_LINGER_MS,
+        curve: CurveClient | None = None,
     ) -> None:
         self.actor_id = actor_id
+        self.curve = curve
+        """The CURVE keys to connect with, or None for a plain connection."""
         self.endpoint = endpoint
         self.inbox: deque[bytes] = deque()
         self.inbox_limit = inbox_limit
@@ -65,6 +72,8 @@ class Connection:
         socket.setsockopt(zmq.LINGER, self._linger_ms)
         socket.setsockopt(zmq.SNDHWM, 0)
         socket.setsockopt(zmq.RCVHWM, 0)
+        if self.curve is not None:
+            self.curve.apply(socket)
         try:
             socket.connect(self.endpoint)
         except zmq.ZMQError as error:

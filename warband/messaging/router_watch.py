@@ -136,6 +136,28 @@ class RouterWatch:
                 return False
         return True
 
+    def close_source(self, frame: zmq.Frame) -> bool:
+        """Shut down the connection ``frame`` (just received) came over; False when it is gone.
+
+        The descriptor is checked against the frame's peer address first, so one that a new
+        connection from another host took since is left alone.
+        """
+        try:
+            fd = frame.get(_SRCFD)
+            host = frame.get("Peer-Address")
+        except zmq.ZMQError:
+            return False  # inproc: no descriptor
+        if not isinstance(fd, int):
+            return False
+        try:
+            with socket.socket(fileno=os.dup(fd)) as duplicate:
+                if duplicate.getpeername()[0] != host:
+                    return False
+                duplicate.shutdown(socket.SHUT_RDWR)
+        except (OSError, IndexError):
+            return False
+        return True
+
     def close(self) -> None:
         """Stop monitoring (call before closing the ROUTER)."""
         with contextlib.suppress(zmq.ZMQError):
