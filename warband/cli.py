@@ -223,10 +223,11 @@ def _add_keys(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     keys = commands.add_parser(
         "keys",
         help="make CURVE key pairs for a broker and its agents",
-        description="Write a CURVE key pair for the broker (broker.key, broker.key_secret) and "
-        "one per agent (ID.key, ID.key_secret) into DIR. The broker's host needs "
-        "broker.key_secret and every ID.key; the host of agent ID needs ID.key_secret and "
-        "broker.key. Then pass --curve DIR to `warband broker`, `agent` and `run`.",
+        description="Write a CURVE key pair for the broker (broker.key, broker.key_secret), "
+        "for the supervisor of `warband run --processes` (supervisor.key...) and one per agent "
+        "(ID.key, ID.key_secret) into DIR. The broker's host needs broker.key_secret and every "
+        "ID.key; the host of agent ID needs ID.key_secret and broker.key. Then pass --curve DIR "
+        "to `warband broker`, `agent` and `run`.",
     )
     keys.add_argument("directory", type=Path, metavar="DIR", help="where to write the keys")
     keys.add_argument(

@@ -25,7 +25,7 @@ from .exceptions import ConfigurationError, WarbandError
 from .interrupts import Interrupted, SignalFlag, run_until_signalled, signal_name, stop_on_signal
 from .messaging import event_loop
 from .messaging.actor import Actor, Mode
-from .messaging.addresses import DEFAULT_CLOCK_ID
+from .messaging.addresses import DEFAULT_CLOCK_ID, SUPERVISOR_ID
 from .messaging.broker import Broker, remove_ipc_socket_file
 from .messaging.clock import Clock, DeparturePolicy, RunResult
 from .messaging.faults import FrameDrops
@@ -39,6 +39,7 @@ from .messaging.tracing import get_logger
 from .scenario import Outcome, Params, Scenario
 
 if TYPE_CHECKING:
+    from .messaging.curve import CurveClient
     from .world.actor import WorldModel
 
 Progress = Callable[[str], None]
@@ -294,7 +295,7 @@ def run_in_processes(
         result_file = workdir / "result.json"
         if options.curve is not None:
             _check_curve_keys(options.curve, endpoint, [scenario.clock_id, *actor_ids])
-        escalation = BrokerEscalation(endpoint)
+        escalation = BrokerEscalation(endpoint, curve=_supervisor_keys(options))
         supervisor.on_give_up = escalation
         try:
             supervisor.start("broker", _broker_argv(endpoint, options), restartable=False)
@@ -416,8 +417,17 @@ def _check_curve_keys(directory: Path, endpoint: str, agent_ids: list[str]) -> N
 
     check_curve_endpoint(endpoint)
     load_server(directory)
-    for agent_id in agent_ids:
+    for agent_id in [*agent_ids, SUPERVISOR_ID]:
         load_client(directory, agent_id)
+
+
+def _supervisor_keys(options: RunOptions) -> CurveClient | None:
+    """The keys the supervisor reports give-ups to a CURVE broker with (its own pair)."""
+    if options.curve is None:
+        return None
+    from .messaging.curve import load_client
+
+    return load_client(options.curve, SUPERVISOR_ID)
 
 
 def _broker_argv(endpoint: str, options: RunOptions) -> list[str]:

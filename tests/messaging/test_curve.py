@@ -30,6 +30,7 @@ from warband.messaging.curve import (
     load_server,
     make_keys,
 )
+from warband.messaging.supervisor import BrokerEscalation
 
 Context = zmq.Context[zmq.Socket[bytes]]
 Socket = zmq.Socket[bytes]
@@ -323,6 +324,27 @@ def test_a_squatter_on_bot_3s_id_is_closed_and_banned_and_bot_3_gets_in(
     assert {("bot-1", "key banned for spoofing")} == {(e["agent"], e["reason"]) for e in banned}
 
 
+def test_the_supervisor_reports_a_give_up_to_a_curve_broker_with_its_own_key(
+    context: Context, keys: Path
+) -> None:
+    with (
+        curve_broker(context, keys) as broker,
+        dealer(context, "bot-2", load_client(keys, "bot-2")) as watcher,
+    ):
+        watcher.connect(broker.bound_endpoint)
+        watcher.send(frame("_Register", "bot-2", "broker", "r", lockstep=False, watch=["bot-1"]))
+        assert "_Registered" == msgpack.unpackb(watcher.recv())["type"]
+        escalation = BrokerEscalation(
+            broker.bound_endpoint, context=context, curve=load_client(keys, "supervisor")
+        )
+        try:
+            escalation("bot-1", "gave_up: crashed 3 times")
+            notice = msgpack.unpackb(watcher.recv())
+        finally:
+            escalation.close()
+    assert ("_Left", "bot-1") == (notice["type"], notice["agent"])
+
+
 # --- keys and configuration -------------------------------------------------------------------
 
 
@@ -335,7 +357,11 @@ def test_keys_are_not_replaced_without_force(tmp_path: Path) -> None:
     assert before == (directory / "bot-1.key_secret").read_bytes()
     make_keys(directory, ["bot-1"], force=True)
     assert before != (directory / "bot-1.key_secret").read_bytes()
-    names = ["broker.key", "broker.key_secret", "bot-1.key", "bot-1.key_secret"]
+    names = [
+        f"{name}.{suffix}"
+        for name in ("broker", "supervisor", "bot-1")
+        for suffix in ("key", "key_secret")
+    ]
     assert names == [path.name for path in written]
     assert 0o600 == (directory / "bot-1.key_secret").stat().st_mode & 0o777
 

@@ -2,8 +2,9 @@
 
 Keys live in one directory, in the format of ``zmq.auth.create_certificates``: ``NAME.key``
 holds a public key, ``NAME.key_secret`` the same pair with its secret key. ``NAME`` is
-``broker`` for the broker and the agent id for each agent (the clock is an agent too).
-``warband keys DIR --agents ...`` writes them. Which files each host needs:
+``broker`` for the broker and the agent id for each agent (the clock is an agent too), and
+``supervisor`` for the supervisor of a ``warband run --processes`` (it reports the agents it gave
+up on to the broker). ``warband keys DIR --agents ...`` writes them. Which files each host needs:
 
 - the broker's host: ``broker.key_secret`` and the public ``ID.key`` of every agent allowed in;
 - the host of agent ``ID``: ``ID.key_secret`` and the broker's public ``broker.key``.
@@ -32,7 +33,7 @@ import zmq.auth
 from zmq.auth.thread import ThreadAuthenticator
 
 from ..exceptions import ConfigurationError
-from .addresses import BROKER_ID, check_actor_id
+from .addresses import BROKER_ID, SUPERVISOR_ID, check_actor_id
 from .tracing import get_logger
 
 BROKER_KEY = BROKER_ID
@@ -86,7 +87,8 @@ class CurveServer:
 
 
 def make_keys(directory: Path, agent_ids: Iterable[str], *, force: bool = False) -> list[Path]:
-    """Write a key pair for the broker and for each of ``agent_ids`` into ``directory``.
+    """Write a key pair for the broker, the supervisor and each of ``agent_ids`` into
+    ``directory``.
 
     Returns the files written. Refuses (``ConfigurationError``, naming the file) to replace any
     existing key file unless ``force``. Secret files are readable by their owner only.
@@ -95,8 +97,8 @@ def make_keys(directory: Path, agent_ids: Iterable[str], *, force: bool = False)
     if not ids:
         raise ConfigurationError("name at least one agent to make keys for, e.g. --agents bot-1")
     for agent_id in ids:
-        check_actor_id(agent_id)  # also refuses "broker", the name of the broker's files
-    names = [BROKER_KEY, *ids]
+        check_actor_id(agent_id)  # also refuses "broker" and "supervisor", named above
+    names = [BROKER_KEY, SUPERVISOR_ID, *ids]
     if not force:
         for name in names:
             for suffix in (_PUBLIC, _SECRET):

@@ -25,6 +25,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import zmq
 
@@ -33,6 +34,9 @@ from .addresses import BROKER_ID, GAVE_UP, SUPERVISOR_ID
 from .catalog import _GaveUp
 from .codec import Codec
 from .tracing import get_logger
+
+if TYPE_CHECKING:
+    from .curve import CurveClient
 
 INCARNATION_VARIABLE = "WARBAND_INCARNATION"
 PARENT_VARIABLE = "WARBAND_PARENT_PID"
@@ -355,8 +359,16 @@ class BrokerEscalation:
     claiming the id while the first is known would be refused.
     """
 
-    def __init__(self, endpoint: str, *, context: zmq.Context[zmq.Socket[bytes]] | None = None):
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        context: zmq.Context[zmq.Socket[bytes]] | None = None,
+        curve: CurveClient | None = None,
+    ):
         self.endpoint = endpoint
+        self.curve = curve
+        """With a CURVE broker: the supervisor's own keys (``supervisor.key_secret``)."""
         self._context = context or zmq.Context.instance()
         self._socket: zmq.Socket[bytes] | None = None
         self._codec = Codec()
@@ -367,6 +379,8 @@ class BrokerEscalation:
             socket = self._context.socket(zmq.DEALER)
             socket.setsockopt(zmq.ROUTING_ID, SUPERVISOR_ID.encode())
             socket.setsockopt(zmq.LINGER, 1000)
+            if self.curve is not None:
+                self.curve.apply(socket)
             socket.connect(self.endpoint)
             self._socket = socket
         self._sent += 1
