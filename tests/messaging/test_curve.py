@@ -345,6 +345,22 @@ def test_the_supervisor_reports_a_give_up_to_a_curve_broker_with_its_own_key(
     assert ("_Left", "bot-1") == (notice["type"], notice["agent"])
 
 
+def test_a_squatter_sending_multipart_frames_is_closed_as_well(
+    context: Context, keys: Path
+) -> None:
+    with (
+        structlog.testing.capture_logs() as logs,
+        curve_broker(context, keys) as broker,
+        dealer(context, "bot-3", load_client(keys, "bot-1")) as squatter,
+        attempts(squatter, broker.bound_endpoint) as tries,
+    ):
+        assert "succeeded" == tries.connect()
+        squatter.send_multipart([b"", order("bot-3", "bot-2", "spoof")])
+        tries.wait_closed_by_broker()
+    [caught] = events(logs, "broker.spoofed")
+    assert ("bot-1", "bot-3") == (caught["key"], caught["claimed"])
+
+
 # --- keys and configuration -------------------------------------------------------------------
 
 

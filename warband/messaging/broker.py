@@ -283,11 +283,12 @@ class Broker:
                 peer,
                 f"expected 1 payload frame, got {len(frames) - 1}",
                 self._codec.salvage_envelope(frames[1]),
+        # Before anything else is read: a squatter must not keep an id by sending bad frames.
+        if self.curve is not None and not self._bound_to_key(router, peer, frames[-1]):
+            return
             )
             return
         payload = frames[1]
-        if self.curve is not None and not self._bound_to_key(router, peer, payload):
-            return
         try:
             envelope = self._codec.decode_envelope(payload)
         except ProtocolError as error:
