@@ -10,6 +10,10 @@ Four cases run in the same invocation, each as real OS processes talking over ``
   decoding of the same struct (``StatusReport``);
 - **direct**: two processes, one DEALER to ROUTER connection, no broker (the physical limit).
 
+With ``--curve`` two more cases run, to show what CURVE encryption and authentication cost: the
+framework with tracing off over ``tcp://127.0.0.1``, plain and with CURVE keys (``warband
+keys``); their figures are under the ``tcp_`` and ``curve_`` keys.
+
 Round trip: the ping process times N request/reply exchanges after a warm-up. Throughput: the
 ping process sends M messages as fast as it can and then one last message that the pong process
 answers once it has counted all M; throughput is M divided by the time from the first send to
@@ -35,6 +39,7 @@ import os
 import platform
 import queue
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -54,6 +59,7 @@ import warband
 from warband.exceptions import WarbandError
 from warband.messaging import Actor, Message, StatusReport, event_loop, handles
 from warband.messaging.broker import Broker
+from warband.messaging.curve import load_client, load_server, make_keys
 from warband.messaging.tracing import configure_logging, flush_logging
 from warband.values import Value
 
@@ -74,9 +80,14 @@ THROUGHPUT_TARGET: Final = 0.7
 """The framework's throughput must be at least this fraction of the same-topology baseline's."""
 
 CASES: Final = ("traced", "untraced", "baseline", "direct")
+CURVE_CASES: Final = ("tcp", "curve")
+"""With ``--curve``: the framework, tracing off, over tcp:// without and with CURVE."""
+_FRAMEWORK_CASES: Final = ("traced", "untraced", *CURVE_CASES)
 _CASE_LABELS: Final = {
     "traced": "framework, tracing on (default)",
     "untraced": "framework, tracing off",
+    "tcp": "framework, tracing off, tcp://",
+    "curve": "framework, tracing off, tcp:// + CURVE",
     "baseline": "baseline, same topology (raw pyzmq)",
     "direct": "direct, two sockets (no broker)",
 }
@@ -172,7 +183,7 @@ def main(argv: list[str]) -> int:
         return _run_role(args)
     sizes = _sizes(args)
     try:
-        figures, trace_events = _measure(sizes)
+        figures, trace_events = _measure(sizes, curve=args.curve)
     except BenchmarkError as error:
         print(f"messaging bench failed: {error}", file=sys.stderr)
         return 1
@@ -196,12 +207,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--warmup", type=int, metavar="W", help="untimed round trips first")
     parser.add_argument("--batch", type=int, metavar="B", help="framework sends per loop yield")
     parser.add_argument("--repeat", type=int, metavar="R", help="runs of each case")
+    parser.add_argument(
+        "--curve",
+        action="store_true",
+        help="also run the framework over tcp:// without and with CURVE, to show its cost",
+    )
     # The options below are for the child processes this benchmark starts.
     hidden = argparse.SUPPRESS
     parser.add_argument("--role", help=hidden)
     parser.add_argument("--endpoint", help=hidden)
     parser.add_argument("--log-dir", type=Path, help=hidden)
     parser.add_argument("--parent", type=int, help=hidden)
+    parser.add_argument("--keys", type=Path, help=hidden)
     return parser
 
 
@@ -225,36 +242,59 @@ def _sizes(args: argparse.Namespace) -> Sizes:
 # --- orchestration ----------------------------------------------------------------------------
 
 
-def _measure(sizes: Sizes) -> tuple[dict[str, Figures], int]:
+def _measure(sizes: Sizes, *, curve: bool = False) -> tuple[dict[str, Figures], int]:
     """Run every case ``sizes.repeat`` times, interleaved so drift hits all cases alike."""
-    runs = {case: _CaseRuns() for case in CASES}
+    cases = (*CASES, *CURVE_CASES) if curve else CASES
+    runs = {case: _CaseRuns() for case in cases}
     trace_events = 0
     with tempfile.TemporaryDirectory(prefix="wb-bench-") as tmp:
         workdir = Path(tmp)
+        keys = workdir / "keys"
+        if curve:
+            make_keys(keys, [_PING_ID, _PONG_ID])
         for round_index in range(1, sizes.repeat + 1):
-            for case in CASES:
+            for case in cases:
                 _progress(f"{_CASE_LABELS[case]}: run {round_index}/{sizes.repeat}")
                 log_dir = workdir / f"logs-{round_index}" if case == "traced" else None
-                endpoint = f"ipc://{workdir}/{case}-{round_index}.sock"
-                result = _run_case(case, endpoint, sizes, log_dir)
+                if case in CURVE_CASES:
+                    endpoint = f"tcp://127.0.0.1:{_free_tcp_port()}"
+                else:
+                    endpoint = f"ipc://{workdir}/{case}-{round_index}.sock"
+                result = _run_case(
+                    case, endpoint, sizes, log_dir, keys if case == "curve" else None
+                )
                 runs[case].add(result)
                 if log_dir is not None:
                     trace_events += _count_trace_events(log_dir)
     if trace_events == 0:
         raise BenchmarkError("the traced runs wrote no msg.send/msg.recv events; tracing is off")
-    return {case: runs[case].figures() for case in CASES}, trace_events
+    return {case: runs[case].figures() for case in cases}, trace_events
 
 
-def _run_case(case: str, endpoint: str, sizes: Sizes, log_dir: Path | None) -> RunResult:
+def _free_tcp_port() -> int:
+    # The broker binds it a moment later; nothing else on a benchmark machine should race it.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _run_case(
+    case: str, endpoint: str, sizes: Sizes, log_dir: Path | None, keys: Path | None = None
+) -> RunResult:
     """Start the processes of one case, collect the ping's result, and reap every process."""
-    framework = case in ("traced", "untraced")
+    framework = case in _FRAMEWORK_CASES
     counts = [
         f"--round-trips={sizes.round_trips}",
         f"--messages={sizes.messages}",
         f"--warmup={sizes.warmup}",
         f"--batch={sizes.batch}",
     ]
-    common = [f"--endpoint={endpoint}", *([f"--log-dir={log_dir}"] if log_dir else [])]
+    common = [
+        f"--endpoint={endpoint}",
+        *([f"--log-dir={log_dir}"] if log_dir else []),
+        *([f"--keys={keys}"] if keys else []),
+    ]
     children: list[_Child] = []
     try:
         if case != "direct":
@@ -419,6 +459,7 @@ def build_report(figures: dict[str, Figures], sizes: Sizes, trace_events: int) -
         "warmup": sizes.warmup,
         "batch": sizes.batch,
         "repeat": sizes.repeat,
+        **_curve_figures(figures),
         "trace_events": trace_events,
         "transport": "ipc",
         "python": platform.python_version(),
@@ -426,6 +467,23 @@ def build_report(figures: dict[str, Figures], sizes: Sizes, trace_events: int) -
         "libzmq": zmq.zmq_version(),
         "msgspec": msgspec.__version__,
         "event_loop": event_loop.event_loop_name(),
+    }
+
+
+def _curve_figures(figures: dict[str, Figures]) -> dict[str, float]:
+    """With ``--curve``: the tcp and CURVE cases' figures and what CURVE costs over plain tcp."""
+    if "curve" not in figures:
+        return {}
+    plain, curve = figures["tcp"], figures["curve"]
+    return {
+        "tcp_rtt_p50_us": plain.rtt_p50_us,
+        "tcp_rtt_p99_us": plain.rtt_p99_us,
+        "tcp_throughput_msgs_s": plain.throughput_msgs_s,
+        "curve_rtt_p50_us": curve.rtt_p50_us,
+        "curve_rtt_p99_us": curve.rtt_p99_us,
+        "curve_throughput_msgs_s": curve.throughput_msgs_s,
+        "curve_rtt_ratio": curve.rtt_p50_us / plain.rtt_p50_us,
+        "curve_throughput_ratio": curve.throughput_msgs_s / plain.throughput_msgs_s,
     }
 
 
@@ -437,6 +495,11 @@ def render_table(report: dict[str, Any]) -> str:
         ("baseline", "baseline_rtt_p50_us", "baseline_rtt_p99_us", "baseline_throughput_msgs_s"),
         ("direct", "direct_rtt_p50_us", "direct_rtt_p99_us", "direct_throughput_msgs_s"),
     ]
+    if "curve_rtt_ratio" in report:
+        rows += [
+            (case, f"{case}_rtt_p50_us", f"{case}_rtt_p99_us", f"{case}_throughput_msgs_s")
+            for case in CURVE_CASES
+        ]
     lines = [
         f"warband messaging benchmark: {report['round_trips']} round trips and "
         f"{report['messages']} one-way messages per run, {report['repeat']} run(s) per case, "
@@ -458,6 +521,11 @@ def render_table(report: dict[str, Any]) -> str:
             f"throughput x{report[f'throughput_ratio{suffix}']:.2f} "
             f"(target >= {THROUGHPUT_TARGET}: "
             f"{_verdict(report[f'throughput_target_met{suffix}'])})"
+        )
+    if "curve_rtt_ratio" in report:
+        lines.append(
+            f"CURVE vs plain tcp://: RTT p50 x{report['curve_rtt_ratio']:.2f}, "
+            f"throughput x{report['curve_throughput_ratio']:.2f}"
         )
     return "\n".join(lines)
 
@@ -522,7 +590,7 @@ def _configure(args: argparse.Namespace, name: str) -> None:
 
 def _framework_broker(args: argparse.Namespace) -> int:
     _configure(args, "broker")
-    broker = Broker(args.endpoint)
+    broker = Broker(args.endpoint, curve=load_server(args.keys) if args.keys else None)
     broker.start()
     _announce(_READY)
     try:
@@ -576,11 +644,11 @@ class _Ping(Actor):
     async def _exchange(self) -> None:
         try:
             for _ in range(self.sizes.warmup):
-                await self._ping()
+                await self._round_trip()
             clock = time.perf_counter_ns
             for _ in range(self.sizes.round_trips):
                 start = clock()
-                await self._ping()
+                await self._round_trip()
                 self.rtt_ns.append(clock() - start)
             await self._flood()
             self.send(StatusReport(recipient=_PONG_ID, status="bye"))
@@ -589,7 +657,7 @@ class _Ping(Actor):
         finally:
             self.stop("benchmark done")
 
-    async def _ping(self) -> Message:
+    async def _round_trip(self) -> Message:
         return await self.request(
             StatusReport(recipient=_PONG_ID, status="ping", details=_DETAILS), timeout=30
         )
@@ -610,14 +678,15 @@ class _Ping(Actor):
         self.acked = int(ack.details.get("received") or 0)
 
 
-def _run_actor(actor: Actor, endpoint: str) -> None:
+def _run_actor(actor: Actor, endpoint: str, keys: Path | None) -> None:
+    curve = load_client(keys, actor.id) if keys else None
     # No clock in this benchmark and no heartbeats: nobody would receive them.
-    event_loop.run(actor.run(endpoint, mode="realtime", heartbeat_interval=0))
+    event_loop.run(actor.run(endpoint, mode="realtime", heartbeat_interval=0, curve=curve))
 
 
 def _framework_pong(args: argparse.Namespace) -> int:
     _configure(args, _PONG_ID)
-    _run_actor(_Pong(), args.endpoint)
+    _run_actor(_Pong(), args.endpoint, args.keys)
     flush_logging()
     return 0
 
@@ -625,7 +694,7 @@ def _framework_pong(args: argparse.Namespace) -> int:
 def _framework_ping(args: argparse.Namespace) -> int:
     _configure(args, _PING_ID)
     ping = _Ping(_role_sizes(args))
-    _run_actor(ping, args.endpoint)
+    _run_actor(ping, args.endpoint, args.keys)
     flush_logging()
     if ping.error is not None:
         print(f"framework ping failed: {ping.error!r}", file=sys.stderr)

@@ -51,3 +51,19 @@ def test_quick_run_prints_positive_figures_for_every_contract_key(
     assert 2000 == report["messages"]
     assert report["trace_events"] > 0
     assert "baseline, same topology" in out
+
+
+@pytest.mark.processes
+def test_with_curve_the_quick_run_also_measures_tcp_with_and_without_curve(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bench = _load_benchmark()
+
+    code = bench.main(["--json", "--quick", "--curve", "--round-trips", "50", "--messages", "500"])
+
+    out = capsys.readouterr().out
+    assert 0 == code, out
+    report = last_json_line(out)
+    for key in ("tcp_rtt_p50_us", "curve_rtt_p50_us", "curve_throughput_ratio"):
+        assert math.isfinite(report[key]) and report[key] > 0, (key, report[key])
+    assert "tcp:// + CURVE" in out
