@@ -44,6 +44,14 @@ class ActorStats:
     """Reliable messages received again (a re-send of one already received): dropped."""
     abandoned: int = 0
     """Reliable messages given up on, unacknowledged (see ``on_abandoned``)."""
+    conflated: int = 0
+    """Percepts dropped for a newer one from the same sender before they were handled
+    (backpressure, see ``_mailbox``); no other message is ever dropped."""
+    would_block: int = 0
+    """Sends refused because the queue to the broker was full (EAGAIN): each one raised
+    DeliveryError to the sender and logged ``msg.would_block``."""
+    mailbox_peak: int = 0
+    """The most messages the mailbox held unhandled at once (bound: ``mailbox_limit``)."""
 
 
 class ActorState:
@@ -89,7 +97,9 @@ class ActorState:
 
         def call_later(self, delay: float, callback: Callable[[], Any]) -> Timer: ...
 
-        def _spawn(self, call: Callable[[], Any], message: Message | None) -> None: ...
+        def _spawn(
+            self, call: Callable[[], Any], message: Message | None
+        ) -> asyncio.Task[Any] | None: ...
 
         async def _quiesce(self) -> None: ...
 

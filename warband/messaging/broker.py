@@ -53,6 +53,9 @@ SILENT_PINGS = 3
 The broker looks every ``_POLL_MS`` (and after every frame under load), so a stuck or cut-off
 peer is flagged within 4 of its heartbeats at any interval of 0.2 s or more."""
 
+DEFAULT_QUEUE_LIMIT = 100_000
+"""Frames the broker queues for one peer before it answers the sender with _Undeliverable."""
+
 _NO_ROUTING_ID = (
     "your connection has no routing id: set your socket's routing id (ZMQ_ROUTING_ID) to your "
     "agent id before connecting (PROTOCOL.md, section 1)"
@@ -111,8 +114,12 @@ class Broker:
         first_frame_timeout: float = 2.0,
         curve: CurveServer | None = None,
         drops: FrameDrops | None = None,
+        queue_limit: int = DEFAULT_QUEUE_LIMIT,
     ) -> None:
         self.endpoint = endpoint
+        self.queue_limit = queue_limit
+        """Frames queued per peer (ZeroMQ's high-water marks): past it a frame for that peer
+        is answered with _Undeliverable (EAGAIN), counted in ``stats.would_block``."""
         self.drops = drops
         """For tests only: frames this broker loses on purpose (faults.py)."""
         self.curve = curve
@@ -196,8 +203,8 @@ class Broker:
         # Refuse a frame over the codec's limit before reading it whole; libzmq drops the
         # sender's connection then (its DEALER reconnects by itself; what it had queued is lost).
         router.setsockopt(zmq.MAXMSGSIZE, self._codec.max_frame_bytes)
-        router.setsockopt(zmq.SNDHWM, 100_000)
-        router.setsockopt(zmq.RCVHWM, 100_000)
+        router.setsockopt(zmq.SNDHWM, self.queue_limit)
+        router.setsockopt(zmq.RCVHWM, self.queue_limit)
         if self.curve is not None:
             self.curve.apply(router)
             self._authenticator = KeyAuthenticator(self._context, self.curve)

@@ -378,6 +378,10 @@ class _Stats(Message, frozen=True):
     """Exceptions raised by this actor's handlers, timers and ``on_tick``."""
     undeliverable: int = 0
     """Messages of this actor the broker could not deliver."""
+    conflated: int = 0
+    """Percepts this actor dropped for a newer one from the same sender (backpressure)."""
+    would_block: int = 0
+    """Sends this actor could not queue (EAGAIN: its queue to the broker was full)."""
     final_state: dict[str, Any] = {}
     """What the actor exposes to the scenario's outcome function."""
 

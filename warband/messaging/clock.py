@@ -73,6 +73,10 @@ class RunResult(msgspec.Struct, kw_only=True):
     """Per actor (those with any): exceptions raised by handlers, timers and ``on_tick``."""
     undeliverable: dict[str, int] = {}
     """Per actor (those with any): messages the broker could not deliver."""
+    conflated: dict[str, int] = {}
+    """Per actor (those with any): Percepts dropped for a newer one (backpressure)."""
+    would_block: dict[str, int] = {}
+    """Per actor (those with any): sends refused with EAGAIN (queue to the broker full)."""
     rejected: dict[str, int] = {}
     """Per actor (those with any): frames it rejected."""
 
@@ -335,6 +339,8 @@ class Clock(Actor):
             departed=dict(sorted(self._departed.items())),
             handler_failures=_nonzero(counts, "handler_failures"),
             undeliverable=_nonzero(counts, "undeliverable"),
+            conflated=_nonzero(counts, "conflated"),
+            would_block=_nonzero(counts, "would_block"),
             rejected=_nonzero(counts, "messages_rejected"),
             ticks=ticks,
             finish_reason=reason,

@@ -1,0 +1,270 @@
+"""Backpressure: a bounded mailbox where only Percepts are conflated (newest per sender kept,
+counted and logged), orders are never dropped, and every EAGAIN / EHOSTUNREACH is counted.
+
+Real sockets: the broker of the flood test runs in its own process, so its memory is its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+import structlog
+import zmq
+
+from tests.proc import free_tcp_port
+from warband.messaging import Actor, Order, Percept, Tick, handles
+from warband.messaging.broker import Broker
+
+PERCEPTS = 10_000
+ORDER_EVERY = 100
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no VmRSS for pid {pid}")
+
+
+@pytest.fixture
+def broker_process() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "warband", "broker", "--bind", endpoint],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        yield process, endpoint
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class SlowBot(Actor):
+    """A bot whose Percept handler takes 50 ms; it notes which Percepts and orders it got."""
+
+    mailbox_limit = 64
+
+    def __init__(self, actor_id: str, last: int) -> None:
+        super().__init__(actor_id)
+        self.last = last
+        self.percepts: list[int] = []
+        self.orders: list[str] = []
+        self.got_last = asyncio.Event()
+
+    @handles(Percept)
+    async def on_percept(self, percept: Percept) -> None:
+        await asyncio.sleep(0.05)
+        number = percept.facts[0][1]
+        assert isinstance(number, int)
+        self.percepts.append(number)
+        if number == self.last:
+            self.got_last.set()
+
+    @handles(Order)
+    def on_order(self, order: Order) -> None:
+        self.orders.append(order.task)
+
+
+async def _wait(condition: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+async def test_a_flood_of_percepts_at_a_slow_bot_is_conflated_never_silently_dropped(
+    broker_process: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    # Issue 12, test 5: 10,000 Percepts (and an Order after every 100th) at a bot whose
+    # Percept handler sleeps 50 ms.
+    broker, endpoint = broker_process
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    bot = SlowBot("bot", last=PERCEPTS - 1)
+    world = Actor("world")
+    options: dict[str, Any] = {"context": context, "mode": "realtime", "heartbeat_interval": 0}
+    tasks = [
+        asyncio.create_task(bot.run(endpoint, **options)),
+        asyncio.create_task(world.run(endpoint, **options)),
+    ]
+    try:
+        await bot.wait_started(30)
+        await world.wait_started(30)
+        rss_before = _rss_kib(broker.pid)
+        expected_orders = []
+        with structlog.testing.capture_logs() as logs:
+            for number in range(PERCEPTS):
+                world.send(Percept(recipient="bot", facts=[["n", number]]))
+                if number % ORDER_EVERY == ORDER_EVERY - 1:
+                    expected_orders.append(f"order-{number}")
+                    world.send(Order(recipient="bot", task=f"order-{number}"))
+                if number % 200 == 0:
+                    await asyncio.sleep(0)  # let the bot read, as a separate process would
+            await asyncio.wait_for(bot.got_last.wait(), 60)
+            await _wait(lambda: len(bot.orders) == len(expected_orders), 30, "every order")
+        rss_growth_mib = (_rss_kib(broker.pid) - rss_before) / 1024
+    finally:
+        bot.stop()
+        world.stop()
+        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 15)
+        context.term()
+
+    assert expected_orders == bot.orders
+    # No silent drop: every Percept was handled or counted as conflated, and those handled
+    # came in the order sent, the last one among them.
+    assert PERCEPTS == len(bot.percepts) + bot.stats.conflated
+    assert sorted(bot.percepts) == bot.percepts
+    assert PERCEPTS - 1 == bot.percepts[-1]
+    assert 0 < bot.stats.conflated
+    assert bot.stats.mailbox_peak <= SlowBot.mailbox_limit
+    assert rss_growth_mib <= 50, f"the broker grew by {rss_growth_mib:.1f} MiB"
+    conflated_logs = [e for e in logs if e["event"] == "msg.conflated"]
+    assert conflated_logs, "conflation must be logged"
+    assert conflated_logs[-1]["conflated"] <= bot.stats.conflated
+    print(
+        f"handled {len(bot.percepts)}, conflated {bot.stats.conflated}, "
+        f"mailbox peak {bot.stats.mailbox_peak}, broker RSS growth {rss_growth_mib:.1f} MiB"
+    )
+
+
+class LockstepBot(Actor):
+    mailbox_limit = 50
+
+    def __init__(self, actor_id: str) -> None:
+        super().__init__(actor_id)
+        self.percepts: list[int] = []
+        self.orders: list[str] = []
+
+    @handles(Percept)
+    def on_percept(self, percept: Percept) -> None:
+        number = percept.facts[0][1]
+        assert isinstance(number, int)
+        self.percepts.append(number)
+
+    @handles(Order)
+    def on_order(self, order: Order) -> None:
+        self.orders.append(order.task)
+
+
+class TickSource(Actor):
+    """Stands in for the clock: sends one Tick to the bot when told."""
+
+    lockstep_participant = False
+
+    def __init__(self) -> None:
+        super().__init__("clock")
+
+
+async def test_a_lockstep_mailbox_at_its_bound_conflates_percepts_and_keeps_every_order() -> None:
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    broker = Broker(f"inproc://backpressure-{id(context)}", context=context)
+    broker.start()
+    bot = LockstepBot("bot")
+    world = Actor("world")
+    clock = TickSource()
+    tasks = [
+        asyncio.create_task(clock.run(broker.bound_endpoint, context=context, mode="realtime")),
+        asyncio.create_task(bot.run(broker.bound_endpoint, context=context)),
+        asyncio.create_task(world.run(broker.bound_endpoint, context=context, mode="realtime")),
+    ]
+    try:
+        for actor in (clock, bot, world):
+            await actor.wait_started(30)
+        for number in range(500):
+            world.send(Percept(recipient="bot", facts=[["n", number]]))
+            if number % 50 == 49:
+                world.send(Order(recipient="bot", task=f"order-{number}"))
+        await _wait(lambda: bot.stats.received == 510, 30, "every message in the bot's buffer")
+        assert [] == bot.percepts  # nothing is handled before its tick
+        clock.tick = 1
+        clock.send(Tick(recipient="bot"))
+        await _wait(lambda: len(bot.orders) == 10, 30, "the tick's orders")
+    finally:
+        for actor in (bot, world, clock):
+            actor.stop()
+        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 15)
+        broker.stop()
+        context.term()
+
+    assert [f"order-{n}" for n in range(49, 500, 50)] == bot.orders
+    assert 500 == len(bot.percepts) + bot.stats.conflated
+    assert 499 == bot.percepts[-1]
+    assert 0 < bot.stats.conflated
+    assert bot.stats.mailbox_peak <= LockstepBot.mailbox_limit
+
+
+def _raw(
+    context: zmq.Context[zmq.Socket[bytes]], endpoint: str, agent: str, *, queue: int = 1000
+) -> zmq.Socket[bytes]:
+    socket = context.socket(zmq.DEALER)
+    socket.setsockopt(zmq.ROUTING_ID, agent.encode())
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.setsockopt(zmq.RCVHWM, queue)
+    socket.setsockopt(zmq.RCVTIMEO, 10_000)
+    socket.connect(endpoint)
+    register = {"type": "_Register", "sender": agent, "recipient": "broker", "id": f"{agent}:c1"}
+    socket.send(msgpack.packb(register))
+    assert "_Registered" == msgpack.unpackb(socket.recv())["type"]
+    return socket
+
+
+def _order(sender: str, recipient: str, number: int) -> bytes:
+    frame: bytes = msgpack.packb(
+        {
+            "type": "Order",
+            "sender": sender,
+            "recipient": recipient,
+            "id": f"{sender}:{number}",
+            "seq": number,
+            "task": f"t{number}",
+        }
+    )
+    return frame
+
+
+def test_every_frame_for_a_peer_that_does_not_read_is_counted_answered_and_logged() -> None:
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    broker = Broker(f"inproc://eagain-{id(context)}", context=context, queue_limit=10)
+    with structlog.testing.capture_logs() as logs:
+        broker.start()
+        sink = _raw(context, broker.bound_endpoint, "sink", queue=10)
+        sender = _raw(context, broker.bound_endpoint, "sender")
+        try:
+            for number in range(1, 101):
+                sender.send(_order("sender", "sink", number))
+            sender.send(_order("sender", "nobody", 101))
+            # The broker handles the sender's frames in order: the notice about the last one
+            # comes after those about every earlier one.
+            notices = [msgpack.unpackb(sender.recv())]
+            while notices[-1]["target"] != "nobody":
+                notices.append(msgpack.unpackb(sender.recv()))
+        finally:
+            sink.close()
+            sender.close()
+            broker.stop()
+            context.term()
+
+    stats = broker.stats
+    # 100 orders for the sink: those past its queue each came back as a notice.
+    assert 100 == stats.routed + stats.would_block
+    assert 0 < stats.would_block
+    assert 1 == stats.unreachable
+    assert stats.would_block + stats.unreachable == len(notices)
+    reasons = [n["reason"] for n in notices]
+    assert stats.would_block == sum("is not keeping up (queue full)" in r for r in reasons)
+    logged = [e for e in logs if e["event"] == "broker.undeliverable"]
+    assert ["EAGAIN"] * stats.would_block + ["EHOSTUNREACH"] == [e["errno"] for e in logged]
