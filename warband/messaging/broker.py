@@ -283,6 +283,9 @@ class Broker:
                 self._codec.salvage_envelope(frames[1]),
             )
             return
+        # Before anything else is read: a squatter must not keep an id by sending bad frames.
+        if self.curve is not None and not self._bound_to_key(router, peer, frames[-1]):
+            return
         if len(frames) != 2:
             self._reject(
                 router,
@@ -290,9 +293,6 @@ class Broker:
                 peer,
                 f"expected 1 payload frame, got {len(frames) - 1}",
                 self._codec.salvage_envelope(frames[1]),
-        # Before anything else is read: a squatter must not keep an id by sending bad frames.
-        if self.curve is not None and not self._bound_to_key(router, peer, frames[-1]):
-            return
             )
             return
         payload = frames[1]
