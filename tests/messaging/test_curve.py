@@ -396,6 +396,11 @@ def test_curve_needs_a_tcp_endpoint(endpoint: str) -> None:
         check_curve_endpoint(endpoint)
 
 
+def test_a_curve_broker_refuses_an_inproc_endpoint(keys: Path) -> None:
+    with pytest.raises(ConfigurationError, match="--curve needs a tcp:// endpoint"):
+        Broker("inproc://curve", curve=load_server(keys))
+
+
 # --- end to end -------------------------------------------------------------------------------
 
 

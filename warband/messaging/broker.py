@@ -40,7 +40,7 @@ from .catalog import (
     _Watch,
 )
 from .codec import Codec, Envelope
-from .curve import CurveServer, KeyAuthenticator
+from .curve import CurveServer, KeyAuthenticator, check_curve_endpoint
 from .faults import FrameDrops
 from .router_watch import Link, RouterWatch
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
@@ -116,6 +116,8 @@ class Broker:
         drops: FrameDrops | None = None,
         queue_limit: int = DEFAULT_QUEUE_LIMIT,
     ) -> None:
+        if curve is not None:
+            check_curve_endpoint(endpoint)  # frames over ipc or inproc carry no User-Id
         self.endpoint = endpoint
         self.queue_limit = queue_limit
         """Frames queued per peer (ZeroMQ's high-water marks): past it a frame for that peer
