@@ -430,3 +430,32 @@ def test_run_with_curve_refuses_an_ipc_endpoint_before_starting(
     )  # fmt: skip
     assert 2 == result.returncode
     assert "--curve needs a tcp:// endpoint" in result.stderr
+
+
+def test_run_with_curve_needs_processes(warband_cli: Any, keys: Path) -> None:
+    result: CommandResult = warband_cli(
+        "run", "scenarios/ping_pong.py", "--curve", str(keys), "--endpoint", "tcp://127.0.0.1:1"
+    )
+    assert 2 == result.returncode
+    assert "--curve protects connections between processes and hosts: add --processes" in (
+        result.stderr
+    )
+
+
+def test_the_keys_command_refuses_to_overwrite_and_names_the_file(
+    warband_cli: Any, keys: Path
+) -> None:
+    result: CommandResult = warband_cli("keys", str(keys), "--agents", "bot-1")
+    assert 2 == result.returncode
+    assert f"{keys / 'broker.key'} exists already; pass --force" in result.stderr
+
+
+def test_an_agent_without_its_secret_key_is_refused_naming_the_file(
+    warband_cli: Any, keys: Path
+) -> None:
+    result: CommandResult = warband_cli(
+        "agent", "--connect", "tcp://127.0.0.1:1", "--scenario", "scenarios/ping_pong.py",
+        "--id", "commander", "--curve", str(keys),
+    )  # fmt: skip
+    assert 2 == result.returncode
+    assert f"missing secret key file {keys / 'commander.key_secret'}" in result.stderr
