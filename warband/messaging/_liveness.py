@@ -8,11 +8,18 @@ they change no agent message's id or order and a lockstep run stays deterministi
 from __future__ import annotations
 
 import asyncio
+import random
 
 from ..exceptions import ConfigurationError, DeliveryError
 from ._state import ActorState
 from .addresses import BROKER_ID
 from .catalog import TickDone, _Leave, _Left, _Ping, _Pong, _Ready, _Registered
+
+REJOIN_RATE = 2.0
+"""The most ``_Register`` attempts an actor makes per second while its broker is lost."""
+
+# Not the actor's seeded random source: re-registration timing must change no agent message.
+_jitter = random.Random()
 
 
 class BrokerLiveness:
@@ -34,6 +41,11 @@ class BrokerLiveness:
         self.lost_since = 0.0
         self.rejoining = False
         self.handle: asyncio.TimerHandle | None = None
+
+    def rejoin_delay(self) -> float:
+        """Seconds until the next ``_Register`` while the broker is lost: one to two per ping
+        interval of at least 1 s, drawn at random (never more than REJOIN_RATE a second)."""
+        return max(self.interval, 2.0 / REJOIN_RATE) * _jitter.uniform(0.5, 1.0)
 
     def heard(self, now: float) -> None:
         self.last_heard = now
@@ -81,8 +93,14 @@ class LivenessMixin(ActorState):
             )
             return
         if liveness.lost:
-            # Whichever broker answers next has never heard of us: register right away.
+            # Whichever broker answers next has never heard of us: register, no ping (it would
+            # only queue up). While the broker is down these queue in the socket, and the first
+            # one reaches it as soon as ZeroMQ reconnects; sending them at jittered times, at
+            # most REJOIN_RATE a second, keeps actors that lost it together from
+            # re-registering in lockstep (a storm) when it comes back.
             self.send(self._registration())
+            liveness.handle = loop.call_later(liveness.rejoin_delay(), self._ping)
+            return
         self.send(_Ping(recipient=BROKER_ID, interval=liveness.interval))
         liveness.handle = loop.call_later(liveness.interval, self._ping)
 

@@ -9,6 +9,7 @@ trips ~2.5x and throughput ~6x slower than blocking pyzmq in our measurements.
 from __future__ import annotations
 
 import asyncio
+import random
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -24,6 +25,20 @@ DEFAULT_LINGER_MS = 2000
 """How long closing waits for unsent frames; ZeroMQ's default (forever) can hang an exit."""
 
 # Plain ints: passing pyzmq's enum members makes it build enum values on every call.
+RECONNECT_IVL_MS = 500
+"""The shortest wait before ZeroMQ reconnects a lost connection: at most 2 tries a second."""
+RECONNECT_IVL_MAX_MS = 1000
+"""The longest wait between two reconnection tries: a broker that is back is found within it."""
+RECONNECT_JITTER_MS = 500
+"""Each connection's first wait is ``RECONNECT_IVL_MS`` plus up to this much, drawn at random
+once per connection; later waits are ``RECONNECT_IVL_MAX_MS``. libzmq draws no jitter of its
+own once ``RECONNECT_IVL_MAX`` is set (it doubles the wait up to the maximum instead), so
+without ours the actors that lost the same broker would all retry at the same instants; with
+it their tries are spread over the maximum wait."""
+
+# Not the actor's seeded random source: reconnection timing must change no agent message.
+_jitter = random.Random()
+
 _NOBLOCK = int(zmq.NOBLOCK)
 _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
@@ -72,6 +87,10 @@ class Connection:
         socket.setsockopt(zmq.LINGER, self._linger_ms)
         socket.setsockopt(zmq.SNDHWM, 0)
         socket.setsockopt(zmq.RCVHWM, 0)
+        socket.setsockopt(
+            zmq.RECONNECT_IVL, RECONNECT_IVL_MS + _jitter.randint(0, RECONNECT_JITTER_MS)
+        )
+        socket.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_IVL_MAX_MS)
         if self.curve is not None:
             self.curve.apply(socket)
         try:
