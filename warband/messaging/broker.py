@@ -401,7 +401,7 @@ class Broker:
             # was sent before the clock's Tick N+1 reached us (each actor's TickDone follows
             # its sends on the same connection), so applying the change as Tick N+1 passes
             # gives every run the same deliveries, in one process or many.
-            self._deferred.append((message.tick, peer, list(message.groups)))
+            self._defer(message.tick, peer, list(message.groups))
         else:
             self._join(peer, message.groups)
         self.stats.peers.add(peer)
@@ -491,6 +491,14 @@ class Broker:
         for watcher, known in sorted(self._registry.items()):
             if "*" in known.watch or peer in known.watch:
                 self._send_own(router, watcher, _Left(recipient=watcher, agent=peer, reason=reason))
+
+    def _defer(self, tick: int, peer: str, groups: list[str]) -> None:
+        """Keep a lockstep group change for the next Tick; at most two per peer (a lockstep
+        actor is never more than one tick ahead), so a peer re-registering without end, or
+        with made-up ticks, cannot grow the list."""
+        mine = [c for c in self._deferred if c[1] == peer and c[0] < tick][-1:]
+        others = [c for c in self._deferred if c[1] != peer]
+        self._deferred = [*others, *mine, (tick, peer, groups)]
 
     def _readmit(self, peer: str) -> bool:
         """Take back a peer departed for silence that speaks again (its watchers were told it
