@@ -1,0 +1,31 @@
+"""Issue 12, test 7: SIGINT or SIGTERM at a random moment of ``--processes`` runs, half of them
+with a bot that keeps sending to an id nobody has (the issue's 20 runs scaled to 6)."""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+import pytest
+
+pytestmark = pytest.mark.processes
+
+
+def _fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_a_signal_at_a_random_moment_ends_every_process_within_5_s_and_leaks_no_fd(
+    chaos: ModuleType,
+) -> None:
+    first = chaos.clean_exit(1)  # opens what stays open in this process (imports, caches)
+    before = _fds()
+
+    rest = chaos.clean_exit(5, seed=7)
+
+    for result in (first, rest):
+        assert "" == result.note
+        assert 0 == result.figures["orphans"]
+        assert result.figures["exit_s"] <= 5.0, result.figures
+    assert before == _fds()
+

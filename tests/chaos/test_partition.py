@@ -1,0 +1,40 @@
+"""Issue 12, test 2: a silent partition between two hosts (network namespaces joined by a veth
+pair), 3 s at a time, while a warband actor and a raw DEALER send 100 msg/s across it."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+
+pytestmark = pytest.mark.processes
+
+
+@pytest.fixture(scope="module")
+def hosts_allowed(chaos: ModuleType) -> None:
+    reason = chaos.netns_available()
+    if reason is not None:
+        pytest.skip(f"network namespaces are not available here: {reason}")
+
+
+@pytest.mark.usefixtures("hosts_allowed")
+def test_a_silent_partition_is_detected_within_a_second_and_loses_nothing(
+    chaos: ModuleType,
+) -> None:
+    result = chaos.partition(blackholes=2, gap_s=1.5)
+    figures = result.figures
+
+    assert result.passed is not None, result.note
+    assert (0, 0) == (result.lost, result.duplicated), figures
+    assert figures["detect_s"] is not None, figures
+    assert figures["detect_s"] <= 1.0 + chaos.PING_S, figures
+    assert figures["recover_s"] is not None, figures
+    assert figures["recover_s"] <= 0.5, figures
+
+
+def test_the_hosts_are_gone_after_a_partition(chaos: ModuleType) -> None:
+    import subprocess
+
+    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
+
+    assert [] == [line for line in names.stdout.splitlines() if line.startswith("wbc")]
