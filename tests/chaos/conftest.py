@@ -13,7 +13,8 @@ from tests.conftest import REPO
 @pytest.fixture(scope="session")
 def chaos() -> ModuleType:
     """bench/chaos.py, loaded by path as ``warband bench chaos`` loads it."""
-    spec = importlib.util.spec_from_file_location("warband_bench_chaos", REPO / "bench" / "chaos.py")
+    path = REPO / "bench" / "chaos.py"
+    spec = importlib.util.spec_from_file_location("warband_bench_chaos", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
