@@ -64,12 +64,13 @@ OUT = PRISON.marker("exit").waypoint
 EXIT_DOOR = "exit-door"
 EXIT_KEY = "exit-key"
 KEY_ROOM = PRISON.object(EXIT_KEY).waypoint
-DOOR_SIDE = "hall-end"
-"""The exit door's inside: where alice unlocks it and steps out from."""
+DOOR_SIDE = PRISON.object(EXIT_DOOR).waypoint
+"""The exit door's inside (hall-end): where alice unlocks it and steps out from."""
 PLATE_ROOM = PRISON.object("plate-a").waypoint
 KILLED_AFTER = 4
 """Ticks of walking after which bob is killed (kill_helper)."""
 KILLED = "killed on the way to the plate"
+"""Why bob stops (kill_helper): the reason his departure gives."""
 
 
 def _prisoner_brain() -> Brain:
