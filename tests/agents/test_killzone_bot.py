@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from warband.agents import Agent, Role
-from warband.agents.bot import bot_role
+from warband.agents.bot import AreaGroups, bot_role
 from warband.planning import parse_domain
 from warband.testing import run_actors
-from warband.world import World, load_map
+from warband.world import World, build_strategic_graph, load_map
 
 TEST_MAP = load_map("test")
 
@@ -82,3 +82,197 @@ async def test_a_bot_ordered_into_a_corridor_walks_only_the_corridors_waypoints(
     assert "b2" == state["visited"][-1], state["visited"]
     assert ["c", "m3", "b1", "b2"] == state["visited"]
     assert sorted(corridor.split(",")) == state["allowed"]
+
+
+# --- self-preservation, class abilities, default combat, the "nearby" area group -------------
+
+SHOOTER = """
+(:domain shooter)
+(:constant @team)
+(:primitive !fire ?target)
+(:primitive !idle ?ticks)
+(:method (behave)
+  (:branch "fire at an enemy in sight"
+    (and (sees ?enemy ?where ?distance ?team) (call ne ?team @team))
+    ((!fire ?enemy)))
+  (:branch "wait"
+    ()
+    ((!idle 1))))
+"""
+
+IDLE = """
+(:domain idle)
+(:primitive !idle ?ticks)
+(:method (behave)
+  (:branch "wait"
+    ()
+    ((!idle 1))))
+"""
+
+ORDERING_SQUAD = """
+(:domain ordering_squad)
+(:primitive !order ?member ?task ?arg)
+(:primitive !remember ?fact ?member)
+(:primitive !idle ?ticks)
+(:method (behave)
+  (:branch "give the member its order"
+    (and (member ?m) (task ?task ?arg) (not (sent ?m)))
+    ((!order ?m ?task ?arg) (!remember sent ?m)))
+  (:branch "wait"
+    ()
+    ((!idle 1))))
+"""
+
+
+class Watched(Agent):
+    """An agent whose final state holds every waypoint it stood at and the status facts its
+    team mates broadcast to it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.visited: list[str] = []
+        self.heard: set[tuple[str, str]] = set()
+
+    def on_tick(self, tick: int) -> None:
+        super().on_tick(tick)
+        facts = self.memory.facts
+        for fact in facts.facts("at"):
+            if fact[1] == self.id and (not self.visited or self.visited[-1] != fact[2]):
+                self.visited.append(str(fact[2]))
+        self.heard |= {(str(f[1]), str(f[2])) for f in facts.facts("status")}
+
+    def final_state(self) -> dict[str, Any]:
+        return {**super().final_state(), "visited": self.visited, "heard": sorted(self.heard)}
+
+
+def _wound(world: World, shooter: str, victim: str, *, below: int) -> int:
+    """Fire ``shooter`` at ``victim`` (public acts, stepping the world) until its health is
+    below ``below``; return that health."""
+    for _ in range(100):
+        health = _health(world, victim)
+        if health < below:
+            return health
+        verdict = world.submit(shooter, "fire", {"target": victim})
+        if not verdict.accepted:
+            assert world.submit(shooter, "reload", {}).accepted, verdict.reason
+        world.step()
+    raise AssertionError(f"{shooter} never wounded {victim} below {below}")
+
+
+def _health(world: World, agent: str) -> int:
+    return next(int(f[1]) for f in world.percepts_for(agent) if f[0] == "health")  # type: ignore[arg-type]
+
+
+def _disguise(world: World, agent: str) -> None:
+    # A disguised saboteur looks like a team mate to the other team: after wounding a bot it
+    # is no threat the bot would fight or flee.
+    assert world.submit(agent, "use", {"ability": "disguise"}).accepted
+    world.step()
+
+
+def _at(world: World, agent: str) -> str:
+    return next(str(f[2]) for f in world.percepts_for(agent) if f[0] == "at" and f[1] == agent)
+
+
+async def test_a_medic_heals_a_hurt_team_mate_that_asked_the_bots_nearby() -> None:
+    world = _world(
+        {
+            "red-1": {"team": "red", "class": "assault", "start": "r1"},
+            "red-2": {"team": "red", "class": "medic", "start": "r2"},
+            "blue-spy": {"team": "blue", "class": "saboteur", "start": "m1"},
+        }
+    )
+    wounded = _wound(world, "blue-spy", "red-1", below=80)
+    _disguise(world, "blue-spy")
+    bots = [Watched(a, bot_role(TEST_MAP), team="red") for a in ("red-1", "red-2")]
+    result = await run_actors(bots, ticks=40, world=world)
+    assert ["red-1", "hurt"] in result.final_states["red-2"]["heard"]
+    assert _health(world, "red-1") > wounded
+
+
+async def test_a_hurt_bots_call_reaches_the_team_mates_in_its_area_only() -> None:
+    # r1 and r2 are one area of the test map's strategic graph; m2 is in another.
+    world = _world(
+        {
+            "red-1": {"team": "red", "class": "assault", "start": "r1"},
+            "red-2": {"team": "red", "class": "assault", "start": "r2"},
+            "red-3": {"team": "red", "class": "assault", "start": "m2"},
+            "blue-spy": {"team": "blue", "class": "saboteur", "start": "m1"},
+        }
+    )
+    _wound(world, "blue-spy", "red-1", below=80)
+    _disguise(world, "blue-spy")
+    graph = build_strategic_graph(TEST_MAP)
+    assert graph.area_of("r1") == graph.area_of("r2") != graph.area_of("m2")
+    listener = Role("listener", parse_domain(IDLE), reporter=lambda: AreaGroups(graph))
+    actors = [
+        Watched("red-1", bot_role(TEST_MAP), team="red"),
+        Watched("red-2", listener, team="red"),
+        Watched("red-3", listener, team="red"),
+    ]
+    result = await run_actors(actors, ticks=4, world=world)
+    assert ["red-1", "hurt"] in result.final_states["red-2"]["heard"]
+    assert ["red-1", "hurt"] not in result.final_states["red-3"]["heard"]
+
+
+async def test_a_hurt_bot_under_fire_moves_to_a_waypoint_with_cover_from_the_threat() -> None:
+    world = _world(
+        {
+            "red-1": {"team": "red", "class": "assault", "start": "c"},
+            "blue-1": {"team": "blue", "class": "medic", "start": "m3"},
+        }
+    )
+    _wound(world, "blue-1", "red-1", below=85)
+    shooter = Agent("blue-1", Role("shooter", parse_domain(SHOOTER)), team="blue")
+    bot = Watched("red-1", bot_role(TEST_MAP), team="red")
+    result = await run_actors([shooter, bot], ticks=6, world=world)
+    visited = result.final_states["red-1"]["visited"]
+    # m1 is the waypoint next to c with cover from m3; c, where the bot stood, has none.
+    assert "m1" in visited, visited
+    assert 0.5 == TEST_MAP.waypoint("m1").cover_from(TEST_MAP.position("m3"))
+    assert 0.0 == TEST_MAP.waypoint("c").cover_from(TEST_MAP.position("m3"))
+
+
+async def test_a_badly_hurt_outnumbered_bot_falls_back_to_its_spawn() -> None:
+    roster: dict[str, dict[str, Any]] = {
+        "red-1": {"team": "red", "class": "assault", "start": "c"},
+        "blue-spy": {"team": "blue", "class": "saboteur", "start": "m1"},
+    }
+    roster |= {f"blue-{n}": {"team": "blue", "class": "civilian", "start": "m4"} for n in range(3)}
+    world = _world(roster)
+    _wound(world, "blue-spy", "red-1", below=40)
+    _disguise(world, "blue-spy")
+    bot = Watched("red-1", bot_role(TEST_MAP), team="red")
+    result = await run_actors([bot], ticks=12, world=world)
+    visited = result.final_states["red-1"]["visited"]
+    assert {"r1", "r2"} & set(visited), visited
+
+
+async def test_an_engineer_places_a_turret_at_the_spot_it_defends() -> None:
+    world = _world({"red-1": {"team": "red", "class": "engineer", "start": "r1"}})
+    squad = Agent(
+        "squad-1",
+        Role("squad", parse_domain(ORDERING_SQUAD)),
+        subordinates=["red-1"],
+        facts=[("member", "red-1"), ("task", "defend", "m1")],
+        team="red",
+    )
+    bot = Agent("red-1", bot_role(TEST_MAP), superior="squad-1", team="red")
+    await run_actors([squad, bot], ticks=12, world=world)
+    turrets = world.snapshot()["turrets"]
+    assert "m1" == turrets["turret-red-1"]["waypoint"]
+
+
+async def test_a_tactician_in_a_squad_with_no_order_captures_the_nearest_tsp() -> None:
+    # It starts on the capture point; a bot on its own would take that instead.
+    world = _world({"red-1": {"team": "red", "class": "tactician", "start": "c"}})
+    squad = Agent(
+        "squad-1",
+        Role("squad", parse_domain(ORDERING_SQUAD)),
+        subordinates=["red-1"],
+        facts=[("member", "red-1"), ("task", "join", "squad-1")],
+        team="red",
+    )
+    bot = Agent("red-1", bot_role(TEST_MAP), team="red")
+    await run_actors([squad, bot], ticks=12, world=world)
+    assert "red" == world.owner_of("tsp-south")

@@ -5,17 +5,27 @@ gives that domain what it needs from Python:
 
 - **daemons** that derive facts each tick from the Percept: ``threat`` (every enemy in sight, with
   its waypoint and distance), ``nearest_threat`` and ``close_threat`` (the nearest, when it is
-  within :data:`CLOSE_RANGE`), ``downed_mate`` (a downed team mate in sight, for medics);
+  within :data:`CLOSE_RANGE`), ``downed_mate`` (a downed team mate in sight, for medics), and the
+  bot's condition (:func:`condition_daemon`: ``hurt``, ``badly_hurt``, ``under_fire``,
+  ``outnumbered``, ``own_turret``);
 - **functions** the domain calls: ``next_hop`` (the next waypoint towards a goal, within the area
   restrictions its squad set), ``point_waypoint`` (where a marker is), ``place_of`` (where an
   entity is: a marker, the retrieval object, a VIP, an agent in sight), ``home_point`` (the
   team's return point), ``near`` (two waypoints at most a link apart), ``can_capture`` (TSPs
   are for tacticians), ``in_range`` and ``weapon_for`` (Listing 29.1's weapon choice by
-  distance), ``nearest_open_point`` (what a bot on its own goes for);
+  distance), ``nearest_open_point`` and ``nearest_open_tsp`` (what a bot on its own, or a
+  tactician, goes for), ``recent`` (a tick at most :data:`RECENT_TICKS` ago), and position
+  picking (:mod:`warband.world.positions`): ``cover_spot`` (take cover), ``retreat_spot``
+  (fall back) and ``attack_spot`` (default combat);
 - **tasks**: ``!join ?squad`` (the commander put the bot in a squad: it reports there from now
-  on), ``!restrict ?waypoints`` and ``!clear_restrictions`` (the squad's corridor, Listing
-  29.3: ``(allowed_waypoint w)`` facts ``next_hop`` keeps to) and ``!go ?waypoint`` (start
-  walking a link and go on with the plan: the bot shoots while the world walks it);
+  on, and remembers ``(squad ?squad)``), ``!restrict ?waypoints`` and ``!clear_restrictions`` (the squad's corridor, Listing
+  29.3: ``(allowed_waypoint w)`` facts ``next_hop`` keeps to), ``!go ?waypoint`` (start
+  walking a link and go on with the plan: the bot shoots while the world walks it), and the
+  engineer's ``!place_turret`` and ``!repair ?turret`` (``use`` acts: ``!use ?target`` is
+  already the medic's revive and heal);
+- **area groups** (:class:`AreaGroups`): the bot keeps itself in its team's group of the area
+  it stands in, so that ``!broadcast nearby ...`` reaches the team mates in that area (a hurt
+  bot asks the medics nearby for a heal; a medic says it is coming);
 - **reports** up: a StatusReport to its squad every few ticks (life, waypoint, health) and a
   ThreatReport for every enemy it starts to see.
 """
@@ -29,7 +39,25 @@ from typing import TYPE_CHECKING
 from ..messaging import Act, StatusReport, ThreatReport
 from ..planning import FactDB, Task, load_domain_file
 from ..values import Fact, Value
-from ..world import AT, SEES, SEES_DOWNED, SELF, STATE, Map, get_weapon, waypoint_path
+from ..world import (
+    AT,
+    DAMAGED,
+    HEALTH,
+    MAX_HEALTH,
+    SEES,
+    SEES_DOWNED,
+    SELF,
+    STATE,
+    TICK,
+    TURRET,
+    Map,
+    PositionWeights,
+    StrategicGraph,
+    build_strategic_graph,
+    get_weapon,
+    pick_positions,
+    waypoint_path,
+)
 from .execute import TaskStatus, check_acts
 from .memory import Memory
 from .role import Role
@@ -46,6 +74,31 @@ STATUS_EVERY = 5
 CLOSE_RANGE = 26.0
 """An enemy nearer than this is fought at once, from where the bot stands, whatever its order
 (``close_threat``): walking on under fire costs a bot its cover. Tuned by sweeps (20 to 32)."""
+
+
+HURT_SHARE = 0.6
+"""A bot below this share of its maximum health is ``hurt``: it asks the medics nearby for a
+heal, and takes cover when under fire."""
+
+BADLY_HURT_SHARE = 0.3
+"""Below this share a bot is ``badly_hurt``: outnumbered, it retreats."""
+
+UNDER_FIRE_TICKS = 4
+"""A bot is ``under_fire`` for this many ticks after a hit."""
+
+RECENT_TICKS = 10
+"""How long a call for a medic (and a medic's answer) stays news (``recent``)."""
+
+COVER_RADIUS = 12.0
+"""How far (travel) a hurt bot under fire looks for cover."""
+
+COVER = PositionWeights(cover=3.0, threat_distance=0.5, line_of_fire=0.5, travel=-1.0)
+"""Position picking for cover: cover from the threats first, still able to shoot back, near."""
+
+ATTACK = PositionWeights(
+    cover=1.0, threat_distance=-0.5, friend_distance=0.3, line_of_fire=2.0, travel=-1.0
+)
+"""Position picking for default combat: a spot in reach of the enemy, seeing it, in cover."""
 
 
 def _me(memory: Memory) -> tuple[str, str] | None:
@@ -82,6 +135,49 @@ def downed_mate_daemon(memory: Memory, tick: int) -> list[Fact]:
         key=lambda seen: (seen.distance, seen.id),
     )
     return [("downed_mate", mates[0].id, mates[0].waypoint)] if mates else []
+
+
+def condition_daemon(memory: Memory, tick: int) -> list[Fact]:
+    """The bot's own condition, for self-preservation and class abilities:
+
+    - ``(hurt health)`` below :data:`HURT_SHARE` of its maximum health, ``(badly_hurt health)``
+      below :data:`BADLY_HURT_SHARE`;
+    - ``(under_fire attacker)`` for :data:`UNDER_FIRE_TICKS` ticks after a hit (the last hit
+      is remembered as ``(fired_on attacker tick)``);
+    - ``(outnumbered enemies friends)`` when it sees more enemies than team mates (itself
+      included);
+    - ``(own_turret id waypoint health)`` for an engineer's turret.
+    """
+    me = _me(memory)
+    if me is None:
+        return []
+    facts = memory.facts
+    out: list[Fact] = []
+    health = HEALTH.first(facts.facts("health"))
+    maximum = MAX_HEALTH.first(facts.facts("max_health"))
+    if health is not None and maximum is not None and maximum.value > 0:
+        share = health.value / maximum.value
+        if share < HURT_SHARE:
+            out.append(("hurt", health.value))
+        if share < BADLY_HURT_SHARE:
+            out.append(("badly_hurt", health.value))
+    hits = DAMAGED.all(facts.facts("damaged"))
+    if hits:
+        memory.forget("fired_on")
+        memory.remember("fired_on", hits[-1].by, tick)
+    for fired in list(facts.facts("fired_on")):
+        if isinstance(fired[2], int) and tick - fired[2] <= UNDER_FIRE_TICKS:
+            out.append(("under_fire", fired[1]))
+    seen = SEES.all(facts.facts("sees"))
+    enemies = sum(1 for s in seen if s.team != me[1])
+    friends = 1 + sum(1 for s in seen if s.team == me[1])
+    if enemies > friends:
+        out.append(("outnumbered", enemies, friends))
+    mine = f"turret-{me[0]}"
+    for turret in TURRET.all(facts.facts("turret")):
+        if turret.id == mine:
+            out.append(("own_turret", turret.id, turret.waypoint, turret.health))
+    return out
 
 
 def bot_functions(game_map: Map) -> dict[str, object]:
@@ -124,6 +220,109 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         return best[1] if best is not None else None
 
     tsps = {m.id for m in game_map.markers_of("tsp")}
+    tsp_waypoints = {m.id: m.waypoint for m in game_map.markers_of("tsp")}
+    spawns = {team: sorted(m.waypoint for m in game_map.spawns(team)) for team in game_map.teams}
+
+    def _corridor(facts: FactDB) -> set[str] | None:
+        return {str(f[1]) for f in facts.facts("allowed_waypoint")} or None
+
+    def _seen(facts: FactDB, team: Value, *, enemies: bool) -> list[tuple[float, float]]:
+        return [
+            game_map.position(s.waypoint)
+            for s in SEES.all(facts.facts("sees"))
+            if (s.team != team) == enemies
+        ]
+
+    def _my_team(facts: FactDB) -> Value:
+        me = SELF.first(facts.facts("self"))
+        return me.team if me is not None else None
+
+    def recent(facts: FactDB, when: Value) -> bool:
+        """``when`` (a tick) is at most :data:`RECENT_TICKS` ago."""
+        now = TICK.first(facts.facts("tick"))
+        return now is not None and isinstance(when, int) and now.tick - when <= RECENT_TICKS
+
+    def cover_spot(facts: FactDB, here: Value) -> Value:
+        """The waypoint within :data:`COVER_RADIUS` (travel, in the corridor) that covers best
+        from the enemies in sight (position picking with :data:`COVER`); ``here`` when it is
+        the best; None when nothing near gives cover or no enemy is in sight."""
+        team = _my_team(facts)
+        threats = _seen(facts, team, enemies=True)
+        if not threats:
+            return None
+        ranked = pick_positions(
+            game_map,
+            origin=str(here),
+            behaviour=COVER,
+            threats=threats,
+            radius=COVER_RADIUS,
+            allowed=_corridor(facts),
+        )
+        if not ranked or ranked[0].cover <= 0.0:
+            return None
+        return ranked[0].waypoint
+
+    def retreat_spot(facts: FactDB, team: Value, here: Value) -> Value:
+        """Where a badly hurt, outnumbered bot falls back to: the nearest team mate in sight
+        that stands farther from the enemies than the bot, else the team's nearest spawn;
+        None when it is there already."""
+        threats = _seen(facts, team, enemies=True)
+        origin = str(here)
+
+        def danger(waypoint: str) -> float:
+            x, y = game_map.position(waypoint)
+            return min(((x - a) ** 2 + (y - b) ** 2 for a, b in threats), default=0.0)
+
+        mine = danger(origin)
+        mates = sorted(
+            (s.distance, s.waypoint)
+            for s in SEES.all(facts.facts("sees"))
+            if s.team == team and s.waypoint != origin and danger(s.waypoint) > mine
+        )
+        if mates:
+            return mates[0][1]
+        best: tuple[int, str] | None = None
+        for spawn in spawns.get(str(team), []):
+            path = waypoint_path(game_map, origin, spawn)
+            if path is not None and (best is None or (len(path), spawn) < best):
+                best = (len(path), spawn)
+        return best[1] if best is not None and best[1] != origin else None
+
+    def attack_spot(facts: FactDB, here: Value, enemy_at: Value) -> Value:
+        """Default combat's position picking: a waypoint within reach of the enemy at
+        ``enemy_at`` (the longest range of the bot's weapons with rounds), scored with
+        :data:`ATTACK` against every enemy in sight; None when it is ``here``."""
+        reach = max((get_weapon(str(f[1])).range for f in facts.facts("ammo") if f[2]), default=0.0)
+        team = _my_team(facts)
+        threats = _seen(facts, team, enemies=True)
+        if reach <= 0.0 or not threats:
+            return None
+        ranked = pick_positions(
+            game_map,
+            origin=str(here),
+            behaviour=ATTACK,
+            threats=threats,
+            friends=_seen(facts, team, enemies=False),
+            centre=str(enemy_at),
+            radius=reach,
+            allowed=_corridor(facts),
+        )
+        if not ranked or ranked[0].waypoint == here:
+            return None
+        return ranked[0].waypoint
+
+    def nearest_open_tsp(facts: FactDB, team: Value, here: Value) -> Value:
+        """The TSP nearest ``here`` (in waypoints) that ``team`` does not hold."""
+        held = {str(f[1]) for f in facts.facts("captured") if f[2] == team}
+        best: tuple[int, str] | None = None
+        for point, waypoint in sorted(tsp_waypoints.items()):
+            if point in held:
+                continue
+            path = waypoint_path(game_map, str(here), waypoint)
+            if path is not None and (best is None or (len(path), point) < best):
+                best = (len(path), point)
+        return best[1] if best is not None else None
+
     returns = {str(m.team): m.waypoint for m in game_map.markers_of("return") if m.team}
 
     def place_of(facts: FactDB, entity: Value) -> Value:
@@ -156,6 +355,11 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         return any(fact[3] == "tactician" for fact in facts.facts("self"))
 
     return {
+        "attack_spot": attack_spot,
+        "cover_spot": cover_spot,
+        "nearest_open_tsp": nearest_open_tsp,
+        "recent": recent,
+        "retreat_spot": retreat_spot,
         "can_capture": can_capture,
         "home_point": home_point,
         "near": near,
@@ -174,6 +378,8 @@ def _join(agent: Agent, task: Task) -> TaskStatus:
         return agent.fail_task(f"{task}: !join needs a squad id")
     agent.superior = squad
     agent.memory.forget("allowed_waypoint")
+    agent.memory.forget("squad")
+    agent.memory.remember("squad", squad)
     return "done"
 
 
@@ -203,13 +409,69 @@ def _go(agent: Agent, task: Task) -> TaskStatus:
     return "done"
 
 
-class BotReports:
-    """What a bot tells its squad: its status every few ticks, and the enemies it starts to see."""
+def _place_turret(agent: Agent, task: Task) -> TaskStatus:
+    # Its own primitive: !use already means use {"target": ...} (revive, heal).
+    return agent.act(task, "use", {"ability": "turret"})
 
-    def __init__(self) -> None:
-        self._reported: set[str] = set()
+
+def _repair(agent: Agent, task: Task) -> TaskStatus:
+    turret = task.args[0] if task.args else None
+    if not isinstance(turret, str):
+        return agent.fail_task(f"{task}: !repair needs a turret id")
+    return agent.act(task, "use", {"object": turret})
+
+
+NEARBY = "nearby"
+"""The group name a bot's plan broadcasts to (``!broadcast nearby ...``): the team mates in
+the same area of the map's strategic graph."""
+
+
+class AreaGroups:
+    """Keeps a bot in the group of the area it stands in, one group per team and area
+    (``red.area-3``), and points its ``nearby`` alias there: what a bot broadcasts to
+    ``nearby`` reaches the team mates in its area. A bot that is not alive leaves it.
+
+    A change of groups takes effect as the next tick begins (lockstep), so the bot remembers
+    ``(nearby_group group)`` from that tick on: a plan that broadcasts to ``nearby`` waits for
+    it, instead of calling into a group it is not heard in yet."""
+
+    def __init__(self, graph: StrategicGraph) -> None:
+        self._graph = graph
+        self._group: str | None = None
+        self._since = 0
 
     def __call__(self, agent: Agent, tick: int) -> None:
+        facts = agent.memory.facts
+        state = STATE.first(facts.facts("state"))
+        group: str | None = None
+        if state is not None and state.life == "alive" and agent.team:
+            at = next((a.waypoint for a in AT.all(facts.facts("at")) if a.id == agent.id), None)
+            if at is not None:
+                group = f"{agent.team}.area-{self._graph.area_of(at)}"
+        if group != self._group:
+            agent.memory.forget("nearby_group")
+            if self._group is not None:
+                agent.leave_group(self._group)
+            if group is not None:
+                agent.join_group(group)
+                agent.group_aliases[NEARBY] = group
+            else:
+                agent.group_aliases.pop(NEARBY, None)
+            self._group, self._since = group, tick
+        elif group is not None and tick == self._since + 1:
+            agent.memory.remember("nearby_group", group)
+
+
+class BotReports:
+    """What a bot tells its squad: its status every few ticks, and the enemies it starts to see.
+    It also keeps the bot's ``nearby`` area group (:class:`AreaGroups`)."""
+
+    def __init__(self, graph: StrategicGraph) -> None:
+        self._reported: set[str] = set()
+        self._areas = AreaGroups(graph)
+
+    def __call__(self, agent: Agent, tick: int) -> None:
+        self._areas(agent, tick)
         if agent.superior is None:
             return
         facts = agent.memory.facts
@@ -235,7 +497,12 @@ def bot_role(game_map: Map, *, domain: str | Path = BOT_DOMAIN, **options: objec
     """The bot role on ``game_map``, from the shipped domain or a designer's copy."""
     functions = bot_functions(game_map)
     htn = load_domain_file(domain, functions, check=check_acts)  # type: ignore[arg-type]
-    daemons: Mapping[str, object] = {"threat": threat_daemon, "downed_mate": downed_mate_daemon}
+    areas = build_strategic_graph(game_map)
+    daemons: Mapping[str, object] = {
+        "threat": threat_daemon,
+        "downed_mate": downed_mate_daemon,
+        "condition": condition_daemon,
+    }
     return Role(
         "bot",
         htn,
@@ -245,7 +512,9 @@ def bot_role(game_map: Map, *, domain: str | Path = BOT_DOMAIN, **options: objec
             "!go": _go,
             "!restrict": _restrict,
             "!clear_restrictions": _clear_restrictions,
+            "!place_turret": _place_turret,
+            "!repair": _repair,
         },
-        reporter=BotReports,
+        reporter=lambda: BotReports(areas),
         **options,  # type: ignore[arg-type]
     )
