@@ -14,7 +14,9 @@ above them: each goes for the nearest point its team does not hold.
 
 Parameters: ``bots`` per faction (1..12), ``mode`` (``capture_and_hold``, ``body_count``,
 ``search_and_retrieve``, ``assassination``, ``search_and_destroy``; red attacks in the last two),
-``red`` and ``blue`` (``hierarchy`` or ``freelance``), ``time_limit`` (the mode's, in ticks).
+``red`` and ``blue`` (``hierarchy`` or ``freelance``), ``time_limit`` (the mode's, in ticks),
+``corridors`` (``on``: squads keep their members to the squad's route, Listing 29.3; ``off``
+by default, see :mod:`warband.agents.squad`).
 Each mode has its commander objective source below (``_sources``): Capture and Hold attacks
 the majority of points the team lacks and defends what it holds; the others use
 :mod:`warband.agents.assignment`'s ``objectives_for_<mode>`` with TSPs below the rest. The
@@ -61,6 +63,7 @@ scenario = Scenario(
         "red": "hierarchy",
         "blue": "hierarchy",
         "time_limit": 400,
+        "corridors": "off",
     },
     description="Two factions on Warzone: Killzone 3's hierarchy (or freelance bots) per side.",
 )
@@ -88,6 +91,15 @@ def _control(params: Params, team: str) -> str:
             f"--param {team}={control}: a faction is controlled by one of {', '.join(CONTROLS)}"
         )
     return control
+
+
+def _corridors(params: Params) -> bool:
+    value = str(params["corridors"])
+    if value not in ("on", "off"):
+        raise ConfigurationError(
+            f"--param corridors={value}: squads keep members to corridors or not: say on or off"
+        )
+    return value == "on"
 
 
 def _bots(team: str, count: int) -> list[str]:
@@ -325,7 +337,7 @@ def build(params: Params, seed: int) -> list[Actor]:
                 seed=seed,
             )
         )
-        squad = squad_role(WARZONE)
+        squad = squad_role(WARZONE, corridors=_corridors(params))
         actors += [Agent(s, squad, superior=commander_id, team=team, seed=seed) for s in squads]
         actors += [Agent(b, bot, superior=commander_id, team=team, seed=seed) for b in bots]
     return actors

@@ -8,7 +8,8 @@ an objective system, not a planner: it re-assigns every few ticks, and the ``!as
 turns what changed into orders:
 
 - a bot that joins a squad gets ``join <squad>`` (it reports to that squad from then on);
-- a squad whose members or objective changed gets one command sequence: ``lead <members>``
+- a squad whose members or objective changed gets one command sequence: ``lead <members>
+  <lane>`` (the lane: which of the routes to a shared objective it takes, :func:`squad_lanes`)
   then its objective (``capture <point>``, ``defend <waypoint>``, ``advance <waypoint>``);
   what it was doing before is withdrawn;
 - a squad taken off duty has its orders withdrawn.
@@ -184,15 +185,29 @@ class Assigner:
         # A squad whose objective order ended (done, or failed: decimated) while it keeps the
         # objective is given it again: its members have respawned, or the job came back.
         touched |= {a.squad for a in new.squads if not agent.book.open(a.squad)}
+        lanes = squad_lanes(new)
         for active in new.squads:
             if active.squad not in touched:
                 continue
             task, target = squad_order(goals[active.objective])
             agent.withdraw_orders(active.squad, "new assignment")
             agent.start_sequence(active.squad)
-            agent.give_order(active.squad, "lead", [",".join(active.members)])
+            members = ",".join(active.members)
+            agent.give_order(active.squad, "lead", [members, lanes[active.squad]])
             agent.give_order(active.squad, task, [target])
             agent.end_sequence(active.squad)
+
+
+def squad_lanes(assignment: Assignment) -> dict[str, int]:
+    """Which route each active squad takes to its objective: 0 for the first squad on an
+    objective (in pool order), 1 for the second... so squads sharing an objective spread over
+    routes (the squad's pathfinder makes the routes of lower lanes dear)."""
+    lanes: dict[str, int] = {}
+    taken: dict[str, int] = {}
+    for active in assignment.squads:
+        lanes[active.squad] = taken.get(active.objective, 0)
+        taken[active.objective] = lanes[active.squad] + 1
+    return lanes
 
 
 def _member_positions(agent: Agent) -> dict[str, str]:

@@ -6,20 +6,50 @@ state comes from its members' reports, and it acts through them by ordering them
 gives the domain:
 
 - **daemons**: ``reported`` (each member's last report: ``(reported member status what)``),
-  ``member_alive`` (members whose last status says alive, or that have not reported yet) and
-  ``now`` (the tick, to time a regroup);
+  ``member_alive`` (members whose last status says alive, or that have not reported yet),
+  ``now`` (the tick, to time a regroup) and, with corridors, ``came_back`` (a member seen
+  downed or dead that reports alive again: it stands somewhere else now, often a spawn);
 - **functions**: ``point_waypoint``; ``rally_point`` (where the squad gathers before it
-  attacks: :data:`REGROUP_HOPS` links short of the objective on the way from where its members
-  are, a regroup marker when one lies on that stretch); ``regrouped`` (every member alive has
-  arrived there, or :data:`REGROUP_WAIT` ticks went by); ``defend_spot`` (members spread over a
-  marker and the defend markers of its group); ``attack_order`` (which objectives the squad
-  attacks together, and the member order they become);
-- **tasks**: ``!take_members ?list`` (the commander's ``lead`` order names the members);
+  attacks, see below); ``regrouped`` (every member alive has arrived there, or
+  :data:`REGROUP_WAIT` ticks went by); ``defend_spot`` (members spread over a marker and the
+  defend markers of its group); ``attack_order`` (which objectives the squad attacks together,
+  and the member order they become); ``corridor`` (Listing 29.3's area restriction, below);
+- **tasks**: ``!take_members ?list [?lane]`` (the commander's ``lead`` order names the members
+  and, when several squads share an objective, which of the routes there this squad takes);
 - **reports** up: every few ticks, where its members are.
+
+The squad pathfinder (:mod:`warband.world.pathfinding`) plans over the strategic graph's
+areas, and the squad's own influence map (:mod:`warband.world.influence`) makes areas where its
+members recently reported enemies dear. Both are rebuilt from the facts whenever asked, so a
+squad decides the same in one process and in many. Squads that share an objective *spread over
+routes*: the squad on lane ``k`` pays :data:`LANE_PENALTY` for every area the routes of lanes
+``0..k-1`` use, so two squads sent to one point come at it from different sides.
+
+- ``corridor`` is the comma-joined waypoints of the areas of the squad's route from where the
+  member last reported it stood to where it is sent (each end's waypoint included); every
+  command sequence starts by restricting the member to it (``restrict``), as in Listing 29.3.
+  "" (no restriction) when the member has not reported a place yet.
+- ``rally_point`` lies on the squad's route: the waypoints :data:`REGROUP_HOPS` links short of
+  the objective and the regroup markers within :data:`RALLY_REACH` links of it (and nearer the
+  members than it is) are the candidates, and the one with the least enemy influence wins;
+  among equals, a regroup marker on the route first (the nearest the objective), then the
+  route's waypoint farthest from it, then the other markers.
+
+Corridors are optional (``squad_role(..., corridors=True)``; Warzone's ``corridors`` parameter):
+without them the squad sends the same sequences with no ``restrict``, and a member back from
+the dead keeps its orders. They cost the hierarchy its margin with today's bot, for two reasons
+found by sweeps (an empty corridor at the head of every sequence costs as much as a real one):
+the bot's ``restrict`` branch ranks above close combat, so every new sequence interrupts a
+fight, and the plan that takes the order ends there, so the move it restricts starts a tick
+late. With the branch just above "follow the order" and the move planned in the same tick
+(stood in for in a sweep), corridors keep most of the margin.
 """
 
 from __future__ import annotations
 
+import heapq
+import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,7 +57,14 @@ from ..messaging import StatusReport
 from ..planning import FactDB, Task, load_domain_file
 from ..planning.htn_domain import HtnFunction
 from ..values import Fact, Value
-from ..world import Map, waypoint_path
+from ..world import (
+    InfluenceMap,
+    Map,
+    StrategicGraph,
+    build_strategic_graph,
+    waypoint_path,
+)
+from ..world.influence import InfluenceSettings
 from .execute import TaskStatus, check_acts
 from .memory import Memory
 from .role import Role
@@ -45,6 +82,18 @@ REGROUP_WAIT = 12
 
 ATTACK_ORDERS = {"capture": "capture", "attack": "attack"}
 """Squad orders carried out as a regrouped attack -> the order each member then gets."""
+
+RALLY_REACH = REGROUP_HOPS + 1
+"""Regroup markers at most this many links from an attack objective may be its rally point."""
+THREAT_MEMORY = 10
+"""Ticks a member's ThreatReport counts in the squad's influence map."""
+LANE_PENALTY = 15.0
+"""Route cost per area an earlier lane's route uses (see :func:`squad_route`)."""
+INFLUENCE_WEIGHT = 10.0
+"""Route cost per unit of enemy influence in an area the route enters."""
+
+_NO_SPREAD = InfluenceSettings(persistence=0.0)
+"""The squad's influence map is rebuilt from the facts each time: no smoothing over time."""
 
 
 def now_daemon(memory: Memory, tick: int) -> list[Fact]:
@@ -72,6 +121,37 @@ def member_alive_daemon(memory: Memory, tick: int) -> list[Fact]:
     return [("member_alive", f[1]) for f in facts.facts("member") if str(f[1]) not in dead]
 
 
+def whereabouts_daemon(memory: Memory, tick: int) -> list[Fact]:
+    """Keeps what the members' reports said longer than the reports last (a member's next
+    report, "arrived" say, replaces its last one):
+
+    - ``(last_at m waypoint)``: where ``m`` last said it stood, alive;
+    - ``(was_down m)`` once ``m`` said it was downed or dead, and ``(came_back m)`` while it
+      says alive again (the domain forgets ``was_down`` when it re-tasks ``m``).
+    """
+    facts = memory.facts
+    members = {str(f[1]) for f in facts.facts("member")}
+    back: list[Fact] = []
+    for fact in list(facts.facts("status")):
+        member = str(fact[1])
+        if member not in members:
+            continue
+        if fact[2] in ("downed", "dead"):
+            memory.remember("was_down", member)
+        elif fact[2] == "alive":
+            waypoint = fact[-1]
+            if (
+                isinstance(waypoint, str)
+                and waypoint
+                and not facts.facts("last_at", member, waypoint)
+            ):
+                memory.forget("last_at", member)
+                memory.remember("last_at", member, waypoint)
+            if facts.facts("was_down", member):
+                back.append(("came_back", member))
+    return back
+
+
 def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
     """The functions ``squad.htn`` calls, bound to ``game_map``."""
     points = {marker.id: marker.waypoint for marker in game_map.markers}
@@ -80,12 +160,21 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         for marker in sorted(game_map.markers_of("spawn"), key=lambda m: m.id)
         if marker.team is not None
     }
-    regroups = {m.waypoint for m in game_map.markers_of("regroup")}
+    regroups = sorted({m.waypoint for m in game_map.markers_of("regroup")})
     groups: dict[str, list[str]] = {}
     for marker in sorted(game_map.markers_of("defend"), key=lambda m: m.id):
         if marker.group is not None:
             groups.setdefault(marker.group, []).append(marker.waypoint)
-    rallies: dict[tuple[str, str], str] = {}
+    strategic = build_strategic_graph(game_map)
+    hops: dict[tuple[str, str], int | None] = {}
+
+    def links(a: str, b: str) -> int | None:
+        """Links on the shortest path between two waypoints (cached; None: no way)."""
+        key = (a, b) if a <= b else (b, a)
+        if key not in hops:
+            path = waypoint_path(game_map, a, b)
+            hops[key] = None if path is None else len(path) - 1
+        return hops[key]
 
     def point_waypoint(facts: FactDB, point: Value) -> Value:
         return points.get(str(point))
@@ -104,13 +193,40 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         origin = _members_waypoint(facts) or spawns.get(str(team))
         if origin is None:
             return goal
-        key = (origin, goal)
-        if key not in rallies:
-            path = waypoint_path(game_map, origin, goal) or [origin]
-            stretch = path[max(0, len(path) - 1 - REGROUP_HOPS) : -1] or [origin]
-            marked = [w for w in stretch if w in regroups]
-            rallies[key] = marked[-1] if marked else stretch[0]
-        return rallies[key]
+        enemy = _enemy_influence(facts, strategic, game_map)
+        path = squad_route(game_map, strategic, origin, goal, lane=_lane(facts), enemy=enemy)
+        path = path or (origin,)
+        stretch = list(path[max(0, len(path) - 1 - REGROUP_HOPS) : -1]) or [origin]
+        # The old rule's order breaks ties: marked waypoints of the stretch nearest the goal,
+        # then the stretch's first waypoint, then the other regroup markers near the goal.
+        preferred = [w for w in reversed(stretch) if w in regroups]
+        preferred += [w for w in stretch if w not in preferred]
+        short = links(origin, goal)
+        near = [
+            w
+            for w in regroups
+            if w not in preferred
+            and _within(links(w, goal))
+            and (links(origin, w) or 0) < (short or 0)  # on our side of the objective
+        ]
+        candidates = preferred + near
+        return min(
+            candidates,
+            key=lambda w: (enemy.get(strategic.area_of(w), 0.0), candidates.index(w)),
+        )
+
+    def corridor(facts: FactDB, team: Value, member: Value, target: Value) -> Value:
+        """The comma-joined waypoints ``member`` keeps to on its way to ``target`` (module
+        docstring); "" when the member has not said where it is."""
+        goal = _where(str(target))
+        origin = _member_waypoint(facts, str(member))
+        if goal is None or origin is None:
+            return ""
+        enemy = _enemy_influence(facts, strategic, game_map)
+        path = squad_route(game_map, strategic, origin, goal, lane=_lane(facts), enemy=enemy)
+        if path is None:
+            return ""
+        return ",".join(sorted(strategic.waypoints_in({strategic.area_of(w) for w in path})))
 
     def regrouped(facts: FactDB, order: Value) -> bool:
         alive = {str(f[1]) for f in facts.facts("member_alive")}
@@ -141,7 +257,113 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         "regrouped": regrouped,
         "defend_spot": defend_spot,
         "attack_order": attack_order,
+        "corridor": corridor,
     }
+
+
+def _within(links: int | None) -> bool:
+    return links is not None and links <= RALLY_REACH
+
+
+def _lane(facts: FactDB) -> int:
+    """Which of the routes to its objective the squad takes (0: the best; ``(lane k)``)."""
+    lanes = [f[1] for f in facts.facts("lane") if isinstance(f[1], int)]
+    return max(0, lanes[0]) if lanes else 0
+
+
+def _enemy_influence(facts: FactDB, graph: StrategicGraph, game_map: Map) -> dict[int, float]:
+    """Enemy influence per area from the squad's members: the enemies they reported in the last
+    :data:`THREAT_MEMORY` ticks against the members alive where they last stood."""
+    now = facts.facts("now")
+    tick = now[0][1] if now else 0
+    enemies = sorted(
+        str(f[3])
+        for f in facts.facts("threat_report")
+        if isinstance(f[3], str)
+        and game_map.has_waypoint(f[3])
+        and isinstance(f[4], int)
+        and isinstance(tick, int)
+        and tick - f[4] <= THREAT_MEMORY
+    )
+    if not enemies:
+        return {}
+    alive = {str(f[1]) for f in facts.facts("member_alive")}
+    friends = sorted(
+        str(f[-1])
+        for f in facts.facts("status")
+        if str(f[1]) in alive
+        and f[2] == "alive"
+        and isinstance(f[-1], str)
+        and game_map.has_waypoint(f[-1])
+    )
+    influence = InfluenceMap(graph, "squad", _NO_SPREAD)
+    influence.update(friendly=friends, enemy=enemies)
+    return {area: influence.enemy(area) for area in range(len(graph.areas))}
+
+
+def squad_route(
+    game_map: Map,
+    graph: StrategicGraph,
+    origin: str,
+    goal: str,
+    *,
+    lane: int = 0,
+    enemy: Mapping[int, float] | None = None,
+) -> tuple[str, ...] | None:
+    """The squad pathfinder: the waypoints of the squad's way from ``origin`` to ``goal`` on
+    ``lane``, or None when there is none.
+
+    Entering an area costs :data:`INFLUENCE_WEIGHT` times its ``enemy`` influence, plus
+    :data:`LANE_PENALTY` for each route of the lanes below ``lane`` that crosses it (the ends'
+    areas excepted), on top of the links' lengths. With nothing to avoid this is the shortest
+    path (:func:`~warband.world.waypoint_path`), so a squad alone, seeing no enemy, goes the way
+    its members would go on their own.
+    """
+    danger = {area: INFLUENCE_WEIGHT * value for area, value in (enemy or {}).items() if value}
+    ends = {graph.area_of(origin), graph.area_of(goal)}
+    path = waypoint_path(game_map, origin, goal) if not danger else None
+    claimed: dict[int, float] = {}
+    for step in range(lane + 1):
+        if step or danger:
+            costs = {a: danger.get(a, 0.0) + claimed.get(a, 0.0) for a in danger.keys() | claimed}
+            path = _cheapest_path(game_map, graph, origin, goal, costs)
+        if path is None:
+            return None
+        for area in {graph.area_of(w) for w in path} - ends:
+            claimed[area] = claimed.get(area, 0.0) + LANE_PENALTY
+    return path
+
+
+def _cheapest_path(
+    game_map: Map, graph: StrategicGraph, origin: str, goal: str, area_costs: Mapping[int, float]
+) -> tuple[str, ...] | None:
+    """Dijkstra over waypoints: link lengths plus ``area_costs`` of each area entered (ties:
+    the smaller waypoint id)."""
+    best = {origin: 0.0}
+    parents: dict[str, str] = {}
+    heap = [(0.0, origin)]
+    done: set[str] = set()
+    while heap:
+        cost, here = heapq.heappop(heap)
+        if here in done:
+            continue
+        done.add(here)
+        if here == goal:
+            path = [goal]
+            while path[-1] != origin:
+                path.append(parents[path[-1]])
+            return tuple(reversed(path))
+        area = graph.area_of(here)
+        for there in sorted(game_map.neighbours(here)):
+            entered = graph.area_of(there)
+            step = game_map.link_length(here, there)
+            if entered != area:
+                step += area_costs.get(entered, 0.0)
+            if cost + step < best.get(there, math.inf):
+                best[there] = cost + step
+                parents[there] = here
+                heapq.heappush(heap, (cost + step, there))
+    return None
 
 
 def _members_waypoint(facts: FactDB) -> str | None:
@@ -156,13 +378,25 @@ def _members_waypoint(facts: FactDB) -> str | None:
     return min(counts, key=lambda w: (-counts[w], w))
 
 
+def _member_waypoint(facts: FactDB, member: str) -> str | None:
+    """Where ``member`` last said it stood (``last_at``, from the ``whereabouts`` daemon)."""
+    for fact in facts.facts("last_at", member):
+        return str(fact[2])
+    return None
+
+
 def _take_members(agent: Agent, task: Task) -> TaskStatus:
     listed = task.args[0] if task.args else None
     if not isinstance(listed, str):
         return agent.fail_task(f"{task}: !take_members needs a comma-separated list of bots")
+    lane = task.args[1] if len(task.args) > 1 else 0
+    if not isinstance(lane, int) or lane < 0:
+        return agent.fail_task(f"{task}: !take_members: the lane must be an integer >= 0")
     members = [name for name in listed.split(",") if name]
     agent.memory.forget("member")
     agent.memory.forget("tasked")
+    agent.memory.forget("lane")
+    agent.memory.remember("lane", lane)
     for member in members:
         agent.memory.remember("member", member)
         agent.memory.forget("departed", member)  # given back to us: its process came back
@@ -188,9 +422,23 @@ class SquadReports:
             agent.send(StatusReport(recipient=agent.superior, status="members", details=details))
 
 
-def squad_role(game_map: Map, *, domain: str | Path = SQUAD_DOMAIN, **options: object) -> Role:
-    """The squad role on ``game_map``, from the shipped domain or a designer's copy."""
-    htn = load_domain_file(domain, squad_functions(game_map), check=check_acts)
+def squad_role(
+    game_map: Map, *, domain: str | Path = SQUAD_DOMAIN, corridors: bool = False, **options: object
+) -> Role:
+    """The squad role on ``game_map``, from the shipped domain or a designer's copy.
+
+    ``corridors``: restrict each member to the squad's route (Listing 29.3) and re-task a
+    member back from the dead from where it stands; False (the default): the same orders,
+    unrestricted. Off by default because the shipped bot takes a ``restrict`` order above
+    close combat and only next tick goes on with the move it restricts: a squad that restricts
+    every sequence then loses the hierarchy's margin in Warzone (see the module docstring).
+    """
+    functions = squad_functions(game_map)
+    whereabouts = whereabouts_daemon
+    if not corridors:
+        functions["corridor"] = _no_corridor
+        whereabouts = _whereabouts_without_returns
+    htn = load_domain_file(domain, functions, check=check_acts)
     return Role(
         "squad",
         htn,
@@ -198,8 +446,18 @@ def squad_role(game_map: Map, *, domain: str | Path = SQUAD_DOMAIN, **options: o
             "reported": reported_daemon,
             "member_alive": member_alive_daemon,
             "now": now_daemon,
+            "whereabouts": whereabouts,
         },
         tasks={"!take_members": _take_members},
         reporter=SquadReports,
         **options,  # type: ignore[arg-type]
     )
+
+
+def _no_corridor(facts: FactDB, team: Value, member: Value, target: Value) -> Value:
+    return None
+
+
+def _whereabouts_without_returns(memory: Memory, tick: int) -> list[Fact]:
+    whereabouts_daemon(memory, tick)
+    return []
