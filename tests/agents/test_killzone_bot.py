@@ -9,7 +9,7 @@ from warband.agents import Agent, Role
 from warband.agents.bot import AreaGroups, bot_role
 from warband.planning import parse_domain
 from warband.testing import run_actors
-from warband.world import World, build_strategic_graph, load_map
+from warband.world import World, build_strategic_graph, load_map, map_from_data
 
 TEST_MAP = load_map("test")
 
@@ -276,3 +276,39 @@ async def test_a_tactician_in_a_squad_with_no_order_captures_the_nearest_tsp() -
     bot = Agent("red-1", bot_role(TEST_MAP), team="red")
     await run_actors([squad, bot], ticks=12, world=world)
     assert "red" == world.owner_of("tsp-south")
+
+
+CRATE_MAP = map_from_data(
+    {
+        "name": "crate",
+        "teams": ["red", "blue"],
+        "waypoints": [
+            {"id": "open", "pos": [0.0, 0.0]},
+            {"id": "crate", "pos": [0.0, 6.0], "cover": {"e": 1.0}},
+            {"id": "far", "pos": [32.0, 0.0]},
+        ],
+        "links": [["open", "crate"], ["open", "far"]],
+        "markers": [
+            {"id": "spawn-red", "kind": "spawn", "waypoint": "open", "team": "red"},
+            {"id": "spawn-blue", "kind": "spawn", "waypoint": "far", "team": "blue"},
+        ],
+    },
+    source="<crate test map>",
+)
+"""A bot in the open, a low crate (cover from the east, no wall: it does not block sight) a
+link away, and an enemy 32 units east: beyond close range, within reach."""
+
+
+async def test_default_combat_fires_on_the_way_to_a_position_picked_for_the_attack() -> None:
+    world = World.create(
+        CRATE_MAP,
+        seed=1,
+        roster={
+            "red-1": {"team": "red", "class": "assault", "start": "open"},
+            "blue-1": {"team": "blue", "class": "civilian", "start": "far"},
+        },
+    )
+    bot = Watched("red-1", bot_role(CRATE_MAP), team="red")
+    result = await run_actors([bot], ticks=4, world=world)
+    assert ["open", "crate"] == result.final_states["red-1"]["visited"]
+    assert 100 > _health(world, "blue-1")  # it fired on the way

@@ -18,11 +18,11 @@ gives that domain what it needs from Python:
   picking (:mod:`warband.world.positions`): ``cover_spot`` (take cover), ``retreat_spot``
   (fall back) and ``attack_spot`` (default combat);
 - **tasks**: ``!join ?squad`` (the commander put the bot in a squad: it reports there from now
-  on, and remembers ``(squad ?squad)``), ``!restrict ?waypoints`` and ``!clear_restrictions`` (the squad's corridor, Listing
-  29.3: ``(allowed_waypoint w)`` facts ``next_hop`` keeps to), ``!go ?waypoint`` (start
-  walking a link and go on with the plan: the bot shoots while the world walks it), and the
-  engineer's ``!place_turret`` and ``!repair ?turret`` (``use`` acts: ``!use ?target`` is
-  already the medic's revive and heal);
+  on, and remembers ``(squad ?squad)``), ``!restrict ?waypoints`` and ``!clear_restrictions``
+  (the squad's corridor, Listing 29.3: ``(allowed_waypoint w)`` facts ``next_hop`` keeps to),
+  ``!go ?waypoint`` (start walking a link and go on with the plan: the bot shoots while the
+  world walks it), and the engineer's ``!place_turret`` and ``!repair ?turret`` (``use`` acts:
+  ``!use ?target`` is already the medic's revive and heal);
 - **area groups** (:class:`AreaGroups`): the bot keeps itself in its team's group of the area
   it stands in, so that ``!broadcast nearby ...`` reaches the team mates in that area (a hurt
   bot asks the medics nearby for a heal; a medic says it is coming);
@@ -99,6 +99,10 @@ ATTACK = PositionWeights(
     cover=1.0, threat_distance=-0.5, friend_distance=0.3, line_of_fire=2.0, travel=-1.0
 )
 """Position picking for default combat: a spot in reach of the enemy, seeing it, in cover."""
+
+ATTACK_GAIN = 0.2
+"""A bot in default combat moves to the picked position only when it scores this much more
+than where it stands."""
 
 
 def _me(memory: Memory) -> tuple[str, str] | None:
@@ -291,7 +295,8 @@ def bot_functions(game_map: Map) -> dict[str, object]:
     def attack_spot(facts: FactDB, here: Value, enemy_at: Value) -> Value:
         """Default combat's position picking: a waypoint within reach of the enemy at
         ``enemy_at`` (the longest range of the bot's weapons with rounds), scored with
-        :data:`ATTACK` against every enemy in sight; None when it is ``here``."""
+        :data:`ATTACK` against every enemy in sight; None when it is ``here`` or scores less
+        than :data:`ATTACK_GAIN` above it."""
         reach = max((get_weapon(str(f[1])).range for f in facts.facts("ammo") if f[2]), default=0.0)
         team = _my_team(facts)
         threats = _seen(facts, team, enemies=True)
@@ -307,8 +312,13 @@ def bot_functions(game_map: Map) -> dict[str, object]:
             radius=reach,
             allowed=_corridor(facts),
         )
+        occupied = {s.waypoint for s in SEES.all(facts.facts("sees")) if s.team != team}
+        ranked = [c for c in ranked if c.waypoint not in occupied]  # not onto the enemy
         if not ranked or ranked[0].waypoint == here:
             return None
+        stay = next((c.score for c in ranked if c.waypoint == here), None)
+        if stay is not None and ranked[0].score < stay + ATTACK_GAIN:
+            return None  # not worth the walk: no hopping between spots that score alike
         return ranked[0].waypoint
 
     def nearest_open_tsp(facts: FactDB, team: Value, here: Value) -> Value:
