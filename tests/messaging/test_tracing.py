@@ -53,6 +53,18 @@ def test_trace_events_carry_exactly_the_contract_keys(tmp_path: Path) -> None:
     )
 
 
+def test_a_sent_reply_names_the_message_it_answers_and_others_leave_the_key_out(
+    tmp_path: Path,
+) -> None:
+    configure_logging(tmp_path, "bot-3")
+    trace_send("bot-3:2", "CompletionReport", "bot-3", "squad-1", None, 9, reply_to="squad-1:4")
+    trace_send("bot-3:3", "StatusReport", "bot-3", "squad-1", None, 9)
+    flush_logging()
+    reply, other = _lines(tmp_path / f"bot-3.{os.getpid()}.jsonl")
+    assert "squad-1:4" == reply["reply_to"]
+    assert "reply_to" not in other
+
+
 def test_other_events_share_the_file_with_their_bound_context(tmp_path: Path) -> None:
     configure_logging(tmp_path, "main")
     get_logger(agent="squad-a").info("plan.chosen", goal="Defend", cost=3)

@@ -274,6 +274,7 @@ class Actor(
                 stamped.recipient,
                 stamped.conversation,
                 stamped.tick,
+                stamped.reply_to,
             )
         return stamped
 

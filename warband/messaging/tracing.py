@@ -3,7 +3,9 @@
 Every line is one event with ``timestamp`` (ISO 8601, UTC, microseconds), ``level``, ``pid``,
 ``event`` and key-values. Message tracing writes ``msg.send`` / ``msg.recv`` events with the
 keys ``msg_id``, ``msg_type``, ``sender``, ``recipient``, ``conversation``, ``tick`` (a public
-contract: ``warband trace`` and users' tools read them).
+contract: ``warband trace`` and users' tools read them). A ``msg.send`` of a reply also has
+``reply_to``, the id of the message it answers (an Order's CompletionReport, an Act's result):
+``warband view`` links the two by it.
 
 The two trace calls are the hot path of every message, so they skip structlog's processor chain
 and encode straight to a buffered file with msgspec's JSON encoder; every other event goes
@@ -43,7 +45,7 @@ _FLUSH_EVERY = 256
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
 
 
-class _TraceEvent(msgspec.Struct):
+class _TraceEvent(msgspec.Struct, omit_defaults=True):
     """One ``msg.send`` / ``msg.recv`` line; the field order is the key order in the file."""
 
     timestamp: str
@@ -56,11 +58,13 @@ class _TraceEvent(msgspec.Struct):
     recipient: str
     conversation: str | None
     tick: int | None
+    reply_to: str | None = None
+    """Left out of the line when the message answers none."""
 
 
-_TraceRecord = tuple[int, str, str, str, str, str, str | None, int | None]
+_TraceRecord = tuple[int, str, str, str, str, str, str | None, int | None, str | None]
 """A trace event as captured: (time_ns, event, msg_id, msg_type, sender, recipient,
-conversation, tick); formatted and encoded only when the sink writes out."""
+conversation, tick, reply_to); formatted and encoded only when the sink writes out."""
 
 
 class _JsonLinesSink:
@@ -113,7 +117,17 @@ class _JsonLinesSink:
             if isinstance(item, bytes):
                 buffer.extend(item)
             else:
-                time_ns, event, msg_id, msg_type, sender, recipient, conversation, tick = item
+                (
+                    time_ns,
+                    event,
+                    msg_id,
+                    msg_type,
+                    sender,
+                    recipient,
+                    conversation,
+                    tick,
+                    reply_to,
+                ) = item
                 line = _TraceEvent(
                     _iso_utc(time_ns),
                     "info",
@@ -125,6 +139,7 @@ class _JsonLinesSink:
                     recipient,
                     conversation,
                     tick,
+                    reply_to,
                 )
                 encode_into(line, buffer, -1)
             buffer.extend(b"\n")
@@ -258,9 +273,10 @@ def trace_send(
     recipient: str,
     conversation: str | None,
     tick: int | None,
+    reply_to: str | None = None,
 ) -> None:
-    """Record one sent message (no-op unless tracing is on)."""
-    _trace("msg.send", msg_id, msg_type, sender, recipient, conversation, tick)
+    """Record one sent message (no-op unless tracing is on); ``reply_to`` when it answers one."""
+    _trace("msg.send", msg_id, msg_type, sender, recipient, conversation, tick, reply_to)
 
 
 def trace_recv(
@@ -272,7 +288,7 @@ def trace_recv(
     tick: int | None,
 ) -> None:
     """Record one received message (no-op unless tracing is on)."""
-    _trace("msg.recv", msg_id, msg_type, sender, recipient, conversation, tick)
+    _trace("msg.recv", msg_id, msg_type, sender, recipient, conversation, tick, None)
 
 
 def _trace(
@@ -283,11 +299,14 @@ def _trace(
     recipient: str,
     conversation: str | None,
     tick: int | None,
+    reply_to: str | None,
 ) -> None:
     sink = _state.sink
     if not _state.tracing or sink is None:
         return
-    sink.trace((time.time_ns(), event, msg_id, msg_type, sender, recipient, conversation, tick))
+    sink.trace(
+        (time.time_ns(), event, msg_id, msg_type, sender, recipient, conversation, tick, reply_to)
+    )
 
 
 def _close_at_exit() -> None:
