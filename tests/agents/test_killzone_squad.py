@@ -1,0 +1,230 @@
+"""The Killzone squad: its pathfinder, corridors, rally points and reports, with the shipped
+``squad.htn`` on the Warzone map. The squad's members and commander are stand-ins here (real
+actors under a real lockstep clock) that report what the test scripts and record what they are
+told, so each test can say exactly which orders and reports crossed the wire."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warband.agents import Agent, Assignment, Role, SquadAssignment
+from warband.agents.commander import squad_lanes
+from warband.agents.squad import squad_functions, squad_role, squad_route
+from warband.messaging import CompletionReport, Order, StatusReport
+from warband.planning import FactDB, parse_domain
+from warband.testing import run_actors
+from warband.values import Value
+from warband.world import build_strategic_graph, load_map, waypoint_path
+
+WARZONE = load_map("warzone")
+GRAPH = build_strategic_graph(WARZONE)
+IDLE = """
+(:domain idle)
+(:primitive !idle ?ticks)
+(:method (behave) (:branch "idle" () ((!idle 1))))
+"""
+
+
+def _idle_role(name: str) -> Role:
+    return Role(name, parse_domain(IDLE))
+
+
+class Member(Agent):
+    """A squad member that reports the statuses ``script`` gives by tick ("alive" with a
+    waypoint, or "dead") and records every order it receives as (tick, task, args)."""
+
+    def __init__(self, actor_id: str, script: dict[int, tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(actor_id, _idle_role("member"), superior="squad-1", team="red", **kwargs)
+        self.script = script
+        self.received: list[tuple[int, str, list[Value]]] = []
+
+    def on_order(self, order: Order) -> None:
+        self.received.append((self.tick, order.task, list(order.args)))
+        super().on_order(order)
+
+    def on_tick(self, tick: int) -> None:
+        super().on_tick(tick)
+        if tick in self.script:
+            life, waypoint = self.script[tick]
+            details: dict[str, Value] = {"life": life, "waypoint": waypoint, "health": 100}
+            self.send(StatusReport(recipient="squad-1", status=life, details=details))
+
+    def final_state(self) -> dict[str, Any]:
+        return {**super().final_state(), "received": self.received}
+
+
+class Commander(Agent):
+    """Leads ``squad-1`` (its members, lane 0) on one objective at tick 1 and records the
+    CompletionReports the squad sends back."""
+
+    def __init__(self, members: list[str], task: str, target: str) -> None:
+        super().__init__("commander", _idle_role("commander"), subordinates=["squad-1"])
+        self.members, self.task, self.target = members, task, target
+        self.reports: list[tuple[str, bool, str]] = []
+
+    def on_completion(self, report: CompletionReport) -> None:
+        self.reports.append((report.task, report.success, report.reason))
+        super().on_completion(report)
+
+    def on_tick(self, tick: int) -> None:
+        super().on_tick(tick)
+        if tick == 1:
+            self.start_sequence("squad-1")
+            self.give_order("squad-1", "lead", [",".join(self.members), 0])
+            self.give_order("squad-1", self.task, [self.target])
+            self.end_sequence("squad-1")
+
+    def final_state(self) -> dict[str, Any]:
+        return {**super().final_state(), "reports": self.reports}
+
+
+async def _lead(
+    scripts: dict[str, dict[int, tuple[str, str]]],
+    task: str,
+    target: str,
+    *,
+    corridors: bool,
+    ticks: int = 20,
+) -> dict[str, Any]:
+    squad = Agent(
+        "squad-1", squad_role(WARZONE, corridors=corridors), superior="commander", team="red"
+    )
+    members = [Member(member, script) for member, script in scripts.items()]
+    commander = Commander(sorted(scripts), task, target)
+    result = await run_actors([commander, squad, *members], ticks=ticks)
+    return result.final_states
+
+
+def _facts(*facts: tuple[Value, ...]) -> FactDB:
+    db = FactDB()
+    for fact in facts:
+        db.assert_fact(str(fact[0]), *fact[1:])
+    return db
+
+
+def _squad_at(*members: tuple[str, str], now: int = 20) -> list[tuple[Value, ...]]:
+    facts: list[tuple[Value, ...]] = [("now", now)]
+    for member, waypoint in members:
+        facts += [
+            ("member", member),
+            ("member_alive", member),
+            ("status", member, "alive", 100, "alive", waypoint),
+            ("last_at", member, waypoint),
+        ]
+    return facts
+
+
+# --- the squad pathfinder and the commander's lanes -------------------------------------------
+
+
+def test_a_squad_alone_seeing_no_enemy_takes_the_shortest_way() -> None:
+    assert waypoint_path(WARZONE, "a3", "e3") == squad_route(WARZONE, GRAPH, "a3", "e3")
+
+
+def test_the_second_squad_on_an_objective_comes_at_it_by_another_route() -> None:
+    first = squad_route(WARZONE, GRAPH, "a3", "e3", lane=0)
+    second = squad_route(WARZONE, GRAPH, "a3", "e3", lane=1)
+    assert first is not None and second is not None
+    ends = {GRAPH.area_of("a3"), GRAPH.area_of("e3")}
+    first_areas = {GRAPH.area_of(w) for w in first} - ends
+    second_areas = {GRAPH.area_of(w) for w in second} - ends
+    assert first_areas != second_areas
+    assert GRAPH.area_of("d2") in first_areas  # the first comes by the south-centre...
+    assert GRAPH.area_of("d2") not in second_areas  # ...the second does not
+
+
+def test_the_commander_gives_squads_sharing_an_objective_lanes_in_pool_order() -> None:
+    assignment = Assignment(
+        squads=(
+            SquadAssignment("s1", "capture:cp-centre", ("b1",)),
+            SquadAssignment("s2", "defend:cp-north", ("b2",)),
+            SquadAssignment("s3", "capture:cp-centre", ("b3",)),
+        )
+    )
+    assert {"s1": 0, "s2": 0, "s3": 1} == squad_lanes(assignment)
+
+
+def test_a_route_avoids_the_areas_where_members_reported_enemies() -> None:
+    enemy = {GRAPH.area_of("d2"): 2.0}
+    path = squad_route(WARZONE, GRAPH, "a3", "e3", enemy=enemy)
+    assert path is not None
+    assert GRAPH.area_of("d2") not in {GRAPH.area_of(w) for w in path}
+
+
+# --- rally points by influence ----------------------------------------------------------------
+
+
+def test_a_rally_point_moves_away_from_where_members_just_reported_enemies() -> None:
+    rally_point = squad_functions(WARZONE)["rally_point"]
+    squad = _squad_at(("red-1", "a3"), ("red-2", "a3"))
+    assert "d2" == rally_point(_facts(*squad), "red", "cp-centre")
+    threats = [
+        ("threat_report", "red-1", "blue-1", "d2", 18),
+        ("threat_report", "red-2", "blue-2", "e2", 19),
+    ]
+    moved = rally_point(_facts(*squad, *threats), "red", "cp-centre")
+    assert "d2" != moved
+    # still short of the objective, on the squad's side of it
+    assert len(waypoint_path(WARZONE, "a3", str(moved)) or ()) < len(
+        waypoint_path(WARZONE, "a3", "e3") or ()
+    )
+
+
+def test_enemies_reported_long_ago_no_longer_move_the_rally_point() -> None:
+    rally_point = squad_functions(WARZONE)["rally_point"]
+    squad = _squad_at(("red-1", "a3"), now=40)
+    threats = [("threat_report", "red-1", "blue-1", "d2", 18)]
+    assert "d2" == rally_point(_facts(*squad, *threats), "red", "cp-centre")
+
+
+# --- corridors: Listing 29.3 ------------------------------------------------------------------
+
+
+def test_a_corridor_holds_the_squads_route_from_where_the_member_stands() -> None:
+    corridor = squad_functions(WARZONE)["corridor"]
+    allowed = str(corridor(_facts(*_squad_at(("red-1", "a3"))), "red", "red-1", "cp-centre"))
+    route = squad_route(WARZONE, GRAPH, "a3", "e3") or ()
+    assert set(route) <= set(allowed.split(","))
+    assert "" == corridor(_facts(("now", 1)), "red", "red-9", "cp-centre")  # nowhere known
+
+
+async def test_a_squad_with_corridors_restricts_each_member_first_in_its_sequence() -> None:
+    states = await _lead({"red-1": {2: ("alive", "a3")}}, "defend", "cp-centre", corridors=True)
+    orders = [(task, args) for _, task, args in states["red-1"]["received"]]
+    assert ["restrict", "goto", "send_message", "defend"] == [task for task, _ in orders]
+    corridor = str(orders[0][1][0]).split(",")
+    assert {"a3", "e3"} <= set(corridor)
+    assert set(squad_route(WARZONE, GRAPH, "a3", "e3") or ()) <= set(corridor)
+    assert ("goto", ["e3"]) == orders[1]
+
+
+async def test_a_squad_without_corridors_sends_the_same_sequence_unrestricted() -> None:
+    states = await _lead({"red-1": {2: ("alive", "a3")}}, "defend", "cp-centre", corridors=False)
+    tasks = [task for _, task, _ in states["red-1"]["received"]]
+    assert ["goto", "send_message", "defend"] == tasks
+
+
+async def test_a_member_back_from_the_dead_gets_a_corridor_from_where_it_respawned() -> None:
+    script = {2: ("alive", "d1"), 8: ("dead", "d1"), 14: ("alive", "a2")}
+    mate = {2: ("alive", "d2")}  # keeps the squad from being decimated meanwhile
+    scripts = {"red-1": script, "red-2": mate}
+    states = await _lead(scripts, "defend", "cp-centre", corridors=True, ticks=24)
+    received = states["red-1"]["received"]
+    restricts = [(tick, args) for tick, task, args in received if task == "restrict"]
+    assert 2 == len(restricts), received
+    first, again = (set(str(args[0]).split(",")) for _, args in restricts)
+    assert "d1" in first and "a2" not in first
+    assert "a2" in again
+    assert restricts[1][0] > 14
+
+
+# --- reports up: an objective about to fail --------------------------------------------------
+
+
+async def test_a_decimated_squad_tells_its_commander_its_objective_failed() -> None:
+    scripts = {
+        "red-1": {2: ("alive", "a3"), 6: ("dead", "a3")},
+        "red-2": {2: ("alive", "a2"), 7: ("dead", "a2")},
+    }
+    states = await _lead(scripts, "capture", "cp-centre", corridors=False, ticks=14)
+    assert [["lead", True, ""], ["capture", False, "decimated"]] == states["commander"]["reports"]
