@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 import pytest
 import zmq
+import zmq.asyncio
 
 from tests.proc import free_tcp_port
 from warband.exceptions import DeliveryError, RequestTimeout
@@ -35,7 +36,8 @@ from warband.messaging import (
     handles,
 )
 from warband.messaging.broker import Broker
-from warband.messaging.catalog import WireCondition
+from warband.messaging.catalog import WireCondition, _Leave, _Register, _Registered
+from warband.messaging.codec import Codec
 from warband.messaging.faults import FrameDrops
 
 REPO = Path(__file__).resolve().parents[2]
@@ -51,6 +53,26 @@ def _broker_process(endpoint: str, log: Path) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
             [sys.executable, "-m", "warband", "broker", "--bind", endpoint], cwd=REPO, stderr=err
         )
+
+
+async def _serving(endpoint: str, context: zmq.Context[zmq.Socket[bytes]]) -> None:
+    """Return once a broker at ``endpoint`` answers a registration (it is back, and routing)."""
+    probe = zmq.asyncio.Context.shadow(context).socket(zmq.DEALER)
+    probe.setsockopt(zmq.ROUTING_ID, b"probe")
+    probe.setsockopt(zmq.LINGER, 0)
+    probe.connect(endpoint)
+    codec = Codec()
+    register = codec.encode(_Register(sender="probe", recipient="broker", id="probe:c1"))
+    try:
+        for _ in range(300):
+            await probe.send(register)
+            answered = await probe.poll(100)
+            if answered and isinstance(codec.decode(await probe.recv()), _Registered):
+                await probe.send(codec.encode(_Leave(sender="probe", recipient="broker")))
+                return
+        raise AssertionError(f"no broker answered at {endpoint} within 30 s")
+    finally:
+        probe.close(linger=0)
 
 
 class Orderly(Actor):
@@ -109,6 +131,7 @@ async def test_a_broker_killed_and_restarted_loses_no_order_and_runs_none_twice(
             brokers[0].wait()
             await asyncio.sleep(1.0)
             brokers.append(_broker_process(endpoint, tmp_path / "broker.err"))
+            await _serving(endpoint, context)
             restarted_at = loop.time()
 
         fault = asyncio.create_task(kill_and_restart())
