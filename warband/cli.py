@@ -1,4 +1,4 @@
-"""The ``warband`` command: run | sweep | agent | broker | keys | trace | bench | render.
+"""The ``warband`` command: run | sweep | agent | broker | keys | trace | bench | render | view.
 
 Exit codes: 0 when the command did its job (for ``run``: the run completed, whatever its
 outcome; read ``outcome`` in the ``--json`` line), 1 when it failed while running, 2 for bad
@@ -75,6 +75,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_bench(commands)
     _add_render(commands)
     _add_explain(commands)
+    _add_view(commands)
     return parser
 
 
@@ -646,6 +647,29 @@ def _explain(args: argparse.Namespace) -> int:
 
     print(explain(args.log_dir, args.agent, args.tick).text())
     return 0
+
+
+def _add_view(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    view = commands.add_parser(
+        "view",
+        help="watch a recorded run in a web page (map, messages, plans)",
+        description="Serve a web page that replays a run's --log directory: the map, the "
+        "messages around each tick, each agent's plan and memory, the commanders' tables. "
+        "Prints the page's URL on its first line and opens nothing; Ctrl-C stops it. "
+        "Needs the view extra: pip install 'warband[view]'.",
+    )
+    view.add_argument("log_dir", type=Path, metavar="LOG_DIR", help="the run's --log directory")
+    view.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    view.add_argument(
+        "--port", type=int, default=8765, help="port to listen on (8765; 0 picks a free one)"
+    )
+    view.set_defaults(handler=_view)
+
+
+def _view(args: argparse.Namespace) -> int:
+    from .view.server import view_command
+
+    return view_command(args.log_dir, args.host, args.port)
 
 
 def _render(args: argparse.Namespace) -> int:

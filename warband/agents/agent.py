@@ -335,6 +335,8 @@ class Agent(Actor):
             "plan": [str(step) for step in plan.steps] if plan else None,
             "label": plan.label if plan else None,
             "expansions": decision.expansions,
+            # The plan step the agent is on as the tick runs: `warband view` shows it as the task.
+            "step": self.step if plan else None,
         }
         if decision.kind != "kept" and tracing_enabled():
             # What `warband explain` shows: the memory the decision saw, and why.

@@ -151,6 +151,15 @@ class Assigner:
             max_squad_size=self.max_squad_size,
         )
         self._order_changes(agent, new, {g.id: g for g in goals})
+        if new != self.current:
+            # The assignment table of `warband view`: logged when it changes, like objectives.
+            agent.log.info(
+                "commander.assignment",
+                tick=agent.tick,
+                squads=[[s.squad, s.objective, list(s.members)] for s in new.squads],
+                free=list(new.free),
+                direct={bot: list(order) for bot, order in sorted(direct.items())},
+            )
         self.current = new
         self.assignments += 1
         return "done"

@@ -73,6 +73,15 @@ def explain(log_dir: Path, agent: str, tick: int) -> Explanation:
             f"no {PLAN_EVENT} events of agent {agent!r} in {str(log_dir)!r}; is it an agent "
             "of warband.agents, and did the run have --log?"
         )
+    return explain_decisions(decisions, agent, tick)
+
+
+def explain_decisions(decisions: list[dict[str, Any]], agent: str, tick: int) -> Explanation:
+    """Explain ``agent`` at ``tick`` from its ``agent.plan`` events, already read and sorted by
+    tick (what ``warband view`` holds in memory); raises :class:`ConfigurationError` when the
+    agent decided nothing at or before ``tick``."""
+    if not decisions:
+        raise ConfigurationError(f"agent {agent!r} made no decision in this run")
     known = sorted({int(d.get("tick", 0)) for d in decisions})
     upto = [d for d in decisions if int(d.get("tick", 0)) <= tick]
     with_memory = [d for d in upto if "memory" in d]

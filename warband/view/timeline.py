@@ -1,0 +1,300 @@
+"""A recorded run as one timeline: what ``warband view`` shows at every tick, read from the logs.
+
+A run's ``--log DIR`` holds everything the page needs: the world's ``world.snapshot`` per tick
+(the map, the agents, captures, objects), the ``msg.send`` / ``msg.recv`` message trace, every
+agent's ``agent.plan`` decisions (with memory and tree where the plan changed), and the
+commanders' ``commander.objectives`` and ``commander.assignment`` tables. :func:`load_timeline`
+reads them once; the :class:`Timeline` then answers per tick, with plain JSON-able dicts.
+
+A run with no world (no snapshots) still has a timeline: its ticks come from the messages and
+the decisions, and the map is None.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..agents.explain import PLAN_EVENT, explain_decisions
+from ..exceptions import ConfigurationError, WarbandError
+from ..messaging.trace_view import HEARTBEAT_TYPES, load_trace
+from ..world import SNAPSHOT_EVENT, bundled_maps, load_map
+from ..world.maps import Map
+
+OBJECTIVES_EVENT = "commander.objectives"
+ASSIGNMENT_EVENT = "commander.assignment"
+
+JsonDict = dict[str, Any]
+"""A JSON object as the page receives it."""
+
+
+@dataclass
+class Timeline:
+    """A finished run, tick by tick. Build it with :func:`load_timeline`."""
+
+    log_dir: Path
+    ticks: list[int]
+    """Every tick the run logged something at, ascending."""
+    snapshots: dict[int, JsonDict]
+    """The world's state by tick (empty for a run without a world)."""
+    map: JsonDict | None
+    """The map's fixed geometry (:func:`map_geometry`), None without a world."""
+    messages: list[JsonDict]
+    """Every message sent, in flow order (:func:`load_timeline` says which keys)."""
+    decisions: dict[str, list[JsonDict]]
+    """Each agent's ``agent.plan`` events, by tick."""
+    commanders: dict[str, list[JsonDict]] = field(default_factory=dict)
+    """Each commander's objectives and assignment events, by tick."""
+    problems: list[str] = field(default_factory=list)
+    """Lines of the logs that could not be read (file:line: why)."""
+
+    @property
+    def agents(self) -> list[str]:
+        """Every agent that decided something or appears in a snapshot, sorted."""
+        names = set(self.decisions)
+        for snapshot in self.snapshots.values():
+            names.update((snapshot.get("agents") or {}).keys())
+        return sorted(names)
+
+    def summary(self) -> JsonDict:
+        """What the page loads first: the ticks, the agents, the message types, the map."""
+        return {
+            "log_dir": str(self.log_dir),
+            "first_tick": self.ticks[0] if self.ticks else 0,
+            "last_tick": self.ticks[-1] if self.ticks else 0,
+            "agents": self.agents,
+            "message_types": sorted({m["type"] for m in self.messages}),
+            "messages": len(self.messages),
+            "map": self.map,
+            "problems": self.problems[:20],
+        }
+
+    def frame(self, tick: int) -> JsonDict:
+        """Everything on the map at ``tick``: the world's snapshot (the latest at or before
+        ``tick``), each agent's plan and current task, and the commanders' tables."""
+        snapshot = _at_or_before(self.snapshots, tick) or {}
+        agents: dict[str, JsonDict] = {}
+        for name, body in sorted((snapshot.get("agents") or {}).items()):
+            agents[name] = {**body, **self._doing(name, tick)}
+        return {
+            "tick": tick,
+            "snapshot_tick": snapshot.get("tick"),
+            "scores": snapshot.get("scores") or {},
+            "outcome": snapshot.get("outcome"),
+            "mode": snapshot.get("mode"),
+            "agents": agents,
+            "turrets": snapshot.get("turrets") or {},
+            "captures": snapshot.get("captures") or {},
+            "objects": snapshot.get("objects") or {},
+            "markers": (snapshot.get("objectives") or {}).get("markers") or {},
+            "events": snapshot.get("events") or [],
+            "commanders": self.commander_tables(tick),
+            "plans": {name: self._doing(name, tick) for name in sorted(self.decisions)},
+        }
+
+    def _doing(self, agent: str, tick: int) -> JsonDict:
+        """The agent's plan at ``tick`` and the step it is on (``task``)."""
+        decision = _last_at_or_before(self.decisions.get(agent, []), tick)
+        if decision is None:
+            return {"plan": None, "task": None, "decision": None}
+        plan = decision.get("plan") or []
+        step = decision.get("step")
+        task = plan[step] if isinstance(step, int) and 0 <= step < len(plan) else None
+        return {"plan": plan, "task": task, "decision": decision.get("decision")}
+
+    def commander_tables(self, tick: int) -> dict[str, JsonDict]:
+        """Per commander at ``tick``: its objectives, and its squads with their objective and
+        members (``assignment``), the bots in no squad and the bots it orders directly."""
+        tables: dict[str, JsonDict] = {}
+        for commander, events in sorted(self.commanders.items()):
+            upto = [e for e in events if int(e.get("tick", 0)) <= tick]
+            objectives = next((e for e in reversed(upto) if e["event"] == OBJECTIVES_EVENT), None)
+            assignment = next((e for e in reversed(upto) if e["event"] == ASSIGNMENT_EVENT), None)
+            tables[commander] = {
+                "objectives": [list(o) for o in (objectives or {}).get("objectives", [])],
+                "squads": [
+                    {"squad": s[0], "objective": s[1], "members": list(s[2])}
+                    for s in (assignment or {}).get("squads", [])
+                ],
+                "free": list((assignment or {}).get("free", [])),
+                "direct": dict((assignment or {}).get("direct", {})),
+            }
+        return tables
+
+    def messages_around(
+        self,
+        tick: int,
+        *,
+        before: int = 2,
+        after: int = 0,
+        agent: str | None = None,
+        msg_types: Iterable[str] = (),
+        conversation: str | None = None,
+        heartbeats: bool = False,
+    ) -> list[JsonDict]:
+        """The messages sent from ``tick - before`` to ``tick + after``, in flow order, that
+        match every filter (those of ``warband trace``: an agent, types, a conversation).
+        Heartbeats are left out unless asked for by type or with ``heartbeats``."""
+        types = set(msg_types)
+        low, high = tick - before, tick + after
+        keys = [m["tick"] if isinstance(m["tick"], int) else -1 for m in self.messages]
+        start, end = bisect.bisect_left(keys, low), bisect.bisect_right(keys, high)
+        found = []
+        for message in self.messages[start:end]:
+            if agent is not None and agent not in (message["sender"], message["recipient"]):
+                continue
+            if types and message["type"] not in types:
+                continue
+            if not types and not heartbeats and message["type"] in HEARTBEAT_TYPES:
+                continue
+            if conversation is not None and message["conversation"] != conversation:
+                continue
+            found.append(message)
+        return found
+
+    def inspect(self, agent: str, tick: int) -> JsonDict:
+        """What the agent inspector shows: ``warband explain``'s text for ``agent`` at ``tick``
+        and its parts (plan, task, memory, tree). Raises :class:`ConfigurationError` for an
+        agent the run does not know."""
+        if agent not in self.decisions and agent not in self.agents:
+            raise ConfigurationError(
+                f"no agent {agent!r} in {str(self.log_dir)!r}; agents: {', '.join(self.agents)}"
+            )
+        decisions = self.decisions.get(agent, [])
+        body = (_at_or_before(self.snapshots, tick) or {}).get("agents", {}).get(agent)
+        try:
+            explanation = explain_decisions(decisions, agent, tick)
+        except ConfigurationError as why:
+            return {"agent": agent, "tick": tick, "text": str(why), "body": body, "plan": None}
+        decided = explanation.decided or {}
+        return {
+            "agent": agent,
+            "tick": tick,
+            "text": explanation.text(),
+            "body": body,
+            "decided_at": decided.get("tick"),
+            "plan": decided.get("plan"),
+            "label": decided.get("label"),
+            "memory": decided.get("memory"),
+            "tree": decided.get("tree"),
+            **self._doing(agent, tick),
+        }
+
+
+def load_timeline(log_dir: Path) -> Timeline:
+    """Read a run's ``--log DIR`` into a :class:`Timeline`.
+
+    Each message of :attr:`Timeline.messages` is a dict with ``id``, ``type``, ``sender``,
+    ``recipient``, ``conversation``, ``tick``, ``reply_to`` (the message it answers, or None),
+    ``replies`` (the ids of the messages that answer it: an Order's CompletionReport) and
+    ``delivered`` (some process logged receiving it). Raises :class:`ConfigurationError` when
+    ``log_dir`` is not a run's log directory.
+    """
+    trace = load_trace(log_dir)
+    snapshots: dict[int, JsonDict] = {}
+    decisions: dict[str, list[JsonDict]] = {}
+    commanders: dict[str, list[JsonDict]] = {}
+    for event in trace.others:
+        name = event.get("event")
+        if name == SNAPSHOT_EVENT and isinstance(event.get("snapshot"), dict):
+            snapshots[int(event.get("tick", 0))] = event["snapshot"]
+        elif name == PLAN_EVENT and isinstance(event.get("agent"), str):
+            decisions.setdefault(event["agent"], []).append(event)
+        elif name in (OBJECTIVES_EVENT, ASSIGNMENT_EVENT) and isinstance(event.get("agent"), str):
+            commanders.setdefault(event["agent"], []).append(event)
+    for events in (*decisions.values(), *commanders.values()):
+        events.sort(key=lambda e: (int(e.get("tick", 0)), str(e.get("timestamp", ""))))
+    messages = [
+        {
+            "id": e["msg_id"],
+            "type": e["msg_type"],
+            "sender": e["sender"],
+            "recipient": e["recipient"],
+            "conversation": e.get("conversation"),
+            "tick": e.get("tick"),
+            "reply_to": e.get("reply_to"),
+            "replies": [],
+            "delivered": e["msg_id"] in trace.delivered,
+        }
+        for e in trace.sends()
+    ]
+    by_id = {m["id"]: m for m in messages}
+    for message in messages:
+        asked = by_id.get(message["reply_to"]) if message["reply_to"] else None
+        if asked is not None:
+            asked["replies"].append(message["id"])
+    ticks = set(snapshots)
+    ticks.update(m["tick"] for m in messages if isinstance(m["tick"], int))
+    ticks.update(int(d.get("tick", 0)) for events in decisions.values() for d in events)
+    return Timeline(
+        log_dir=log_dir,
+        ticks=sorted(ticks),
+        snapshots=snapshots,
+        map=_map_of(snapshots, trace.problems),
+        messages=messages,
+        decisions=decisions,
+        commanders=commanders,
+        problems=list(trace.problems),
+    )
+
+
+def _map_of(snapshots: Mapping[int, JsonDict], problems: list[str]) -> JsonDict | None:
+    """The geometry of the map the run was played on, from its first snapshot."""
+    if not snapshots:
+        return None
+    first = snapshots[min(snapshots)]
+    name, source = str(first.get("map", "")), first.get("map_source")
+    try:
+        if name in bundled_maps():
+            return map_geometry(load_map(name))
+        if isinstance(source, str) and Path(source).is_file():
+            return map_geometry(load_map(Path(source)))
+    except WarbandError as error:
+        problems.append(f"map {name!r}: {error}")
+        return None
+    problems.append(f"map {name!r} is neither bundled nor in a file ({source!r}): not drawn")
+    return None
+
+
+def map_geometry(game_map: Map) -> JsonDict:
+    """The fixed part of the map as JSON: bounds, teams, waypoints, links, walls, markers and
+    objects (the page draws them once and moves the agents over them)."""
+    return {
+        "name": game_map.name,
+        "bounds": list(game_map.bounds),
+        "teams": list(game_map.teams),
+        "waypoints": [{"id": w.id, "x": w.pos[0], "y": w.pos[1]} for w in game_map.waypoints],
+        "links": [[a, b] for a, b in game_map.links],
+        "walls": [[list(p), list(q)] for p, q in game_map.walls],
+        "markers": [
+            {"id": m.id, "kind": m.kind, "waypoint": m.waypoint, "team": m.team}
+            for m in game_map.markers
+        ],
+        "objects": [
+            {
+                "id": o.id,
+                "kind": o.kind,
+                "waypoint": o.waypoint,
+                "link": list(o.link) if o.link else None,
+                "open": o.open,
+            }
+            for o in game_map.objects
+        ],
+    }
+
+
+def _at_or_before(by_tick: Mapping[int, JsonDict], tick: int) -> JsonDict | None:
+    earlier = [t for t in by_tick if t <= tick]
+    return by_tick[max(earlier)] if earlier else None
+
+
+def _last_at_or_before(events: list[JsonDict], tick: int) -> JsonDict | None:
+    found = None
+    for event in events:
+        if int(event.get("tick", 0)) > tick:
+            break
+        found = event
+    return found
