@@ -208,5 +208,5 @@ def view_command(log_dir: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PO
         )
 
     served = asyncio.run(serve(timeline, host, port, started=started))
-    print(f"warband view: stopped after {served} requests", flush=True)
+    print(f"warband view: stopped after {served} request{'' if served == 1 else 's'}", flush=True)
     return 0
