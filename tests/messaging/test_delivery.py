@@ -24,8 +24,9 @@ from tests.test_cli import _agent_sends
 from warband.exceptions import DeliveryError
 from warband.launcher import make_clock, run_actors_in_process
 from warband.messaging import Actor, Message, Order, StatusReport, handles
+from warband.messaging._delivery import DedupWindow
 from warband.messaging.broker import Broker
-from warband.messaging.catalog import RELIABLE_MESSAGES, CooperationResult
+from warband.messaging.catalog import RELIABLE_MESSAGES, CooperationResult, _Ack
 from warband.messaging.faults import FrameDrops
 from warband.messaging.tracing import configure_logging, flush_logging
 from warband.scenario import load_scenario
@@ -67,10 +68,26 @@ class Persistent(Sender):
 class Pair:
     """A broker that loses frames, a Sender ``commander`` and a Collector ``bot``."""
 
-    def __init__(self, broker: Broker, sender: Sender, collector: Collector) -> None:
+    def __init__(
+        self,
+        broker: Broker,
+        sender: Sender,
+        collector: Collector,
+        tasks: dict[str, asyncio.Task[None]],
+    ) -> None:
         self.broker = broker
         self.sender = sender
         self.collector = collector
+        self.tasks = tasks
+        """Each actor's ``run``, by id."""
+        self.actors: list[Actor] = [sender, collector]
+
+    async def start(self, actor: Actor) -> None:
+        """Run one more actor on this broker until the pair ends."""
+        run = actor.run(self.broker.bound_endpoint, context=self.broker._context, mode="realtime")
+        self.tasks[actor.id] = asyncio.create_task(run)
+        self.actors.append(actor)
+        await actor.wait_started()
 
     async def settled(self) -> None:
         """Wait until the sender has nothing left to re-send."""
@@ -87,18 +104,23 @@ async def pair(drops: FrameDrops, sender_type: type[Sender] = Sender) -> AsyncIt
     broker = Broker("inproc://delivery", context=context, drops=drops)
     broker.start()
     sender, collector = sender_type("commander"), Collector("bot")
-    tasks = [
-        asyncio.create_task(actor.run(broker.bound_endpoint, context=context, mode="realtime"))
-        for actor in (sender, collector)
-    ]
+    actors: list[Actor] = [sender, collector]
+    tasks = {
+        actor.id: asyncio.create_task(
+            actor.run(broker.bound_endpoint, context=context, mode="realtime")
+        )
+        for actor in actors
+    }
+    run = Pair(broker, sender, collector, tasks)
     try:
         await sender.wait_started()
         await collector.wait_started()
-        yield Pair(broker, sender, collector)
+        yield run
     finally:
-        sender.stop()
-        collector.stop()
-        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), timeout=10)
+        for actor in run.actors:
+            actor.stop()
+        every = tasks.values()
+        await asyncio.wait_for(asyncio.gather(*every, return_exceptions=True), timeout=10)
         broker.stop()
         context.term()
 
@@ -294,3 +316,41 @@ async def test_an_agent_closes_an_abandoned_order_as_lost_and_tells_its_superior
         report.details["id"],
     )
     assert 3 == drops.dropped
+
+
+def test_the_dedup_window_forgets_the_oldest_ids_and_the_least_recent_senders() -> None:
+    window = DedupWindow(per_stream=2, streams=2)
+    assert not window.seen_before("a", "t1", "a:1")
+    assert window.seen_before("a", "t1", "a:1")
+    assert not window.seen_before("a", "t2", "a:1")  # a restarted sender: a new token
+    window.seen_before("a", "t1", "a:2")
+    window.seen_before("a", "t1", "a:3")
+    assert not window.seen_before("a", "t1", "a:1")  # pushed out by a:2 and a:3
+    window.seen_before("b", "t1", "b:1")  # a third stream: a/t2 was heard least recently
+    assert not window.seen_before("a", "t2", "a:1")
+
+
+async def test_an_ack_from_anyone_but_the_recipient_is_rejected_and_the_message_kept() -> None:
+    async with pair(FrameDrops(rate=1.0, types={"Order"})) as run:
+        intruder = Collector("intruder")
+        await run.start(intruder)
+        sent = run.sender.send(Order(recipient="bot", task="hold"))
+        with structlog.testing.capture_logs() as logs:
+            intruder.send(_Ack(recipient="commander", message_id=sent.id))
+            for _ in range(200):
+                if run.sender.stats.rejected:
+                    break
+                await asyncio.sleep(0.01)
+        assert [sent.id] == list(run.sender._outbox)
+        (event,) = [e for e in logs if e["event"] == "msg.rejected"]
+        assert ("intruder", "_Ack") == (event["peer"], event["msg_type"])
+
+
+def test_each_run_of_an_actor_draws_its_own_ack_token() -> None:
+    # A restarted process is a new actor object: its "commander:1" is not its old "commander:1"
+    # to a receiver, whose window is keyed by (sender, token).
+    first, second = Sender("commander"), Sender("commander")
+    assert first._token != second._token
+    window = DedupWindow()
+    assert not window.seen_before("commander", first._token, "commander:1")
+    assert not window.seen_before("commander", second._token, "commander:1")
