@@ -11,6 +11,8 @@ const TYPE_COLOURS = {
   Order: "#1f77b4", CompletionReport: "#2ca02c", ThreatReport: "#d62728",
   StatusReport: "#7f7f7f", Act: "#8c564b", ActResult: "#c49c94", Percept: "#bcbd22",
 };
+// The clock's and the world's traffic: every agent, every tick; hidden unless asked for.
+const RUNTIME_TYPES = new Set(["Tick", "TickDone", "Percept", "Act", "ActResult"]);
 const SCALE = 10;
 const MARGIN = 20;
 
@@ -217,7 +219,10 @@ async function drawMessages() {
   const params = new URLSearchParams({ tick: state.tick, before: $("filter-before").value || 0 });
   if ($("filter-agent").value) params.set("agent", $("filter-agent").value);
   if ($("filter-type").value) params.set("type", $("filter-type").value);
-  const { messages } = await getJson("/api/messages?" + params);
+  const answer = await getJson("/api/messages?" + params);
+  const hideRuntime = $("filter-runtime").checked && !$("filter-type").value;
+  const messages = answer.messages.filter(m =>
+    !hideRuntime || !(RUNTIME_TYPES.has(m.type) || m.type.startsWith("_")));
   const shown = messages.slice(-150);
   $("message-count").textContent = `${messages.length} messages` +
     (shown.length < messages.length ? ` (last ${shown.length} drawn)` : "");
@@ -345,7 +350,7 @@ async function start() {
     show(Math.max(s.first_tick, state.tick - 1)).catch(showError));
   $("step-forward").addEventListener("click", () =>
     show(Math.min(s.last_tick, state.tick + 1)).catch(showError));
-  for (const id of ["filter-agent", "filter-type", "filter-before"]) {
+  for (const id of ["filter-agent", "filter-type", "filter-before", "filter-runtime"]) {
     $(id).addEventListener("change", () => drawMessages().catch(showError));
   }
   document.addEventListener("keydown", e => {

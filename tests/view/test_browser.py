@@ -1,0 +1,143 @@
+"""``warband view`` in a real browser: headless Chromium (the system's ``chromium``) driven by
+Playwright loads the page of a recorded run, scrubs, plays, clicks an agent, and the inspector
+shows what the logs say. A screenshot is kept under the test's tmp dir, and copied to
+``$WARBAND_ARTIFACTS`` when that is set (CI keeps it)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import read_log_events
+from tests.view.conftest import ViewProcess
+from warband.agents.explain import explain
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+TIMEOUT_MS = 20_000
+
+pytestmark = pytest.mark.processes
+
+if CHROMIUM is None:
+    pytest.skip(
+        "no chromium on PATH: the browser test drives the system's chromium "
+        "(Debian: apt-get install chromium)",
+        allow_module_level=True,
+    )
+sync_api = pytest.importorskip(
+    "playwright.sync_api",
+    reason="the browser test needs Playwright: pip install 'warband[browser]' "
+    "(no `playwright install`: it uses the system's chromium)",
+)
+
+
+@pytest.fixture
+def page(view_process: ViewProcess) -> Iterator[Any]:
+    """A headless Chromium page on the running ``warband view``, closed afterwards."""
+    with sync_api.sync_playwright() as playwright:
+        # --no-sandbox: CI containers run as root, where Chromium's sandbox refuses to start.
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            page.set_default_timeout(TIMEOUT_MS)
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(view_process.url)
+            page.wait_for_selector("body[data-ready=true]")
+            yield page
+            assert [] == errors
+        finally:
+            browser.close()
+
+
+def _scrub_to(page: Any, tick: int) -> None:
+    page.locator("#scrubber").fill(str(tick))
+    page.wait_for_selector(f"body[data-shown-tick='{tick}']")
+
+
+def _keep_screenshot(page: Any, tmp_path: Path, name: str) -> Path:
+    shot = tmp_path / name
+    page.screenshot(path=str(shot), full_page=True)
+    artifacts = os.environ.get("WARBAND_ARTIFACTS")
+    if artifacts:
+        Path(artifacts).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(artifacts) / name)
+    return shot
+
+
+def test_scrubbing_to_a_tick_and_clicking_an_agent_shows_its_plan_as_the_logs_have_it(
+    page: Any, recorded_run: Path, tmp_path: Path
+) -> None:
+    tick = 15
+    _scrub_to(page, tick)
+    assert 4 == page.locator("circle.agent").count()
+    # Warzone holds 3 capture points and 4 tactical support points, each drawn as a ring.
+    assert 7 == page.locator("circle.capture").count()
+    page.locator("circle.agent[data-agent='red-1']").click()
+    page.wait_for_function(
+        f"document.getElementById('inspector-agent').textContent === 'red-1 at tick {tick}'"
+    )
+    shown = page.locator("#inspector-text").text_content()
+    assert explain(recorded_run, "red-1", tick).text() == shown
+    decided = [
+        e
+        for e in read_log_events(recorded_run)
+        if e.get("event") == "agent.plan"
+        and e.get("agent") == "red-1"
+        and e["tick"] <= tick
+        and "memory" in e
+    ][-1]
+    assert all(step in shown for step in decided["plan"])
+    assert 1 == page.locator("circle.agent.selected").count()
+    table = page.locator("#assignment-red-commander").text_content()
+    assert "red-squad-1 (red-1, red-2)" in table
+    shot = _keep_screenshot(page, tmp_path, "warband-view.png")
+    assert shot.stat().st_size > 10_000
+
+
+def test_the_sequence_diagram_links_an_order_to_its_completion_report(page: Any) -> None:
+    _scrub_to(page, 17)
+    page.locator("#filter-agent").select_option("blue-1")
+    page.locator("#filter-before").fill("17")
+    page.locator("#filter-before").dispatch_event("change")
+    page.wait_for_selector("path.reply-link")
+    # Acts are linked to their ActResults too; find the links that start at an Order.
+    links = [
+        (link.get_attribute("data-from"), link.get_attribute("data-to"))
+        for link in page.locator("path.reply-link").all()
+    ]
+    kinds = {
+        (
+            page.locator(f"g.msg[data-id='{asked}']").get_attribute("data-type"),
+            page.locator(f"g.msg[data-id='{answer}']").get_attribute("data-type"),
+        ): (asked, answer)
+        for asked, answer in links
+    }
+    asked, answer = kinds[("Order", "CompletionReport")]
+    answer_title = page.locator(f"g.msg[data-id='{answer}'] > title").text_content()
+    assert f"answers {asked}" in answer_title
+
+
+def test_play_moves_the_timeline_on_and_pause_stops_it(page: Any) -> None:
+    _scrub_to(page, 3)
+    page.locator("#speed").select_option("25")
+    page.locator("#play").click()
+    page.wait_for_function("Number(document.body.dataset.shownTick) >= 6")
+    page.locator("#play").click()
+    stopped = int(page.locator("#tick-label").text_content())
+    assert 6 <= stopped
+    assert "play" in page.locator("#play").text_content()
+
+
+def test_the_clock_and_world_traffic_is_hidden_until_asked_for(page: Any) -> None:
+    _scrub_to(page, 10)
+    assert 0 == page.locator("g.msg[data-type='TickDone']").count()
+    assert 0 < page.locator("g.msg").count()
+    page.locator("#filter-runtime").uncheck()
+    page.wait_for_selector("g.msg[data-type='TickDone']")
