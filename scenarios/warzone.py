@@ -18,8 +18,9 @@ Parameters: ``bots`` per faction (1..12), ``mode`` (``capture_and_hold``, ``body
 ``corridors`` (``on``: squads keep their members to the squad's route, Listing 29.3; ``off``
 by default, see :mod:`warband.agents.squad`).
 Each mode has its commander objective source below (``_sources``): Capture and Hold attacks
-the majority of points the team lacks and defends what it holds; the others use
-:mod:`warband.agents.assignment`'s ``objectives_for_<mode>`` with TSPs below the rest. The
+the majority of points the team lacks and defends what it holds, and takes the TSP nearest its
+base when it has a bot to spare; the others use :mod:`warband.agents.assignment`'s
+``objectives_for_<mode>`` with TSPs below the rest. The
 world decides who wins; the outcome details hold ``winner``, ``scores``, ``kills``,
 ``captures``, and per layer the ``orders`` it gave and the ``reports`` it sent.
 """
@@ -171,15 +172,34 @@ def _focus(
     return [replace(o, weight=0.5) if o.id in spare else o for o in objectives]
 
 
+CH_TSP_WEIGHT = 0.1
+"""Capture and Hold's TSP objective weighs less than a fourth of a spare point's (0.5), so the
+deal of bots (D'Hondt) gives it a bot only when every point has its optimal number: sweeps at
+12v12 showed that a bot taken from the fight for the points (weight 0.2 to 0.5, or a TSP
+objective for every TSP) costs the hierarchy matches."""
+
+
+def _nearest_unheld(tsps: Mapping[str, str | None], team: str) -> dict[str, str | None]:
+    """The TSP nearest ``team``'s base that it does not hold (none when it holds them all)."""
+    unheld = sorted((DISTANCE(SPAWNS[team], MARKERS[t]), t) for t, o in tsps.items() if o != team)
+    return {unheld[0][1]: tsps[unheld[0][1]]} if unheld else {}
+
+
 def _capture_and_hold(team: str) -> ObjectiveSource:
     def objectives(agent: Agent) -> list[Objective]:
         facts = agent.memory.facts
         owners = _owners(facts, sorted(POINTS))
         score = {str(f[1]): f[2] for f in facts.facts("score") if isinstance(f[2], int)}
-        # No TSP objectives in Capture and Hold: sweeps at 12v12 showed that every bot sent to
-        # a TSP (even at weight 0.2, even only while ahead with a majority) is missing from the
-        # fight for the points and loses matches; the other modes have them, below the rest.
-        found = objectives_for_capture_and_hold(owners, MARKERS, team, score)
+        tsps = _owners(facts, TSPS)
+        found = objectives_for_capture_and_hold(
+            owners,
+            MARKERS,
+            team,
+            score,
+            _nearest_unheld(tsps, team),
+            tsp_weight=CH_TSP_WEIGHT,
+            tsp_bots=1,
+        )
         return _focus(found, owners, team)
 
     return objectives
