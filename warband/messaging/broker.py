@@ -146,6 +146,7 @@ class Broker:
         # (it was stopped, its loop blocked, its link cut) is readmitted, not refused.
         self._silent: dict[str, tuple[list[str], _Peer]] = {}
         self._next_liveness_check = 0.0
+        self._next_link_check = 0.0
         self._log = get_logger(agent=BROKER_ID)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -268,7 +269,11 @@ class Broker:
             # Under steady traffic the receive never times out: look after every frame (the
             # check returns at once until _POLL_MS has passed).
             self._check_liveness(router)
-            if handled & 1023 == 0:
+            if handled & 63 == 0 and time.monotonic() >= self._next_link_check:
+                # Busy is not idle: connections still come and go. Read the monitor at least
+                # every _POLL_MS, or its queue fills and libzmq drops the events that tell a
+                # closed connection, and a silent squatter (a restarted agent that came back
+                # before its old connection was gone) stays connected and is never refused.
                 self._check_links(router, watch)
 
     # --- routing --------------------------------------------------------------------------------
@@ -621,6 +626,7 @@ class Broker:
 
     def _check_links(self, router: zmq.Socket[bytes], watch: RouterWatch) -> None:
         """Log connections that closed, and refuse the ones ZeroMQ keeps silent (router_watch)."""
+        self._next_link_check = time.monotonic() + _POLL_MS / 1000
         closed, silent = watch.poll()
         for link in closed:
             if link.routing_id is not None:

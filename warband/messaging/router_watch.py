@@ -124,7 +124,7 @@ class RouterWatch:
         Returns False when the connection was already gone.
         """
         try:
-            duplicate = socket.socket(fileno=os.dup(link.fd))
+            duplicate = _socket_of(link.fd)
         except OSError:
             return False
         with duplicate:
@@ -150,7 +150,7 @@ class RouterWatch:
         if not isinstance(fd, int):
             return False
         try:
-            with socket.socket(fileno=os.dup(fd)) as duplicate:
+            with _socket_of(fd) as duplicate:
                 if duplicate.getpeername()[0] != host:
                     return False
                 duplicate.shutdown(socket.SHUT_RDWR)
@@ -165,9 +165,24 @@ class RouterWatch:
         self._monitor.close(linger=0)
 
 
+def _socket_of(fd: int) -> socket.socket:
+    """A socket object on a duplicate of ``fd``; OSError if ``fd`` is no longer a socket.
+
+    The descriptor a monitor event names may have been closed and reused by then, for anything
+    (an eventfd, a file): ``socket.socket(fileno=...)`` then raises and leaves the duplicate
+    open, so it is closed here, or every such event would leak one descriptor.
+    """
+    duplicate = os.dup(fd)
+    try:
+        return socket.socket(fileno=duplicate)
+    except BaseException:
+        os.close(duplicate)
+        raise
+
+
 def _peer_address(fd: int) -> str:
     try:
-        with socket.socket(fileno=os.dup(fd)) as duplicate:
+        with _socket_of(fd) as duplicate:
             return _format_address(duplicate.getpeername())
     except OSError:
         return "unknown"
