@@ -50,6 +50,13 @@ class Timeline:
     """Each commander's objectives and assignment events, by tick."""
     problems: list[str] = field(default_factory=list)
     """Lines of the logs that could not be read (file:line: why)."""
+    _message_ticks: list[int] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        # Messages are in flow order, tick first: a window of ticks is a slice found by bisection.
+        self._message_ticks = [
+            m["tick"] if isinstance(m["tick"], int) else -1 for m in self.messages
+        ]
 
     @property
     def agents(self) -> list[str]:
@@ -140,7 +147,7 @@ class Timeline:
         Heartbeats are left out unless asked for by type or with ``heartbeats``."""
         types = set(msg_types)
         low, high = tick - before, tick + after
-        keys = [m["tick"] if isinstance(m["tick"], int) else -1 for m in self.messages]
+        keys = self._message_ticks
         start, end = bisect.bisect_left(keys, low), bisect.bisect_right(keys, high)
         found = []
         for message in self.messages[start:end]:
