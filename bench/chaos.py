@@ -1002,7 +1002,12 @@ def clean_exit(runs: int, seed: int = 2) -> Result:
         passed,
         None,
         None,
-        {"runs": runs, "exit_s": worst, "orphans": orphans},
+        {
+            "runs": runs,
+            "exit_s": worst,
+            "exit_each_s": [round(t, 2) for t in times],
+            "orphans": orphans,
+        },
         note="; ".join(problems),
     )
 

@@ -1,0 +1,27 @@
+"""Smoke test of `warband bench chaos`: its --json line keeps the contract (one fault only)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests.conftest import CommandResult, last_json_line
+
+pytestmark = pytest.mark.processes
+
+CONTRACT_KEYS = {"name", "passed", "lost", "duplicated", "detect_s", "recover_s"}
+
+
+def test_bench_chaos_json_has_one_entry_per_fault_with_the_contract_keys(
+    warband_cli: Callable[..., CommandResult],
+) -> None:
+    result = warband_cli("bench", "chaos", "--quick", "--only", "stuck-blocked", "--json")
+
+    assert 0 == result.returncode, result.stderr[-2000:]
+    report = last_json_line(result.stdout)
+    [entry] = report["tests"]
+    assert CONTRACT_KEYS <= entry.keys(), entry
+    assert ("stuck-blocked", True) == (entry["name"], entry["passed"])
+    assert "baseline_detect_s" in entry
+    assert "stuck-blocked" in result.stderr  # the table, on stderr with --json
