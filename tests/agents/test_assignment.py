@@ -17,6 +17,7 @@ from warband.agents.assignment import (
     SquadAssignment,
     assign,
     choose_hiding_spot,
+    choose_spawn,
     ideal_distribution,
     objectives_for_assassination,
     objectives_for_body_count,
@@ -25,6 +26,7 @@ from warband.agents.assignment import (
     objectives_for_search_and_retrieve,
     objectives_for_tsps,
 )
+from warband.agents.commander import travel_distance
 from warband.exceptions import ConfigurationError, UnknownIdError
 from warband.world import load_map
 from warband.world.geometry import distance as euclidean
@@ -680,3 +682,14 @@ def test_capture_and_hold_on_warzone_sends_a_squad_to_each_point_and_keeps_them(
         _squad(second.squad(north.squad)).members,
     )
     assert (((north.squad, "defend:cp-north"),)) == second.changes(first).retasked
+
+
+def test_a_respawning_bot_comes_back_at_the_spawn_nearest_its_squad() -> None:
+    distance = travel_distance(WARZONE)
+    spawns = [m.waypoint for m in WARZONE.spawns("red")]  # a2, a3, a4
+    assert "a4" == choose_spawn(spawns, ["b5", "c5"], distance)  # a squad up north
+    assert "a2" == choose_spawn(spawns, ["b1", "c1"], distance)  # down south
+    # No member located yet: the squad's objective decides; nothing to go by: the smallest id.
+    assert "a4" == choose_spawn(spawns, [], distance, objective="d5")
+    assert "a2" == choose_spawn(spawns, [], distance)
+    assert None is choose_spawn([], ["b5"], distance)

@@ -21,8 +21,8 @@ The assignment, step by step
 
 The squads come from a fixed pool of ids (their actors exist from the start of the run):
 *creating* a squad activates an idle id, *deleting* one deactivates it. A bot that waits to
-respawn (``BotInfo.waypoint`` None) is assigned like any other bot; it will choose the spawn
-point closest, in travel cost, to its squad.
+respawn (``BotInfo.waypoint`` None) is assigned like any other bot; :func:`choose_spawn` gives
+the spawn point closest, in travel cost, to its squad.
 
 1. **Ideal distribution.** The bots are dealt out one at a time, each to the objective whose
    weight divided by (bots already given + 1) is the highest (the D'Hondt rule of seat
@@ -871,6 +871,31 @@ def objectives_for_body_count(
         tsps or {}, marker_waypoints, team, weight=tsp_weight, bots=tsp_bots
     )
     return objectives
+
+
+def choose_spawn(
+    options: Sequence[str],
+    squad: Iterable[str],
+    distance: Distance,
+    *,
+    objective: str | None = None,
+) -> str | None:
+    """Where a respawning bot should come back (§29.6.1): of the spawn waypoints ``options``
+    (a team's base spawns, or the TSPs it holds), the one with the best travel cost to its
+    squad, the mean ``distance`` to the waypoints of ``squad`` (its members' places); to the
+    squad's ``objective`` waypoint while no member is located; None without ``options``. Ties
+    go to the smaller waypoint id; a spawn from which the squad cannot be reached comes last.
+    """
+    if not options:
+        return None
+    targets = sorted(squad) or ([objective] if objective is not None else [])
+    if not targets:
+        return min(options)
+
+    def cost(spawn: str) -> float:
+        return sum(float(distance(spawn, target)) for target in targets) / len(targets)
+
+    return min(sorted(options), key=cost)
 
 
 def choose_hiding_spot(
