@@ -48,7 +48,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -126,11 +126,9 @@ class Hosts:
 
 
 def _ip(*argv: str) -> None:
-    command = list(argv)
-    program = "ip"
-    completed = subprocess.run([program, *command], capture_output=True, text=True, check=False)
+    completed = subprocess.run(["ip", *argv], capture_output=True, text=True, check=False)
     if completed.returncode != 0:
-        raise NetnsUnavailable(f"`ip {' '.join(command)}` failed: {completed.stderr.strip()}")
+        raise NetnsUnavailable(f"`ip {' '.join(argv)}` failed: {completed.stderr.strip()}")
 
 
 @contextlib.contextmanager
@@ -352,7 +350,7 @@ async def _wb_child_main(role: str, endpoint: str, number: float) -> None:
         @handles(StatusReport)
         def on_status(self, message: StatusReport) -> None:
             if message.sender == "source":
-                self.received.append((int(message.details["seq"]), time.monotonic()))
+                self.received.append((int(str(message.details["seq"])), time.monotonic()))
             elif message.status == "quit" and message.sender == "fuzzer":
                 self.stop("quit")
 
@@ -477,7 +475,7 @@ def _after(times: list[float], moment: float) -> float | None:
     return round(min(later), 3) if later else None
 
 
-def _worst(values: list[float | None]) -> float | None:
+def _worst(values: Sequence[float | None]) -> float | None:
     if not values or any(v is None for v in values):
         return None
     return round(max(v for v in values if v is not None), 3)
@@ -1058,10 +1056,10 @@ def fuzz_inputs(
         if kind == 0:
             yield rng.randbytes(rng.randrange(0, 64))
         elif kind == 1:
-            frame = bytearray(rng.choice(valid))
+            flipped = bytearray(rng.choice(valid))
             for _ in range(rng.randrange(1, 4)):
-                frame[rng.randrange(len(frame))] = rng.randrange(256)
-            yield bytes(frame)
+                flipped[rng.randrange(len(flipped))] = rng.randrange(256)
+            yield bytes(flipped)
         elif kind == 2:
             frame = rng.choice(valid)
             yield frame[: rng.randrange(len(frame))]
