@@ -18,9 +18,10 @@ import zmq
 
 from tests.proc import free_tcp_port
 from warband.messaging import Actor
+from warband.messaging import broker as broker_module
 from warband.messaging.addresses import BROKER_ID
 from warband.messaging.broker import Broker
-from warband.messaging.catalog import _Register
+from warband.messaging.catalog import _Leave, _Left, _Register, _Registered
 from warband.messaging.codec import Codec
 from warband.messaging.supervisor import Supervisor
 
@@ -165,3 +166,43 @@ def test_actors_restarted_at_once_under_their_old_ids_all_get_in_and_leave_nothi
         context.term()
     assert baseline >= after
     assert broker.is_running()
+
+
+def test_the_broker_remembers_only_the_latest_departures(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Departures are kept for watchers that register later; an endless stream of new ids
+    # (restarts under fresh ids) must not grow the broker without bound.
+    monkeypatch.setattr(broker_module, "GONE_KEPT", 3)
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    codec = Codec()
+    running = Broker(f"inproc://gone-{id(context)}", context=context)
+    running.start()
+
+    def client(agent: str, watch: list[str]) -> zmq.Socket[bytes]:
+        socket = context.socket(zmq.DEALER)
+        socket.setsockopt(zmq.ROUTING_ID, agent.encode())
+        socket.setsockopt(zmq.LINGER, 1000)
+        socket.setsockopt(zmq.RCVTIMEO, 5000)
+        socket.connect(running.bound_endpoint)
+        socket.send(codec.encode(_Register(sender=agent, recipient=BROKER_ID, watch=watch)))
+        assert isinstance(codec.decode(socket.recv()), _Registered)
+        return socket
+
+    try:
+        for number in range(5):
+            agent = f"bot-{number}"
+            socket = client(agent, [])
+            socket.send(codec.encode(_Leave(sender=agent, recipient=BROKER_ID)))
+            socket.close()
+        watcher = client("clock", ["*"])
+        watcher.setsockopt(zmq.RCVTIMEO, 500)
+        told = []
+        with pytest.raises(zmq.Again):
+            while True:
+                notice = codec.decode(watcher.recv())
+                assert isinstance(notice, _Left)
+                told.append(notice.agent)
+        watcher.close()
+    finally:
+        running.stop()
+        context.term()
+    assert ["bot-2", "bot-3", "bot-4"] == told

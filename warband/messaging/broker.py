@@ -53,6 +53,9 @@ SILENT_PINGS = 3
 The broker looks every ``_POLL_MS`` (and after every frame under load), so a stuck or cut-off
 peer is flagged within 4 of its heartbeats at any interval of 0.2 s or more."""
 
+GONE_KEPT = 10_000
+"""Departures the broker remembers for watchers that register later (the most recent ones)."""
+
 DEFAULT_QUEUE_LIMIT = 100_000
 """Frames the broker queues for one peer before it answers the sender with _Undeliverable."""
 
@@ -438,6 +441,14 @@ class Broker:
         if reason is not None:
             self._send_own(router, peer, _Left(recipient=peer, agent=agent, reason=reason))
 
+    def _remember_gone(self, peer: str, reason: str) -> None:
+        """Keep why ``peer`` left for watchers that register later: the last GONE_KEPT only,
+        so a broker that sees endless new ids (restarts under fresh ids) does not grow."""
+        self._gone.pop(peer, None)
+        self._gone[peer] = reason
+        if len(self._gone) > GONE_KEPT:
+            del self._gone[next(iter(self._gone))]
+
     def _gave_up(self, router: zmq.Socket[bytes], agent: str, reason: str) -> None:
         """The supervisor will not restart ``agent``: report it gone for good to its watchers.
 
@@ -449,7 +460,7 @@ class Broker:
         if agent in self._registry:
             self._depart(router, agent, reason)
             return
-        self._gone[agent] = reason
+        self._remember_gone(agent, reason)
         for watcher, known in sorted(self._registry.items()):
             if "*" in known.watch or agent in known.watch:
                 notice = _Left(recipient=watcher, agent=agent, reason=reason)
@@ -479,7 +490,7 @@ class Broker:
         known = self._registry.pop(peer, None)
         if known is None:
             return
-        self._gone[peer] = reason
+        self._remember_gone(peer, reason)
         if reason.startswith("silent"):
             groups = [
                 g for g, members in self._groups.items() if peer in members and g != ALL_GROUP
