@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,29 +58,86 @@ class ViewProcess:
 
 
 @pytest.fixture
-def view_process(recorded_run: Path) -> Iterator[ViewProcess]:
-    """``warband view`` on the recorded run, on a free port; killed and reaped afterwards."""
+def start_view() -> Iterator[Callable[[Path], ViewProcess]]:
+    """Start ``warband view LOG_DIR`` on a free port (as many as a test wants); each is killed
+    and reaped afterwards."""
     pytest.importorskip("aiohttp", reason="warband view needs the view extra (aiohttp)")
-    port = free_tcp_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "warband", "view", str(recorded_run), "--port", str(port)],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
+    started: list[subprocess.Popen[str]] = []
+
+    def start(log_dir: Path) -> ViewProcess:
+        port = free_tcp_port()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "warband", "view", str(log_dir), "--port", str(port)],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        started.append(process)
         assert process.stdout is not None
-        # readline blocks until the URL line; the process's own exit ends it too.
+        # readline returns the URL line, or "" when the process ended before printing it.
         first = process.stdout.readline().strip()
-        assert f"http://127.0.0.1:{port}/" == first, process.stderr.read() if process.stderr else ""
-        yield ViewProcess(process, first)
+        if f"http://127.0.0.1:{port}/" != first:
+            process.kill()
+            _, err = process.communicate(timeout=10)
+            raise AssertionError(f"warband view printed {first!r} first; stderr: {err}")
+        return ViewProcess(process, first)
+
+    try:
+        yield start
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGKILL)
-        process.wait(timeout=10)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+        for process in started:
+            if process.poll() is None:
+                process.send_signal(signal.SIGKILL)
+            process.wait(timeout=10)
+            for stream in (process.stdout, process.stderr):
+                if stream is not None:
+                    stream.close()
+
+
+@pytest.fixture
+def view_process(start_view: Callable[[Path], ViewProcess], recorded_run: Path) -> ViewProcess:
+    """``warband view`` on the recorded run, on a free port."""
+    return start_view(recorded_run)
+
+
+def write_log(log_dir: Path, events: list[dict[str, Any]]) -> Path:
+    """A run's log directory holding ``events`` (timestamps added, in order) in one file."""
+    log_dir.mkdir()
+    lines = [
+        json.dumps({"timestamp": f"2026-11-23T10:00:00.{i:06d}+00:00", **event})
+        for i, event in enumerate(events)
+    ]
+    (log_dir / "main.1.jsonl").write_text("\n".join(lines) + "\n")
+    return log_dir
+
+
+def overlay_snapshot(tick: int) -> dict[str, Any]:
+    """A world snapshot on Warzone with red's influence over areas 0 and 3 and a corridor."""
+    return {
+        "event": "world.snapshot",
+        "agent": "world",
+        "tick": tick,
+        "snapshot": {
+            "map": "warzone",
+            "tick": tick,
+            "teams": ["red", "blue"],
+            "scores": {"red": 0, "blue": 0},
+            "agents": {
+                "red-1": {
+                    "team": "red",
+                    "class": "assault",
+                    "x": 5.0,
+                    "y": 15.0,
+                    "heading": 0.0,
+                    "health": 150,
+                    "max_health": 150,
+                    "state": "alive",
+                },
+            },
+            "influence": {"red": {"0": 1.0, "3": -0.5}},
+            "corridors": {"red-squad-1": ["0", "1", "2"]},
+        },
+    }

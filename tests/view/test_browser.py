@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import read_log_events
-from tests.view.conftest import ViewProcess
+from tests.view.conftest import ViewProcess, overlay_snapshot, write_log
 from warband.agents.explain import explain
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -36,8 +37,8 @@ sync_api = pytest.importorskip(
 
 
 @pytest.fixture
-def page(view_process: ViewProcess) -> Iterator[Any]:
-    """A headless Chromium page on the running ``warband view``, closed afterwards."""
+def browser() -> Iterator[Any]:
+    """Headless Chromium (the system's), closed afterwards."""
     with sync_api.sync_playwright() as playwright:
         try:
             # --no-sandbox: CI containers run as root, where Chromium's sandbox refuses to start.
@@ -48,16 +49,32 @@ def page(view_process: ViewProcess) -> Iterator[Any]:
             # e.g. Ubuntu's chromium, a stub for a snap that cannot run in a container.
             pytest.skip(f"{CHROMIUM} does not start under Playwright: {error}")
         try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1000})
-            page.set_default_timeout(TIMEOUT_MS)
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(view_process.url)
-            page.wait_for_selector("body[data-ready=true]")
-            yield page
-            assert [] == errors
+            yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def _open(browser: Any, url: str) -> Iterator[Any]:
+    """A page on ``url``, ready; no script error on it meanwhile."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    page.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true]")
+    try:
+        yield page
+        assert [] == errors
+    finally:
+        page.close()
+
+
+@pytest.fixture
+def page(browser: Any, view_process: ViewProcess) -> Iterator[Any]:
+    """A page on ``warband view`` of the recorded run."""
+    with _open(browser, view_process.url) as opened:
+        yield opened
 
 
 def _scrub_to(page: Any, tick: int) -> None:
@@ -145,3 +162,17 @@ def test_the_clock_and_world_traffic_is_hidden_until_asked_for(page: Any) -> Non
     assert 0 < page.locator("g.msg").count()
     page.locator("#filter-runtime").uncheck()
     page.wait_for_selector("g.msg[data-type='TickDone']")
+
+
+def test_influence_and_corridors_are_overlays_that_can_be_hidden(
+    browser: Any, start_view: Callable[[Path], ViewProcess], tmp_path: Path
+) -> None:
+    logs = write_log(tmp_path / "logs", [overlay_snapshot(0)])
+    with _open(browser, start_view(logs).url) as page:
+        assert 0 < page.locator("circle.influence").count()
+        assert ["red-squad-1"] == [
+            c.get_attribute("data-squad") for c in page.locator("polyline.corridor").all()
+        ]
+        page.locator("#show-influence").uncheck()
+        page.wait_for_function("!document.querySelector('circle.influence')")
+        assert 1 == page.locator("polyline.corridor").count()

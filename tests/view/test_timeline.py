@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import read_log_events
-from tests.view.conftest import RECORDED_TICKS
+from tests.view.conftest import RECORDED_TICKS, overlay_snapshot, write_log
 from warband.agents.explain import explain
 from warband.exceptions import ConfigurationError
 from warband.view import load_timeline
 from warband.world.replay import load_snapshots
-
-
-def _write_log(log_dir: Path, events: list[dict[str, Any]]) -> Path:
-    log_dir.mkdir()
-    lines = [
-        json.dumps({"timestamp": f"2026-11-23T10:00:00.{i:06d}+00:00", **e})
-        for i, e in enumerate(events)
-    ]
-    (log_dir / "main.1.jsonl").write_text("\n".join(lines) + "\n")
-    return log_dir
 
 
 def _send(
@@ -139,7 +128,7 @@ def test_the_map_geometry_comes_from_the_map_the_run_was_played_on(recorded_run:
 
 
 def test_a_run_without_a_world_has_a_timeline_without_a_map(tmp_path: Path) -> None:
-    logs = _write_log(
+    logs = write_log(
         tmp_path / "logs",
         [
             _send("a:1", "Order", "a", "b", 1),
@@ -169,3 +158,16 @@ def test_a_run_without_a_world_has_a_timeline_without_a_map(tmp_path: Path) -> N
 def test_a_directory_without_logs_is_refused_with_how_to_make_them(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="--log"):
         load_timeline(tmp_path)
+
+
+def test_a_frame_carries_the_influence_and_corridors_over_the_maps_areas(tmp_path: Path) -> None:
+    timeline = load_timeline(write_log(tmp_path / "logs", [overlay_snapshot(0)]))
+    assert timeline.map is not None
+    areas = timeline.map["areas"]
+    assert [a["id"] for a in areas] == list(range(len(areas)))
+    assert {w["id"] for w in timeline.map["waypoints"]} == {
+        wp for area in areas for wp in area["waypoints"]
+    }
+    frame = timeline.frame(0)
+    assert {"red": {"0": 1.0, "3": -0.5}} == frame["influence"]
+    assert {"red-squad-1": ["0", "1", "2"]} == frame["corridors"]

@@ -21,7 +21,7 @@ from typing import Any
 from ..agents.explain import PLAN_EVENT, explain_decisions
 from ..exceptions import ConfigurationError, WarbandError
 from ..messaging.trace_view import HEARTBEAT_TYPES, load_trace
-from ..world import SNAPSHOT_EVENT, bundled_maps, load_map
+from ..world import SNAPSHOT_EVENT, build_strategic_graph, bundled_maps, load_map
 from ..world.maps import Map
 
 OBJECTIVES_EVENT = "commander.objectives"
@@ -98,6 +98,8 @@ class Timeline:
             "objects": snapshot.get("objects") or {},
             "markers": (snapshot.get("objectives") or {}).get("markers") or {},
             "events": snapshot.get("events") or [],
+            "influence": snapshot.get("influence") or {},
+            "corridors": snapshot.get("corridors") or {},
             "commanders": self.commander_tables(tick),
             "plans": {name: self._doing(name, tick) for name in sorted(self.decisions)},
         }
@@ -267,8 +269,11 @@ def _map_of(snapshots: Mapping[int, JsonDict], problems: list[str]) -> JsonDict 
 
 
 def map_geometry(game_map: Map) -> JsonDict:
-    """The fixed part of the map as JSON: bounds, teams, waypoints, links, walls, markers and
-    objects (the page draws them once and moves the agents over them)."""
+    """The fixed part of the map as JSON: bounds, teams, waypoints, links, walls, markers,
+    objects, and the areas of the default clustering (the one the world's influence maps and
+    squad corridors number, as ``warband render`` draws them). The page draws these once and
+    moves the agents over them."""
+    graph = build_strategic_graph(game_map)
     return {
         "name": game_map.name,
         "bounds": list(game_map.bounds),
@@ -289,6 +294,10 @@ def map_geometry(game_map: Map) -> JsonDict:
                 "open": o.open,
             }
             for o in game_map.objects
+        ],
+        "areas": [
+            {"id": a.id, "waypoints": list(a.waypoints), "centre": list(a.centre)}
+            for a in graph.areas
         ],
     }
 

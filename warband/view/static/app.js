@@ -102,6 +102,8 @@ function drawFrame(frame) {
   layer.innerHTML = "";
   const map = state.summary.map;
   const where = state.waypoints;
+  if ($("show-influence").checked) drawInfluence(layer, frame.influence);
+  if ($("show-corridors").checked) drawCorridors(layer, frame.corridors);
   // Capture points: a ring in the holding team's colour.
   for (const m of map.markers) {
     if (!(m.id in frame.captures)) continue;
@@ -166,6 +168,47 @@ function drawFrame(frame) {
     (frame.outcome ? `  (${JSON.stringify(frame.outcome)})` : "");
 }
 
+// One team's influence map per area (the first team that has one), as render draws it: discs
+// on the area's waypoints in that team's colour where it dominates, the enemy's where they do.
+function drawInfluence(layer, influence) {
+  const teams = Object.keys(influence || {});
+  if (!teams.length) return;
+  const mapTeams = state.summary.map.teams;
+  teams.sort((a, b) => (mapTeams.indexOf(a) < 0) - (mapTeams.indexOf(b) < 0) || a.localeCompare(b));
+  const team = teams[0];
+  const other = mapTeams.find(t => t !== team);
+  const values = influence[team];
+  const peak = Math.max(0, ...Object.values(values).map(Math.abs));
+  if (!peak) return;
+  for (const [areaId, value] of Object.entries(values)) {
+    const area = state.summary.map.areas[Number(areaId)];
+    if (!area) continue;
+    for (const wp of area.waypoints) {
+      const [cx, cy] = px(waypointAt(wp).x, waypointAt(wp).y);
+      const disc = el("circle", { cx, cy, r: 3 * SCALE, class: "influence",
+        fill: teamColour(value > 0 ? team : other), "fill-opacity": 0.4 * Math.abs(value) / peak,
+      }, layer);
+      el("title", {}, disc, `influence ${value.toFixed(2)} (${team}), area ${areaId}`);
+    }
+  }
+}
+
+function drawCorridors(layer, corridors) {
+  Object.keys(corridors || {}).sort().forEach((squad, index) => {
+    const centres = corridors[squad].map(a => state.summary.map.areas[Number(a)]).filter(a => a)
+      .map(a => px(a.centre[0], a.centre[1]));
+    if (!centres.length) return;
+    const colour = TEAM_COLOURS[(index + 2) % TEAM_COLOURS.length];
+    el("polyline", { points: centres.map(p => p.join(",")).join(" "), fill: "none",
+      stroke: colour, "stroke-width": 4, "stroke-dasharray": "8 4", "stroke-opacity": 0.8,
+      class: "corridor", "data-squad": squad }, layer);
+    el("text", { x: centres[0][0], y: centres[0][1], fill: colour, "font-size": 10 }, layer,
+      `corridor ${squad}`);
+  });
+}
+
+function waypointAt(id) { return state.waypoints[id]; }
+
 function drawCommanders(tables) {
   const box = $("commanders");
   box.innerHTML = "";
@@ -219,6 +262,8 @@ async function drawMessages() {
   const params = new URLSearchParams({ tick: state.tick, before: $("filter-before").value || 0 });
   if ($("filter-agent").value) params.set("agent", $("filter-agent").value);
   if ($("filter-type").value) params.set("type", $("filter-type").value);
+  const conversation = $("filter-conversation").value.trim();
+  if (conversation) params.set("conversation", conversation);
   const answer = await getJson("/api/messages?" + params);
   const hideRuntime = $("filter-runtime").checked && !$("filter-type").value;
   const messages = answer.messages.filter(m =>
@@ -350,8 +395,12 @@ async function start() {
     show(Math.max(s.first_tick, state.tick - 1)).catch(showError));
   $("step-forward").addEventListener("click", () =>
     show(Math.min(s.last_tick, state.tick + 1)).catch(showError));
-  for (const id of ["filter-agent", "filter-type", "filter-before", "filter-runtime"]) {
+  for (const id of ["filter-agent", "filter-type", "filter-before", "filter-runtime",
+    "filter-conversation"]) {
     $(id).addEventListener("change", () => drawMessages().catch(showError));
+  }
+  for (const id of ["show-influence", "show-corridors"]) {
+    $(id).addEventListener("change", () => show(state.tick).catch(showError));
   }
   document.addEventListener("keydown", e => {
     if (e.key === " " && e.target.tagName !== "INPUT") { e.preventDefault(); $("play").click(); }
