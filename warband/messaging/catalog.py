@@ -44,10 +44,10 @@ class Message(msgspec.Struct, tag=True, frozen=True, kw_only=True):
     """The ``id`` of the message this one answers; ``request(...)`` waits for it."""
     tick: int = 0
     """The sender's tick when it sent the message (0 before the first tick)."""
-    incarnation: str | None = None
+    ack_token: str | None = None
     """Set when the sender wants this message acknowledged (a reliable type, see
     :data:`RELIABLE_MESSAGES`): a token for this run of the sender. The receiver answers
-    ``_Ack`` and drops a repeat of the same (``sender``, ``incarnation``, ``id``)."""
+    ``_Ack`` and drops a repeat of the same (``sender``, ``ack_token``, ``id``)."""
 
 
 # --- hierarchy: orders go down, reports come up ------------------------------------------------
@@ -343,7 +343,7 @@ class _GaveUp(Message, frozen=True):
 
 
 class _Ack(Message, frozen=True):
-    """A receiver got a message that carries an ``incarnation``; sent before any handler runs.
+    """A receiver got a message that carries an ``ack_token``; sent before any handler runs.
 
     The sender stops re-sending ``message_id`` when this comes from the message's recipient."""
 
@@ -441,7 +441,7 @@ RELIABLE_MESSAGES: frozenset[type[Message]] = frozenset(
     }
 )
 """The types warband delivers effectively once: orders and their ends, and every turn of a
-cooperation conversation. Sent to one agent (not a group), each carries an ``incarnation``, is
+cooperation conversation. Sent to one agent (not a group), each carries an ``ack_token``, is
 acknowledged by ``_Ack``, re-sent until acknowledged, and deduplicated by its receiver.
 Percepts, acts, reports and ticks are not: they are re-sent by their meaning (the next percept,
 the next tick) or not at all. An actor may change its own set (``Actor.reliable_types``)."""
