@@ -176,3 +176,29 @@ def test_influence_and_corridors_are_overlays_that_can_be_hidden(
         page.locator("#show-influence").uncheck()
         page.wait_for_function("!document.querySelector('circle.influence')")
         assert 1 == page.locator("polyline.corridor").count()
+
+
+def test_a_squad_with_no_body_on_the_map_is_inspected_from_the_agent_list(
+    page: Any, recorded_run: Path
+) -> None:
+    _scrub_to(page, 12)
+    page.locator("#inspect-agent").select_option("red-squad-1")
+    page.wait_for_function(
+        "document.getElementById('inspector-agent').textContent === 'red-squad-1 at tick 12'"
+    )
+    expected = explain(recorded_run, "red-squad-1", 12).text()
+    assert expected == page.locator("#inspector-text").text_content()
+
+
+def test_agents_on_the_same_spot_can_each_be_clicked(
+    browser: Any, start_view: Callable[[Path], ViewProcess], tmp_path: Path
+) -> None:
+    snapshot = overlay_snapshot(0)
+    bodies = snapshot["snapshot"]["agents"]
+    bodies["red-2"] = bodies["blue-1"] = dict(bodies["red-1"])
+    with _open(browser, start_view(write_log(tmp_path / "logs", [snapshot])).url) as page:
+        for name in ("red-1", "red-2", "blue-1"):
+            page.locator(f"circle.agent[data-agent='{name}']").click()
+            page.wait_for_function(
+                f"document.getElementById('inspector-agent').textContent === '{name} at tick 0'"
+            )

@@ -139,9 +139,23 @@ function drawFrame(frame) {
     const [x, y] = px(t.x, t.y);
     el("rect", { x: x - 3, y: y - 3, width: 6, height: 6, fill: teamColour(t.team) }, layer);
   }
+  // Agents on the same spot (a squad at a waypoint, the dead where they fell) are spread on a
+  // small ring so that each can be seen and clicked.
+  const stacks = {};
+  for (const a of Object.values(frame.agents)) {
+    if (a.x !== undefined) stacks[`${a.x},${a.y}`] = (stacks[`${a.x},${a.y}`] || 0) + 1;
+  }
+  const placed = {};
   for (const [id, a] of Object.entries(frame.agents)) {
     if (a.x === undefined) continue;
-    const [x, y] = px(a.x, a.y);
+    const spot = `${a.x},${a.y}`;
+    const slot = placed[spot] = (placed[spot] || 0) + 1;
+    let [x, y] = px(a.x, a.y);
+    if (stacks[spot] > 1) {
+      const angle = 2 * Math.PI * (slot - 1) / stacks[spot];
+      x += 9 * Math.cos(angle);
+      y += 9 * Math.sin(angle);
+    }
     const alive = (a.state || "alive") === "alive";
     const colour = alive ? teamColour(a.team) : "#bbb";
     const group = el("g", { class: "agent-group" }, layer);
@@ -334,6 +348,7 @@ async function inspect() {
 
 function select(agent) {
   state.selected = agent;
+  $("inspect-agent").value = agent;
   document.querySelectorAll(".agent").forEach(c =>
     c.classList.toggle("selected", c.dataset.agent === agent));
   inspect().catch(showError);
@@ -387,6 +402,9 @@ async function start() {
   $("scrubber").max = s.last_tick;
   $("last-tick").textContent = s.last_tick;
   fillSelect($("filter-agent"), s.agents);
+  // Squads and commanders have no body on the map: they are picked from this list.
+  fillSelect($("inspect-agent"), s.agents);
+  $("inspect-agent").addEventListener("change", e => { if (e.target.value) select(e.target.value); });
   fillSelect($("filter-type"), s.message_types);
   drawMapBase();
   $("scrubber").addEventListener("input", e => show(Number(e.target.value)).catch(showError));
