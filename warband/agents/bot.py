@@ -6,7 +6,7 @@ gives that domain what it needs from Python:
 - **daemons** that derive facts each tick from the Percept: ``threat`` (every enemy in sight, with
   its waypoint and distance), ``nearest_threat`` and ``close_threat`` (the nearest, when it is
   within :data:`CLOSE_RANGE`), ``downed_mate`` (a downed team mate in sight, for medics), and the
-  bot's condition (:func:`condition_daemon`: ``hurt``, ``badly_hurt``, ``under_fire``,
+  bot's condition (:func:`condition_daemon`: ``health_share``, ``under_fire``,
   ``outnumbered``, ``own_turret``);
 - **functions** the domain calls: ``next_hop`` (the next waypoint towards a goal, within the area
   restrictions its squad set), ``point_waypoint`` (where a marker is), ``place_of`` (where an
@@ -76,21 +76,12 @@ CLOSE_RANGE = 26.0
 (``close_threat``): walking on under fire costs a bot its cover. Tuned by sweeps (20 to 32)."""
 
 
-HURT_SHARE = 0.6
-"""A bot below this share of its maximum health is ``hurt``: it asks the medics nearby for a
-heal, and takes cover when under fire."""
-
-BADLY_HURT_SHARE = 0.3
-"""Below this share a bot is ``badly_hurt``: outnumbered, it retreats."""
-
-UNDER_FIRE_TICKS = 4
-"""A bot is ``under_fire`` for this many ticks after a hit."""
+FIRED_ON_MEMORY = 10
+"""How many ticks after a hit a bot still knows it was fired on (``under_fire``); the domain
+says how recent a hit must be to count (``@under_fire``)."""
 
 RECENT_TICKS = 10
 """How long a call for a medic (and a medic's answer) stays news (``recent``)."""
-
-COVER_RADIUS = 12.0
-"""How far (travel) a hurt bot under fire looks for cover."""
 
 COVER = PositionWeights(cover=3.0, threat_distance=0.5, line_of_fire=0.5, travel=-1.0)
 """Position picking for cover: cover from the threats first, still able to shoot back, near."""
@@ -142,12 +133,12 @@ def downed_mate_daemon(memory: Memory, tick: int) -> list[Fact]:
 
 
 def condition_daemon(memory: Memory, tick: int) -> list[Fact]:
-    """The bot's own condition, for self-preservation and class abilities:
+    """The bot's own condition, for self-preservation and class abilities (the domain's
+    constants say what counts as hurt, badly hurt, under fire):
 
-    - ``(hurt health)`` below :data:`HURT_SHARE` of its maximum health, ``(badly_hurt health)``
-      below :data:`BADLY_HURT_SHARE`;
-    - ``(under_fire attacker)`` for :data:`UNDER_FIRE_TICKS` ticks after a hit (the last hit
-      is remembered as ``(fired_on attacker tick)``);
+    - ``(health_share percent)``: its health, in percent of its maximum (0 to 100);
+    - ``(under_fire attacker ticks_ago)`` for :data:`FIRED_ON_MEMORY` ticks after a hit (the
+      last hit is remembered as ``(fired_on attacker tick)``);
     - ``(outnumbered enemies friends)`` when it sees more enemies than team mates (itself
       included);
     - ``(own_turret id waypoint health)`` for an engineer's turret.
@@ -160,18 +151,14 @@ def condition_daemon(memory: Memory, tick: int) -> list[Fact]:
     health = HEALTH.first(facts.facts("health"))
     maximum = MAX_HEALTH.first(facts.facts("max_health"))
     if health is not None and maximum is not None and maximum.value > 0:
-        share = health.value / maximum.value
-        if share < HURT_SHARE:
-            out.append(("hurt", health.value))
-        if share < BADLY_HURT_SHARE:
-            out.append(("badly_hurt", health.value))
+        out.append(("health_share", 100 * health.value // maximum.value))
     hits = DAMAGED.all(facts.facts("damaged"))
     if hits:
         memory.forget("fired_on")
         memory.remember("fired_on", hits[-1].by, tick)
     for fired in list(facts.facts("fired_on")):
-        if isinstance(fired[2], int) and tick - fired[2] <= UNDER_FIRE_TICKS:
-            out.append(("under_fire", fired[1]))
+        if isinstance(fired[2], int) and tick - fired[2] <= FIRED_ON_MEMORY:
+            out.append(("under_fire", fired[1], tick - fired[2]))
     seen = SEES.all(facts.facts("sees"))
     enemies = sum(1 for s in seen if s.team != me[1])
     friends = 1 + sum(1 for s in seen if s.team == me[1])
@@ -246,8 +233,8 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         now = TICK.first(facts.facts("tick"))
         return now is not None and isinstance(when, int) and now.tick - when <= RECENT_TICKS
 
-    def cover_spot(facts: FactDB, here: Value) -> Value:
-        """The waypoint within :data:`COVER_RADIUS` (travel, in the corridor) that covers best
+    def cover_spot(facts: FactDB, here: Value, radius: Value) -> Value:
+        """The waypoint within ``radius`` (travel, in the corridor) that covers best
         from the enemies in sight (position picking with :data:`COVER`); ``here`` when it is
         the best; None when nothing near gives cover or no enemy is in sight."""
         team = _my_team(facts)
@@ -259,7 +246,7 @@ def bot_functions(game_map: Map) -> dict[str, object]:
             origin=str(here),
             behaviour=COVER,
             threats=threats,
-            radius=COVER_RADIUS,
+            radius=float(radius) if isinstance(radius, int | float) else 0.0,
             allowed=_corridor(facts),
         )
         if not ranked or ranked[0].cover <= 0.0:
