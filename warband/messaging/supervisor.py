@@ -391,7 +391,8 @@ class BrokerEscalation:
             agent=agent,
             reason=reason,
         )
-        # No high-water mark is set, so the frame queues even before the connection is up.
+        # Queued even before the connection is up (up to ZeroMQ's default 1,000 frames); a
+        # refusal raises, and the supervisor logs it (process.escalation_failed).
         self._socket.send(self._codec.encode(notice), zmq.NOBLOCK)
 
     def close(self) -> None:
