@@ -663,13 +663,18 @@ def _add_view(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     view.add_argument(
         "--port", type=int, default=8765, help="port to listen on (8765; 0 picks a free one)"
     )
+    view.add_argument(
+        "--follow",
+        action="store_true",
+        help="follow a run still writing LOG_DIR (start it before or after the run)",
+    )
     view.set_defaults(handler=_view)
 
 
 def _view(args: argparse.Namespace) -> int:
     from .view.server import view_command
 
-    return view_command(args.log_dir, args.host, args.port)
+    return view_command(args.log_dir, args.host, args.port, follow=args.follow)
 
 
 def _render(args: argparse.Namespace) -> int:

@@ -58,16 +58,16 @@ class ViewProcess:
 
 
 @pytest.fixture
-def start_view() -> Iterator[Callable[[Path], ViewProcess]]:
-    """Start ``warband view LOG_DIR`` on a free port (as many as a test wants); each is killed
-    and reaped afterwards."""
+def start_view() -> Iterator[Callable[..., ViewProcess]]:
+    """Start ``warband view LOG_DIR [OPTIONS]`` on a free port (as many as a test wants); each
+    is killed and reaped afterwards."""
     pytest.importorskip("aiohttp", reason="warband view needs the view extra (aiohttp)")
     started: list[subprocess.Popen[str]] = []
 
-    def start(log_dir: Path) -> ViewProcess:
+    def start(log_dir: Path, *options: str) -> ViewProcess:
         port = free_tcp_port()
         process = subprocess.Popen(
-            [sys.executable, "-m", "warband", "view", str(log_dir), "--port", str(port)],
+            [sys.executable, "-m", "warband", "view", str(log_dir), "--port", str(port), *options],
             cwd=REPO,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -98,7 +98,7 @@ def start_view() -> Iterator[Callable[[Path], ViewProcess]]:
 
 
 @pytest.fixture
-def view_process(start_view: Callable[[Path], ViewProcess], recorded_run: Path) -> ViewProcess:
+def view_process(start_view: Callable[..., ViewProcess], recorded_run: Path) -> ViewProcess:
     """``warband view`` on the recorded run, on a free port."""
     return start_view(recorded_run)
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import read_log_events
-from tests.view.conftest import ViewProcess, overlay_snapshot, write_log
+from tests.view.conftest import RECORDED_TICKS, ViewProcess, overlay_snapshot, write_log
 from warband.agents.explain import explain
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -165,7 +165,7 @@ def test_the_clock_and_world_traffic_is_hidden_until_asked_for(page: Any) -> Non
 
 
 def test_influence_and_corridors_are_overlays_that_can_be_hidden(
-    browser: Any, start_view: Callable[[Path], ViewProcess], tmp_path: Path
+    browser: Any, start_view: Callable[..., ViewProcess], tmp_path: Path
 ) -> None:
     logs = write_log(tmp_path / "logs", [overlay_snapshot(0)])
     with _open(browser, start_view(logs).url) as page:
@@ -191,7 +191,7 @@ def test_a_squad_with_no_body_on_the_map_is_inspected_from_the_agent_list(
 
 
 def test_agents_on_the_same_spot_can_each_be_clicked(
-    browser: Any, start_view: Callable[[Path], ViewProcess], tmp_path: Path
+    browser: Any, start_view: Callable[..., ViewProcess], tmp_path: Path
 ) -> None:
     snapshot = overlay_snapshot(0)
     bodies = snapshot["snapshot"]["agents"]
@@ -202,3 +202,18 @@ def test_agents_on_the_same_spot_can_each_be_clicked(
             page.wait_for_function(
                 f"document.getElementById('inspector-agent').textContent === '{name} at tick 0'"
             )
+
+
+def test_the_page_follows_a_run_that_writes_its_logs_after_the_page_opened(
+    browser: Any, start_view: Callable[..., ViewProcess], recorded_run: Path, tmp_path: Path
+) -> None:
+    logs = tmp_path / "live"
+    with _open(browser, start_view(logs, "--follow").url) as page:
+        assert page.locator("#follow-box").is_visible()
+        assert "waiting" in page.locator("#map").text_content()
+        for source in sorted(recorded_run.glob("*.jsonl")):
+            logs.mkdir(exist_ok=True)
+            (logs / source.name).write_bytes(source.read_bytes())
+        page.wait_for_selector(f"body[data-shown-tick='{RECORDED_TICKS}']")
+        assert 4 == page.locator("circle.agent").count()
+        assert str(RECORDED_TICKS) == page.locator("#last-tick").text_content()

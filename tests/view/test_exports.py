@@ -11,6 +11,7 @@ import warband.view
 PUBLIC = [
     "DEFAULT_HOST",
     "DEFAULT_PORT",
+    "LogFollower",
     "Timeline",
     "load_timeline",
     "make_app",

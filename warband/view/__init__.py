@@ -1,12 +1,14 @@
 """``warband view``: a web page to watch a recorded run (map, messages, plans, commanders).
 
-``timeline`` reads a run's logs into a per-tick model; ``server`` serves it with aiohttp (the
+``timeline`` reads a run's logs into a per-tick model (``follow``: as a running run writes
+them); ``server`` serves it with aiohttp (the
 optional extra ``warband[view]``) and the page under ``static/`` (plain JS and SVG, no build
 step, nothing fetched from the internet).
 """
 
 from __future__ import annotations
 
+from .follow import LogFollower as LogFollower
 from .server import DEFAULT_HOST as DEFAULT_HOST
 from .server import DEFAULT_PORT as DEFAULT_PORT
 from .server import make_app as make_app
@@ -19,6 +21,7 @@ from .timeline import map_geometry as map_geometry
 __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_PORT",
+    "LogFollower",
     "Timeline",
     "load_timeline",
     "make_app",

@@ -8,7 +8,9 @@ aiohttp serves everything (the optional extra ``warband[view]``). The page (``st
   the messages around tick N, filtered as ``warband trace`` filters;
 - ``GET /api/inspect?agent=ID&tick=N``: the agent inspector, what ``warband explain`` prints;
 - ``GET /api/play?from=N[&fps=F]``: server-sent events, one ``frame`` per tick from N to the
-  last, for a client that would rather be pushed frames than ask for each.
+  last, for a client that would rather be pushed frames than ask for each;
+- ``GET /api/updates``: server-sent events, one ``update`` (the first and last tick, the
+  message count, whether the map is known) each time a followed run's timeline grows.
 
 A bad query answers 400 with ``{"error": ...}`` saying what was wrong; an unknown agent 404.
 """
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import ConfigurationError
+from .follow import LogFollower
 from .timeline import Timeline, load_timeline
 
 if TYPE_CHECKING:
@@ -34,6 +37,8 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 INSTALL_HINT = "warband view needs aiohttp: pip install 'warband[view]'"
 MAX_FPS = 60.0
+FOLLOW_EVERY = 0.5
+"""Seconds between two reads of a followed run's logs (the run flushes them in blocks)."""
 
 
 def _web() -> Any:
@@ -52,8 +57,9 @@ def static_dir() -> Path:
 class ViewSite:
     """The page's handlers over one :class:`Timeline`; counts the requests it served."""
 
-    def __init__(self, timeline: Timeline) -> None:
+    def __init__(self, timeline: Timeline, *, following: bool = False) -> None:
         self.timeline = timeline
+        self.following = following
         self.requests = 0
 
     def app(self) -> web.Application:
@@ -70,6 +76,7 @@ class ViewSite:
         app.router.add_get("/api/messages", self._messages)
         app.router.add_get("/api/inspect", self._inspect)
         app.router.add_get("/api/play", self._play)
+        app.router.add_get("/api/updates", self._updates)
         app.router.add_static("/static/", static_dir(), name="static")
         return app
 
@@ -87,7 +94,27 @@ class ViewSite:
         return response
 
     async def _summary(self, request: web.Request) -> web.StreamResponse:
-        return _json(self.timeline.summary())
+        return _json({**self.timeline.summary(), "following": self.following})
+
+    async def _updates(self, request: web.Request) -> web.StreamResponse:
+        response: web.StreamResponse = _web().StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
+        await response.prepare(request)
+        seen = -1
+        while True:  # until the page goes away or the server stops
+            timeline = self.timeline
+            if timeline.version != seen:
+                seen = timeline.version
+                update = {
+                    "version": seen,
+                    "first_tick": timeline.ticks[0] if timeline.ticks else 0,
+                    "last_tick": timeline.ticks[-1] if timeline.ticks else 0,
+                    "messages": len(timeline.messages),
+                    "has_map": timeline.map is not None,
+                }
+                await response.write(f"event: update\ndata: {json.dumps(update)}\n\n".encode())
+            await asyncio.sleep(FOLLOW_EVERY)
 
     async def _frame(self, request: web.Request) -> web.StreamResponse:
         return _json(self.timeline.frame(_int(request, "tick")))
@@ -158,12 +185,15 @@ async def serve(
     *,
     started: Callable[[str], None] = print,
     stop: asyncio.Event | None = None,
+    follower: LogFollower | None = None,
 ) -> int:
     """Serve ``timeline`` on ``host:port`` until ``stop`` is set (or SIGINT / SIGTERM when no
     event is given); calls ``started`` with the page's URL once it listens, and returns the
-    number of requests served. Port 0 picks a free port (the URL says which)."""
+    number of requests served. Port 0 picks a free port (the URL says which). With
+    ``follower``, what the run appends to its logs is added to ``timeline`` as it comes."""
     aio = _web()
-    site_handlers = ViewSite(timeline)
+    site_handlers = ViewSite(timeline, following=follower is not None)
+    following = asyncio.create_task(_follow(timeline, follower)) if follower else None
     runner = aio.AppRunner(
         site_handlers.app(), access_log=None, handle_signals=False, shutdown_timeout=1.0
     )
@@ -187,15 +217,38 @@ async def serve(
                 loop.add_signal_handler(signum, stop.set)
         await stop.wait()
     finally:
+        if following is not None:
+            following.cancel()
         await runner.cleanup()
     return site_handlers.requests
 
 
-def view_command(log_dir: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
+async def _follow(timeline: Timeline, follower: LogFollower) -> None:
+    reported = 0
+    while True:
+        # Reading and parsing happen off the loop; the timeline changes only on it.
+        events = await asyncio.to_thread(follower.read_new)
+        if events:
+            timeline.add(events)
+        timeline.problems.extend(follower.problems[reported:])
+        reported = len(follower.problems)
+        await asyncio.sleep(FOLLOW_EVERY)
+
+
+def view_command(
+    log_dir: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, follow: bool = False
+) -> int:
     """What ``warband view LOG_DIR`` runs: the URL on the first line of output, then serve
-    until Ctrl-C and print a one-line summary. Returns the exit code."""
+    until Ctrl-C and print a one-line summary. With ``follow``, the run may still be running
+    (or not started: the directory may not exist yet) and the page follows its logs as they
+    grow. Returns the exit code."""
     _web()  # say which extra to install before reading a large log
-    timeline = load_timeline(log_dir)
+    follower = LogFollower(log_dir) if follow else None
+    if follower is not None:
+        timeline = Timeline(log_dir)
+        timeline.add(follower.read_new())
+    else:
+        timeline = load_timeline(log_dir)
 
     def started(url: str) -> None:
         print(url, flush=True)
@@ -207,6 +260,6 @@ def view_command(log_dir: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PO
             flush=True,
         )
 
-    served = asyncio.run(serve(timeline, host, port, started=started))
+    served = asyncio.run(serve(timeline, host, port, started=started, follower=follower))
     print(f"warband view: stopped after {served} request{'' if served == 1 else 's'}", flush=True)
     return 0

@@ -33,30 +33,103 @@ JsonDict = dict[str, Any]
 
 @dataclass
 class Timeline:
-    """A finished run, tick by tick. Build it with :func:`load_timeline`."""
+    """A run, tick by tick. Build it with :func:`load_timeline` (a finished run) or grow it
+    with :meth:`add` as a running one writes its logs (:class:`~warband.view.follow.LogFollower`).
+    """
 
     log_dir: Path
-    ticks: list[int]
+    ticks: list[int] = field(default_factory=list)
     """Every tick the run logged something at, ascending."""
-    snapshots: dict[int, JsonDict]
+    snapshots: dict[int, JsonDict] = field(default_factory=dict)
     """The world's state by tick (empty for a run without a world)."""
-    map: JsonDict | None
+    map: JsonDict | None = None
     """The map's fixed geometry (:func:`map_geometry`), None without a world."""
-    messages: list[JsonDict]
+    messages: list[JsonDict] = field(default_factory=list)
     """Every message sent, in flow order (:func:`load_timeline` says which keys)."""
-    decisions: dict[str, list[JsonDict]]
+    decisions: dict[str, list[JsonDict]] = field(default_factory=dict)
     """Each agent's ``agent.plan`` events, by tick."""
     commanders: dict[str, list[JsonDict]] = field(default_factory=dict)
     """Each commander's objectives and assignment events, by tick."""
     problems: list[str] = field(default_factory=list)
     """Lines of the logs that could not be read (file:line: why)."""
+    version: int = 0
+    """How many times :meth:`add` changed the timeline (the page polls for a new one)."""
     _message_ticks: list[int] = field(default_factory=list, repr=False)
+    _by_id: dict[str, JsonDict] = field(default_factory=dict, repr=False)
+    _delivered: set[str] = field(default_factory=set, repr=False)
+    _unanswered: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    """Replies whose message is not read yet, by that message's id."""
+    _tick_set: set[int] = field(default_factory=set, repr=False)
+    _arrived: int = field(default=0, repr=False)
+    _map_tried: bool = field(default=False, repr=False)
 
-    def __post_init__(self) -> None:
-        # Messages are in flow order, tick first: a window of ticks is a slice found by bisection.
-        self._message_ticks = [
-            m["tick"] if isinstance(m["tick"], int) else -1 for m in self.messages
-        ]
+    def add(self, events: Iterable[JsonDict]) -> None:
+        """Take in more events of the run's logs (any order, any files; a reply may come
+        before the message it answers, a receive before its send)."""
+        new_messages = False
+        touched: set[tuple[str, str]] = set()
+        for event in events:
+            name = event.get("event")
+            if name == "msg.send":
+                self._add_send(event)
+                new_messages = True
+            elif name == "msg.recv":
+                self._delivered.add(event["msg_id"])
+                sent = self._by_id.get(event["msg_id"])
+                if sent is not None:
+                    sent["delivered"] = True
+            elif name == SNAPSHOT_EVENT and isinstance(event.get("snapshot"), dict):
+                tick = int(event.get("tick", 0))
+                self.snapshots[tick] = event["snapshot"]
+                self._tick_set.add(tick)
+                if not self._map_tried:
+                    self._map_tried = True
+                    self.map = _map_of(self.snapshots, self.problems)
+            elif name == PLAN_EVENT and isinstance(event.get("agent"), str):
+                self.decisions.setdefault(event["agent"], []).append(event)
+                self._tick_set.add(int(event.get("tick", 0)))
+                touched.add(("decisions", event["agent"]))
+            elif name in (OBJECTIVES_EVENT, ASSIGNMENT_EVENT) and isinstance(
+                event.get("agent"), str
+            ):
+                self.commanders.setdefault(event["agent"], []).append(event)
+                touched.add(("commanders", event["agent"]))
+        for kind, agent in touched:
+            events_of = self.decisions[agent] if kind == "decisions" else self.commanders[agent]
+            events_of.sort(key=lambda e: (int(e.get("tick", 0)), str(e.get("timestamp", ""))))
+        if new_messages:
+            # Flow order, as `warband trace` has it: tick, then timestamp, then arrival.
+            self.messages.sort(key=lambda m: (_tick_of(m), m["_timestamp"], m["_arrived"]))
+            self._message_ticks = [_tick_of(m) for m in self.messages]
+        self.ticks = sorted(self._tick_set)
+        self.version += 1
+
+    def _add_send(self, event: JsonDict) -> None:
+        self._arrived += 1
+        message: JsonDict = {
+            "id": event["msg_id"],
+            "type": event["msg_type"],
+            "sender": event["sender"],
+            "recipient": event["recipient"],
+            "conversation": event.get("conversation"),
+            "tick": event.get("tick"),
+            "reply_to": event.get("reply_to"),
+            "replies": self._unanswered.pop(event["msg_id"], []),
+            "delivered": event["msg_id"] in self._delivered,
+            "_timestamp": str(event.get("timestamp", "")),
+            "_arrived": self._arrived,
+        }
+        self.messages.append(message)
+        self._by_id[message["id"]] = message
+        if isinstance(message["tick"], int):
+            self._tick_set.add(message["tick"])
+        asked = message["reply_to"]
+        if asked:
+            found = self._by_id.get(asked)
+            answers = (
+                found["replies"] if found is not None else self._unanswered.setdefault(asked, [])
+            )
+            answers.append(message["id"])
 
     @property
     def agents(self) -> list[str]:
@@ -161,7 +234,7 @@ class Timeline:
                 continue
             if conversation is not None and message["conversation"] != conversation:
                 continue
-            found.append(message)
+            found.append({k: v for k, v in message.items() if not k.startswith("_")})
         return found
 
     def inspect(self, agent: str, tick: int) -> JsonDict:
@@ -194,7 +267,7 @@ class Timeline:
 
 
 def load_timeline(log_dir: Path) -> Timeline:
-    """Read a run's ``--log DIR`` into a :class:`Timeline`.
+    """Read a finished run's ``--log DIR`` into a :class:`Timeline`.
 
     Each message of :attr:`Timeline.messages` is a dict with ``id``, ``type``, ``sender``,
     ``recipient``, ``conversation``, ``tick``, ``reply_to`` (the message it answers, or None),
@@ -203,51 +276,14 @@ def load_timeline(log_dir: Path) -> Timeline:
     ``log_dir`` is not a run's log directory.
     """
     trace = load_trace(log_dir)
-    snapshots: dict[int, JsonDict] = {}
-    decisions: dict[str, list[JsonDict]] = {}
-    commanders: dict[str, list[JsonDict]] = {}
-    for event in trace.others:
-        name = event.get("event")
-        if name == SNAPSHOT_EVENT and isinstance(event.get("snapshot"), dict):
-            snapshots[int(event.get("tick", 0))] = event["snapshot"]
-        elif name == PLAN_EVENT and isinstance(event.get("agent"), str):
-            decisions.setdefault(event["agent"], []).append(event)
-        elif name in (OBJECTIVES_EVENT, ASSIGNMENT_EVENT) and isinstance(event.get("agent"), str):
-            commanders.setdefault(event["agent"], []).append(event)
-    for events in (*decisions.values(), *commanders.values()):
-        events.sort(key=lambda e: (int(e.get("tick", 0)), str(e.get("timestamp", ""))))
-    messages = [
-        {
-            "id": e["msg_id"],
-            "type": e["msg_type"],
-            "sender": e["sender"],
-            "recipient": e["recipient"],
-            "conversation": e.get("conversation"),
-            "tick": e.get("tick"),
-            "reply_to": e.get("reply_to"),
-            "replies": [],
-            "delivered": e["msg_id"] in trace.delivered,
-        }
-        for e in trace.sends()
-    ]
-    by_id = {m["id"]: m for m in messages}
-    for message in messages:
-        asked = by_id.get(message["reply_to"]) if message["reply_to"] else None
-        if asked is not None:
-            asked["replies"].append(message["id"])
-    ticks = set(snapshots)
-    ticks.update(m["tick"] for m in messages if isinstance(m["tick"], int))
-    ticks.update(int(d.get("tick", 0)) for events in decisions.values() for d in events)
-    return Timeline(
-        log_dir=log_dir,
-        ticks=sorted(ticks),
-        snapshots=snapshots,
-        map=_map_of(snapshots, trace.problems),
-        messages=messages,
-        decisions=decisions,
-        commanders=commanders,
-        problems=list(trace.problems),
-    )
+    timeline = Timeline(log_dir, problems=list(trace.problems))
+    timeline.add([*trace.messages, *trace.others])
+    return timeline
+
+
+def _tick_of(message: JsonDict) -> int:
+    tick = message["tick"]
+    return tick if isinstance(tick, int) else -1
 
 
 def _map_of(snapshots: Mapping[int, JsonDict], problems: list[str]) -> JsonDict | None:

@@ -55,7 +55,8 @@ function drawMapBase() {
   svg.innerHTML = "";
   const map = state.summary.map;
   if (!map) {
-    el("text", { x: 10, y: 20 }, svg, "this run has no world: no map to draw");
+    el("text", { x: 10, y: 20 }, svg, state.summary.following
+      ? "waiting for the run's first world snapshot..." : "this run has no world: no map to draw");
     svg.setAttribute("viewBox", "0 0 400 40");
     return;
   }
@@ -387,7 +388,9 @@ function tickOn() {
 }
 
 function fillSelect(select, values) {
+  const known = new Set(Array.from(select.options, o => o.value));
   for (const v of values) {
+    if (known.has(v)) continue;
     const option = document.createElement("option");
     option.value = option.textContent = v;
     select.appendChild(option);
@@ -425,6 +428,32 @@ async function start() {
   });
   await show(s.first_tick);
   document.body.dataset.ready = "true";
+  if (s.following) follow();
+}
+
+// A run still writing its logs: the server says when its timeline grew; the page takes the new
+// ticks in and, while "follow the run" is ticked, shows the latest.
+function follow() {
+  $("follow-box").hidden = false;
+  const updates = new EventSource("/api/updates");
+  updates.addEventListener("update", () => refresh().catch(showError));
+}
+
+async function refresh() {
+  const had = state.summary;
+  const s = state.summary = await getJson("/api/summary");
+  if (s.map && !had.map) drawMapBase();
+  $("scrubber").min = s.first_tick;
+  $("scrubber").max = s.last_tick;
+  $("last-tick").textContent = s.last_tick;
+  fillSelect($("filter-agent"), s.agents);
+  fillSelect($("inspect-agent"), s.agents);
+  fillSelect($("filter-type"), s.message_types);
+  if ($("follow-live").checked && !state.playing && s.last_tick !== state.tick) {
+    await show(s.last_tick);
+  } else if (s.map && !had.map) {
+    await show(state.tick);
+  }
 }
 
 start().catch(showError);
