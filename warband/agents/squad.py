@@ -205,15 +205,14 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         near = [
             w
             for w in regroups
-            if w not in preferred
-            and _within(links(w, goal))
-            and (links(origin, w) or 0) < (short or 0)  # on our side of the objective
+            if w not in preferred and _within(links(w, goal)) and _nearer(links(origin, w), short)
         ]
         candidates = preferred + near
-        return min(
-            candidates,
-            key=lambda w: (enemy.get(strategic.area_of(w), 0.0), candidates.index(w)),
+        best = min(
+            range(len(candidates)),
+            key=lambda i: (enemy.get(strategic.area_of(candidates[i]), 0.0), i),
         )
+        return candidates[best]
 
     def corridor(facts: FactDB, team: Value, member: Value, target: Value) -> Value:
         """The comma-joined waypoints ``member`` keeps to on its way to ``target`` (module
@@ -263,6 +262,11 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
 
 def _within(links: int | None) -> bool:
     return links is not None and links <= RALLY_REACH
+
+
+def _nearer(links: int | None, than: int | None) -> bool:
+    """A place the members reach in fewer links than the objective: on their side of it."""
+    return links is not None and than is not None and links < than
 
 
 def _lane(facts: FactDB) -> int:
