@@ -138,3 +138,18 @@ def test_warband_view_on_a_port_in_use_says_so_and_how_to_pick_another(
     assert 2 == result.returncode
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
     assert "--port" in result.stderr
+
+
+def test_a_client_that_stops_listening_to_play_leaves_no_error_behind(
+    view_process: ViewProcess,
+) -> None:
+    with urllib.request.urlopen(view_process.url + "api/play?from=0&fps=60", timeout=10) as stream:
+        assert b"event: frame\n" == stream.readline()
+    # The server's next frame (1/60 s on) meets the closed connection while these are served.
+    for _ in range(5):
+        with urllib.request.urlopen(view_process.url + "api/summary", timeout=10) as response:
+            response.read()
+    view_process.process.send_signal(signal.SIGINT)
+    _, err = view_process.process.communicate(timeout=20)
+    assert 0 == view_process.process.returncode
+    assert "Traceback" not in err

@@ -39,6 +39,8 @@ INSTALL_HINT = "warband view needs aiohttp: pip install 'warband[view]'"
 MAX_FPS = 60.0
 FOLLOW_EVERY = 0.5
 """Seconds between two reads of a followed run's logs (the run flushes them in blocks)."""
+KEEPALIVE_EVERY = 10.0
+"""Seconds without an update after which ``/api/updates`` writes a comment line."""
 
 
 def _web() -> Any:
@@ -101,20 +103,28 @@ class ViewSite:
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         )
         await response.prepare(request)
-        seen = -1
-        while True:  # until the page goes away or the server stops
-            timeline = self.timeline
-            if timeline.version != seen:
-                seen = timeline.version
-                update = {
-                    "version": seen,
-                    "first_tick": timeline.ticks[0] if timeline.ticks else 0,
-                    "last_tick": timeline.ticks[-1] if timeline.ticks else 0,
-                    "messages": len(timeline.messages),
-                    "has_map": timeline.map is not None,
-                }
-                await response.write(f"event: update\ndata: {json.dumps(update)}\n\n".encode())
-            await asyncio.sleep(FOLLOW_EVERY)
+        seen, quiet = -1, 0.0
+        try:
+            while True:  # until the page goes away or the server stops
+                timeline = self.timeline
+                if timeline.version != seen:
+                    seen, quiet = timeline.version, 0.0
+                    update = {
+                        "version": seen,
+                        "first_tick": timeline.ticks[0] if timeline.ticks else 0,
+                        "last_tick": timeline.ticks[-1] if timeline.ticks else 0,
+                        "messages": len(timeline.messages),
+                        "has_map": timeline.map is not None,
+                    }
+                    await response.write(f"event: update\ndata: {json.dumps(update)}\n\n".encode())
+                elif quiet >= KEEPALIVE_EVERY:
+                    # A comment line: finds out a page that went away without a word.
+                    quiet = 0.0
+                    await response.write(b": keepalive\n\n")
+                await asyncio.sleep(FOLLOW_EVERY)
+                quiet += FOLLOW_EVERY
+        except ConnectionResetError:
+            return response  # the page closed or reloaded
 
     async def _frame(self, request: web.Request) -> web.StreamResponse:
         return _json(self.timeline.frame(_int(request, "tick")))
@@ -147,11 +157,14 @@ class ViewSite:
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         )
         await response.prepare(request)
-        for tick in [t for t in timeline.ticks if t >= start]:
-            data = json.dumps(timeline.frame(tick))
-            await response.write(f"event: frame\ndata: {data}\n\n".encode())
-            await asyncio.sleep(1.0 / fps)
-        await response.write(b"event: end\ndata: {}\n\n")
+        try:
+            for tick in [t for t in timeline.ticks if t >= start]:
+                data = json.dumps(timeline.frame(tick))
+                await response.write(f"event: frame\ndata: {data}\n\n".encode())
+                await asyncio.sleep(1.0 / fps)
+            await response.write(b"event: end\ndata: {}\n\n")
+        except ConnectionResetError:
+            pass  # the client stopped listening: nothing to finish
         return response
 
 
