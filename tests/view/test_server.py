@@ -153,3 +153,15 @@ def test_a_client_that_stops_listening_to_play_leaves_no_error_behind(
     _, err = view_process.process.communicate(timeout=20)
     assert 0 == view_process.process.returncode
     assert "Traceback" not in err
+
+
+def test_warband_view_of_a_missing_directory_says_to_pass_a_runs_log_or_follow(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from warband.cli import main
+
+    assert 2 == main(["view", str(tmp_path / "nowhere")])
+    err = capsys.readouterr().err
+    assert f"log directory '{tmp_path / 'nowhere'}' does not exist" in err
+    assert "--log DIR" in err
+    assert "--follow" in err

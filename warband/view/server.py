@@ -256,6 +256,11 @@ def view_command(
     (or not started: the directory may not exist yet) and the page follows its logs as they
     grow. Returns the exit code."""
     _web()  # say which extra to install before reading a large log
+    if not follow and not log_dir.is_dir():
+        raise ConfigurationError(
+            f"log directory {str(log_dir)!r} does not exist; pass the --log DIR of a run, or "
+            "add --follow to watch a run that will write it"
+        )
     follower = LogFollower(log_dir) if follow else None
     if follower is not None:
         timeline = Timeline(log_dir)
