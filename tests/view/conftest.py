@@ -49,6 +49,22 @@ def recorded_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return logs
 
 
+@pytest.fixture(scope="session")
+def recorded_cooperation(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``--log`` directory of a Prison Escape run (GOAP characters who talk to cooperate)."""
+    logs = tmp_path_factory.mktemp("view") / "pe"
+    result = subprocess.run(
+        [sys.executable, "-m", "warband", "run", "scenarios/prison_escape.py", "--log", str(logs)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert 0 == result.returncode, result.stderr
+    return logs
+
+
 @dataclass
 class ViewProcess:
     """A running ``warband view``: its process and the URL it printed first."""

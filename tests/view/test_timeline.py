@@ -171,3 +171,24 @@ def test_a_frame_carries_the_influence_and_corridors_over_the_maps_areas(tmp_pat
     frame = timeline.frame(0)
     assert {"red": {"0": 1.0, "3": -0.5}} == frame["influence"]
     assert {"red-squad-1": ["0", "1", "2"]} == frame["corridors"]
+
+
+def test_a_goap_characters_inspector_shows_its_search_tree_as_warband_explain_does(
+    recorded_cooperation: Path,
+) -> None:
+    found = load_timeline(recorded_cooperation).inspect("alice", 1)
+    assert explain(recorded_cooperation, "alice", 1).text() == found["text"]
+    assert str(found["tree"]).startswith("GOAP search tree")
+    assert "search tree:" in found["text"]
+
+
+def test_a_conversation_filter_keeps_that_conversations_turns_only(
+    recorded_cooperation: Path,
+) -> None:
+    timeline = load_timeline(recorded_cooperation)
+    (conversation, *_) = sorted({m["conversation"] for m in timeline.messages if m["conversation"]})
+    talk = timeline.messages_around(
+        timeline.ticks[-1], before=len(timeline.ticks), conversation=conversation
+    )
+    assert {"RequestTalk", "EndTalk"} <= {m["type"] for m in talk}
+    assert {conversation} == {m["conversation"] for m in talk}
