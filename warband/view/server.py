@@ -206,11 +206,11 @@ async def serve(
     ``follower``, what the run appends to its logs is added to ``timeline`` as it comes."""
     aio = _web()
     site_handlers = ViewSite(timeline, following=follower is not None)
-    following = asyncio.create_task(_follow(timeline, follower)) if follower else None
     runner = aio.AppRunner(
         site_handlers.app(), access_log=None, handle_signals=False, shutdown_timeout=1.0
     )
     await runner.setup()
+    following = asyncio.create_task(_follow(timeline, follower)) if follower else None
     try:
         site = aio.TCPSite(runner, host, port)
         try:
