@@ -28,4 +28,3 @@ def test_a_signal_at_a_random_moment_ends_every_process_within_5_s_and_leaks_no_
         assert 0 == result.figures["orphans"]
         assert result.figures["exit_s"] <= 5.0, result.figures
     assert before == _fds()
-
