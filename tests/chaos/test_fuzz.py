@@ -166,3 +166,46 @@ def test_a_peer_re_registering_without_end_leaves_at_most_two_pending_group_chan
     finally:
         broker.stop()
         context.term()
+
+
+async def test_endtalk_for_made_up_conversations_cannot_grow_an_actors_memory() -> None:
+    import asyncio
+
+    from warband.messaging.actor import Actor
+
+    directory = Path(tempfile.mkdtemp(prefix="wbf-", dir="/tmp"))
+    endpoint = f"ipc://{directory}/broker.sock"
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    broker = Broker(endpoint, context=context)
+    broker.start()
+    actor = Actor("bot-1")
+    runner = asyncio.create_task(
+        actor.run(endpoint, context=context, mode="realtime", heartbeat_interval=0)
+    )
+    try:
+        await actor.wait_started()
+        rogue = _dealer(context, endpoint, "rogue")
+        count = 12_000
+        for number in range(count):
+            end = catalog.EndTalk(
+                recipient="bot-1", sender="rogue", id=f"rogue:{number}", conversation=f"c{number}"
+            )
+            rogue.send(CODEC.encode(end))
+            if number % 500 == 0:
+                await asyncio.sleep(0)
+        rogue.close(linger=0)
+        for _ in range(500):  # wait for the last one, by what it leaves behind
+            if actor.is_closed(f"c{count - 1}"):
+                break
+            await asyncio.sleep(0.02)
+
+        from warband.messaging._requests import CLOSED_KEPT
+
+        assert actor.is_closed(f"c{count - 1}")
+        assert not actor.is_closed("c0")
+        assert CLOSED_KEPT == len(actor._closed_conversations)
+    finally:
+        actor.stop()
+        await asyncio.wait({runner}, timeout=5)
+        broker.stop()
+        context.term()

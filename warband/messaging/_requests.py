@@ -33,6 +33,9 @@ from .catalog import (
     _Watch,
 )
 
+CLOSED_KEPT = 10_000
+"""Closed conversations an actor remembers (for ``is_closed`` and dropping late replies)."""
+
 NOT_HANDLED = "not handled"
 """The reason in the refusal an actor sends for a request none of its handlers takes."""
 
@@ -178,11 +181,22 @@ class RequestsMixin(ActorState):
         self.on_undeliverable(notice)
 
     def _close_conversation(self, conversation: str, reason: str) -> None:
-        self._closed_conversations.add(conversation)
+        self._mark_closed(conversation)
         for message_id, pending in list(self._pending.items()):
             if pending.message.conversation == conversation:
                 del self._pending[message_id]
                 self._fail(pending, DeliveryError(f"conversation {conversation} {reason}"))
+
+    def _mark_closed(self, conversation: str) -> None:
+        """Remember ``conversation`` as closed; only the last CLOSED_KEPT are kept, so a peer
+        sending EndTalk for made-up conversations cannot grow the set without end (a reply in
+        a conversation closed longer ago is handled as an unexpected message, and logged)."""
+        if conversation in self._closed_conversations:
+            return
+        self._closed_conversations.add(conversation)
+        self._closed_order.append(conversation)
+        if len(self._closed_order) > CLOSED_KEPT:
+            self._closed_conversations.discard(self._closed_order.popleft())
 
     def _watch_peer(self, peer: str) -> None:
         """Have the broker tell us (``_Left``) when ``peer`` is gone, once per peer."""
@@ -213,7 +227,7 @@ class RequestsMixin(ActorState):
                 reason=reason,
             )
             if request.conversation is not None:
-                self._closed_conversations.add(request.conversation)
+                self._mark_closed(request.conversation)
                 if reason.startswith("silent") and not self._stopping:
                     with contextlib.suppress(DeliveryError):
                         self.send(
@@ -264,7 +278,7 @@ class RequestsMixin(ActorState):
             conversation=request.conversation,
         )
         if request.conversation is not None:
-            self._closed_conversations.add(request.conversation)
+            self._mark_closed(request.conversation)
             self.send(
                 EndTalk(
                     recipient=request.recipient, conversation=request.conversation, reason="timeout"

@@ -9,6 +9,7 @@ declares it, so each module type-checks on its own. It has no behaviour.
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
@@ -69,6 +70,7 @@ class ActorState:
     _buffer: list[Message]
     _pending: dict[str, Pending]
     _closed_conversations: set[str]
+    _closed_order: collections.deque[str]
     _watching: set[str]
     _timers: list[Timer]
     _timer_order: itertools.count[int]
