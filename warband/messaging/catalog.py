@@ -48,6 +48,10 @@ class Message(msgspec.Struct, tag=True, frozen=True, kw_only=True):
     """Set when the sender wants this message acknowledged (a reliable type, see
     :data:`RELIABLE_MESSAGES`): a token for this run of the sender. The receiver answers
     ``_Ack`` and drops a repeat of the same (``sender``, ``ack_token``, ``id``)."""
+    trace: str | None = None
+    """W3C ``traceparent`` of the span this message follows from (``00-<trace id>-<span id>-
+    <flags>``), set only when the sender exports OpenTelemetry spans (``--otel``); the span that
+    handles the message becomes its child. None (left out) otherwise, so older peers decode it."""
 
 
 # --- hierarchy: orders go down, reports come up ------------------------------------------------

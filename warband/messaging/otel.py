@@ -1,0 +1,232 @@
+"""OpenTelemetry export: one span per message handled, the trace context riding in the envelope.
+
+Turned on per process by :func:`configure` (``--otel ENDPOINT`` or the standard
+``OTEL_EXPORTER_OTLP_ENDPOINT`` variable); needs the ``warband[otel]`` extra. Off, nothing here
+imports OpenTelemetry and an actor's hot paths pay one attribute check (``Actor._otel``).
+
+What a process exports, over OTLP/HTTP (protobuf) with a batching processor:
+
+- **One span per message an actor handles** (given to its handler, or answering one of its
+  ``request(...)`` calls): named after the message type, kind CONSUMER, with the attributes
+  ``messaging.system`` (``"warband"``), ``messaging.message.id``,
+  ``messaging.message.conversation_id`` (when the message has one), ``warband.sender``,
+  ``warband.recipient`` (as addressed, maybe ``#group``), ``warband.actor`` (who handled it),
+  ``warband.tick`` and ``warband.reply_to`` (when it answers one). It lasts while the handler
+  runs, its coroutine included. The runtime's own plumbing (underscored control messages, the
+  clock's ``Tick``) gets no span.
+- **The parent** is the span named by the message's ``trace`` envelope field (a W3C
+  ``traceparent``); a message without one starts a new trace.
+
+Which ``trace`` a message sent carries, first that applies:
+
+1. it answers a message (``reply_to``) this actor handled: that message's span. So an Order's
+   CompletionReport, sent ticks later from ``on_tick``, is a child of the span that handled
+   the Order;
+2. it belongs to a conversation in which this actor handled a message: the span of the latest
+   such message. So a RequestTalk ... EndTalk exchange is one trace;
+3. it is sent while a handler runs (a follow-up): that handler's span. A squad's Orders to its
+   bots, given while it handles its commander's Order, continue the commander's trace;
+4. otherwise (``on_tick``, ``on_start``, a timer, with no conversation to continue): none, and
+   the span that handles it is the root of a new trace. A new Order from a commander's plan
+   starts its own trace.
+
+Both lookups (1, 2) remember the last :data:`REMEMBERED` messages and conversations per actor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..exceptions import ConfigurationError
+
+if TYPE_CHECKING:
+    from .catalog import Message
+
+ENDPOINT_VARIABLE = "OTEL_EXPORTER_OTLP_ENDPOINT"
+"""The standard variable that turns export on when ``--otel`` is not given."""
+TRACES_PATH = "/v1/traces"
+REMEMBERED = 4096
+"""Handled messages and conversations an actor remembers the span of, for later replies."""
+
+_MISSING_EXTRA = (
+    "OpenTelemetry export (--otel or {variable}) needs the otel extra: "
+    "pip install 'warband[otel]' (opentelemetry-sdk and the OTLP/HTTP exporter); or unset "
+    "{variable} and leave out --otel"
+)
+
+_provider: Any = None
+_tracer: Any = None
+
+
+def endpoint_from(flag: str | None) -> str | None:
+    """The OTLP endpoint to export to: ``--otel``'s value, else the standard variable, else None."""
+    if flag:
+        return flag
+    return os.environ.get(ENDPOINT_VARIABLE) or None
+
+
+def traces_url(endpoint: str) -> str:
+    """The OTLP/HTTP traces URL of a collector's base endpoint (``/v1/traces`` appended once)."""
+    base = endpoint.rstrip("/")
+    return base if base.endswith(TRACES_PATH) else base + TRACES_PATH
+
+
+def configure(endpoint: str | None, process: str, *, exporter: Any = None) -> None:
+    """Export this process's spans to ``endpoint`` over OTLP/HTTP, or to ``exporter``.
+
+    ``endpoint`` is a collector's base URL (``http://localhost:4318``), as
+    ``OTEL_EXPORTER_OTLP_ENDPOINT`` takes it; ``process`` names this process in the spans'
+    resource (``warband.process``). ``exporter`` (any OpenTelemetry ``SpanExporter``, such as
+    the SDK's ``InMemorySpanExporter``) replaces the OTLP one and is flushed span by span.
+    Actors started afterwards export; raises ConfigurationError when the extra is missing.
+    """
+    global _provider, _tracer
+    try:
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+    except ImportError:
+        raise ConfigurationError(_MISSING_EXTRA.format(variable=ENDPOINT_VARIABLE)) from None
+    if exporter is None:
+        if not endpoint:
+            raise ConfigurationError(
+                f"--otel needs an OTLP/HTTP endpoint, e.g. --otel http://localhost:4318 (or set "
+                f"{ENDPOINT_VARIABLE})"
+            )
+        try:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        except ImportError:
+            raise ConfigurationError(_MISSING_EXTRA.format(variable=ENDPOINT_VARIABLE)) from None
+        processor: Any = BatchSpanProcessor(OTLPSpanExporter(endpoint=traces_url(endpoint)))
+    else:
+        processor = SimpleSpanProcessor(exporter)
+    shutdown()
+    resource = Resource.create(
+        {
+            "service.name": os.environ.get("OTEL_SERVICE_NAME", "warband"),
+            "warband.process": process,
+            "host.name": socket.gethostname(),
+            "process.pid": os.getpid(),
+        }
+    )
+    provider = TracerProvider(resource=resource)
+    provider.add_span_processor(processor)
+    _provider = provider
+    _tracer = provider.get_tracer("warband")
+
+
+def configured() -> bool:
+    """True once :func:`configure` ran (and :func:`shutdown` did not since)."""
+    return _tracer is not None
+
+
+def shutdown() -> None:
+    """Export what is still queued and stop exporting; no-op when not configured."""
+    global _provider, _tracer
+    provider, _provider, _tracer = _provider, None, None
+    if provider is not None:
+        provider.shutdown()
+
+
+def actor_telemetry(actor_id: str) -> ActorTelemetry | None:
+    """The span bookkeeping of one actor, or None when export is off (the actor's one check)."""
+    return ActorTelemetry(_tracer, actor_id) if _tracer is not None else None
+
+
+class ActorTelemetry:
+    """Starts the spans of the messages one actor handles and picks the ``trace`` it sends."""
+
+    def __init__(self, tracer: Any, actor_id: str) -> None:
+        from opentelemetry import context, trace
+        from opentelemetry.context import Context
+        from opentelemetry.trace import SpanKind
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+        self._tracer = tracer
+        self._actor_id = actor_id
+        self._attach = context.attach
+        self._detach = context.detach
+        self._in_context = trace.set_span_in_context
+        self._current_span = trace.get_current_span
+        self._empty = Context
+        self._consumer = SpanKind.CONSUMER
+        self._propagator = TraceContextTextMapPropagator()
+        self._handled: dict[str, Any] = {}
+        self._conversations: dict[str, Any] = {}
+        self._delivering = False
+        self._task: asyncio.Task[Any] | None = None
+
+    def outgoing(self, message: Message) -> str | None:
+        """The ``traceparent`` ``message`` carries (see the module's rules), or None."""
+        span = None
+        if message.reply_to is not None:
+            span = self._handled.get(message.reply_to)
+        if span is None and message.conversation is not None:
+            span = self._conversations.get(message.conversation)
+        if span is None:
+            span = self._current_span()
+        span_context = span.get_span_context()
+        if not span_context.is_valid:
+            return None
+        return (
+            f"00-{span_context.trace_id:032x}-{span_context.span_id:016x}-"
+            f"{int(span_context.trace_flags):02x}"
+        )
+
+    def deliver(self, message: Message, dispatch: Callable[[Message], None]) -> None:
+        """Run ``dispatch(message)`` inside the span of handling ``message``.
+
+        The span is current while the handler runs, in the handler's task too (asyncio copies
+        the context), and ends when the handler has returned or its task finished.
+        """
+        parent = (
+            self._propagator.extract({"traceparent": message.trace})
+            if message.trace is not None
+            else self._empty()
+        )
+        attributes: dict[str, Any] = {
+            "messaging.system": "warband",
+            "messaging.message.id": message.id,
+            "warband.sender": message.sender,
+            "warband.recipient": message.recipient,
+            "warband.actor": self._actor_id,
+            "warband.tick": message.tick,
+        }
+        if message.conversation is not None:
+            attributes["messaging.message.conversation_id"] = message.conversation
+        if message.reply_to is not None:
+            attributes["warband.reply_to"] = message.reply_to
+        span = self._tracer.start_span(
+            type(message).__name__, context=parent, kind=self._consumer, attributes=attributes
+        )
+        _remember(self._handled, message.id, span)
+        if message.conversation is not None:
+            _remember(self._conversations, message.conversation, span)
+        token = self._attach(self._in_context(span))
+        self._delivering, self._task = True, None
+        try:
+            dispatch(message)
+        finally:
+            self._detach(token)
+            self._delivering = False
+        task, self._task = self._task, None
+        if task is None:
+            span.end()
+        else:
+            task.add_done_callback(lambda _: span.end())
+
+    def task_started(self, task: asyncio.Task[Any]) -> None:
+        """Note a handler task started by the message being delivered: its span ends with it."""
+        if self._delivering:
+            self._task = task
+
+
+def _remember(spans: dict[str, Any], key: str, span: Any) -> None:
+    spans.pop(key, None)
+    spans[key] = span
+    if len(spans) > REMEMBERED:
+        del spans[next(iter(spans))]
