@@ -193,7 +193,6 @@ async def test_endtalk_for_made_up_conversations_cannot_grow_an_actors_memory() 
             rogue.send(CODEC.encode(end))
             if number % 500 == 0:
                 await asyncio.sleep(0)
-        rogue.close(linger=0)
         for _ in range(500):  # wait for the last one, by what it leaves behind
             if actor.is_closed(f"c{count - 1}"):
                 break
@@ -204,6 +203,7 @@ async def test_endtalk_for_made_up_conversations_cannot_grow_an_actors_memory() 
         assert actor.is_closed(f"c{count - 1}")
         assert not actor.is_closed("c0")
         assert CLOSED_KEPT == len(actor._closed_conversations)
+        rogue.close(linger=0)
     finally:
         actor.stop()
         await asyncio.wait({runner}, timeout=5)
