@@ -91,6 +91,12 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--log", type=Path, metavar="DIR", help="write JSON trace logs here")
     parser.add_argument(
+        "--live",
+        metavar="ENDPOINT",
+        help="push the run's events to the `warband view --live ENDPOINT` bound there (it may "
+        "start before or after the run; a slow viewer loses events, never slows the run)",
+    )
+    parser.add_argument(
         "--mode",
         choices=("lockstep", "realtime"),
         default="lockstep",
@@ -124,6 +130,17 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         help="encrypt and authenticate every connection with the CURVE keys in KEYDIR (made "
         "by `warband keys`); needs a tcp:// endpoint",
     )
+    _add_otel_option(parser)
+
+
+def _add_otel_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--otel",
+        metavar="ENDPOINT",
+        help="export a span per message handled to this OTLP/HTTP collector, e.g. "
+        "http://localhost:4318 (default: $OTEL_EXPORTER_OTLP_ENDPOINT, else off); needs "
+        "pip install 'warband[otel]'",
+    )
 
 
 def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -140,6 +157,19 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--endpoint",
         metavar="ENDPOINT",
         help="broker endpoint (default: inproc:// in one process, ipc:// across processes)",
+    )
+    run.add_argument(
+        "--view",
+        action="store_true",
+        help="start `warband view --live` for this run: its URL is printed first, and it "
+        "keeps serving after the run ends until Ctrl-C",
+    )
+    run.add_argument(
+        "--view-port",
+        type=int,
+        default=8765,
+        metavar="PORT",
+        help="with --view: the page's port (8765; 0 picks a free one)",
     )
     run.add_argument(
         "--max-restarts",
@@ -210,6 +240,10 @@ def _add_broker(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     broker.add_argument("--bind", required=True, metavar="ENDPOINT", help="e.g. tcp://0.0.0.0:5555")
     broker.add_argument("--log", type=Path, metavar="DIR", help="write JSON logs here")
+    broker.add_argument(
+        "--live", metavar="ENDPOINT", help="push its events to a `warband view --live ENDPOINT`"
+    )
+    _add_otel_option(broker)
     broker.add_argument(
         "--curve",
         type=Path,
@@ -374,18 +408,49 @@ def _options(args: argparse.Namespace) -> RunOptions:
         ticks=args.ticks,
         params=_params(args.param),
         log_dir=args.log,
+        live=getattr(args, "live", None),
         mode=args.mode,
         tick_timeout=args.tick_timeout,
         endpoint=getattr(args, "endpoint", None),
         start_timeout=args.start_timeout,
         broker_timeout=args.broker_timeout,
         curve=getattr(args, "curve", None),
+        otel=getattr(args, "otel", None),
         max_restarts=getattr(args, "max_restarts", 3),
         restart_period=getattr(args, "restart_period", 10.0),
     )
 
 
 def _run(args: argparse.Namespace) -> int:
+    if not args.view:
+        return _run_scenario(args)
+    if args.live is not None:
+        raise ConfigurationError(
+            "--view starts a viewer of its own: drop --live, or drop --view and start "
+            "`warband view --live ENDPOINT` yourself"
+        )
+    from .messaging.supervisor import watch_parent
+    from .view.live import AttachedViewer
+
+    watch_parent()
+    _check_run_options(args)
+    viewer = AttachedViewer("127.0.0.1", args.view_port)
+    try:
+        print(viewer.url, flush=True)  # first, as `warband view` prints it
+        args.live = viewer.endpoint
+        code = _run_scenario(args)
+        print(
+            f"warband: the run is over; the view keeps serving {viewer.url} until Ctrl-C",
+            file=sys.stderr,
+            flush=True,
+        )
+        viewer.wait()
+        return code
+    finally:
+        viewer.stop()
+
+
+def _run_scenario(args: argparse.Namespace) -> int:
     from .messaging.supervisor import watch_parent
 
     watch_parent()  # a run started by `warband sweep` ends when the sweep is killed
@@ -401,7 +466,8 @@ def _run(args: argparse.Namespace) -> int:
     from .scenario import load_scenario
 
     _check_run_options(args)
-    configure_logging(args.log, "launcher" if args.processes else "main")
+    configure_logging(args.log, "launcher" if args.processes else "main", live=args.live)
+    _start_otel(args.otel, "main", children=args.processes)
     scenario = load_scenario(args.scenario)
     options = _options(args)
     _check_scenario(scenario, options)
@@ -515,7 +581,8 @@ def _agent(args: argparse.Namespace) -> int:
 
         check_curve_endpoint(args.connect)
         load_client(args.curve, args.agent_id)  # a missing key file is named before we start
-    configure_logging(args.log, args.agent_id)
+    configure_logging(args.log, args.agent_id, live=args.live)
+    _start_otel(args.otel, args.agent_id)
     # SIGTERM, SIGINT and SIGHUP stop the actor through its event loop (see run_agent).
     scenario = load_scenario(args.scenario)
     return run_agent(scenario, args.agent_id, args.connect, _options(args), args.result)
@@ -529,7 +596,8 @@ def _broker(args: argparse.Namespace) -> int:
 
     watch_parent()
     _check_log_dir(args.log)
-    configure_logging(args.log, "broker")
+    configure_logging(args.log, "broker", live=args.live)
+    _start_otel(args.otel, "broker")
     import zmq
 
     curve = None
@@ -555,6 +623,24 @@ def _broker(args: argparse.Namespace) -> int:
     finally:
         context.term()
     return 0
+
+
+def _start_otel(flag: str | None, process: str, *, children: bool = False) -> None:
+    """Export this process's spans when ``--otel`` or ``OTEL_EXPORTER_OTLP_ENDPOINT`` says so.
+
+    A ``--processes`` launcher handles no message: it only checks that the extra is there,
+    before any child starts; each child exports its own spans (``--otel`` is passed on, the
+    variable inherited). Queued spans go out when the process exits.
+    """
+    from .messaging import otel
+
+    endpoint = otel.endpoint_from(flag)
+    if endpoint is None:
+        return
+    if children:
+        otel.require()
+    else:
+        otel.configure(endpoint, process)
 
 
 def _check_curve_run(args: argparse.Namespace) -> None:
@@ -658,7 +744,13 @@ def _add_view(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "Prints the page's URL on its first line and opens nothing; Ctrl-C stops it. "
         "Needs the view extra: pip install 'warband[view]'.",
     )
-    view.add_argument("log_dir", type=Path, metavar="LOG_DIR", help="the run's --log directory")
+    view.add_argument(
+        "log_dir",
+        type=Path,
+        nargs="?",
+        metavar="LOG_DIR",
+        help="the run's --log directory (none with --live)",
+    )
     view.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     view.add_argument(
         "--port", type=int, default=8765, help="port to listen on (8765; 0 picks a free one)"
@@ -668,13 +760,26 @@ def _add_view(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         action="store_true",
         help="follow a run still writing LOG_DIR (start it before or after the run)",
     )
+    view.add_argument(
+        "--live",
+        metavar="ENDPOINT",
+        help="bind ENDPOINT (e.g. tcp://127.0.0.1:8766) and follow the runs started with "
+        "--live ENDPOINT as they push their events (one process or many)",
+    )
     view.set_defaults(handler=_view)
 
 
 def _view(args: argparse.Namespace) -> int:
+    from .messaging.supervisor import watch_parent
     from .view.server import view_command
 
-    return view_command(args.log_dir, args.host, args.port, follow=args.follow)
+    watch_parent()  # a viewer started by `warband run --view` ends with its run
+
+    if args.live is not None and (args.log_dir is not None or args.follow):
+        raise ConfigurationError(
+            "warband view takes a LOG_DIR (with or without --follow) or --live ENDPOINT, not both"
+        )
+    return view_command(args.log_dir, args.host, args.port, follow=args.follow, live=args.live)
 
 
 def _render(args: argparse.Namespace) -> int:

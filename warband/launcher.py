@@ -116,6 +116,8 @@ class RunOptions:
     ticks: int | None = None
     params: Mapping[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
+    live: str | None = None
+    """A ``warband view --live`` endpoint every process pushes its events to."""
     mode: Mode = "lockstep"
     tick_timeout: float = 10.0
     endpoint: str | None = None
@@ -130,6 +132,9 @@ class RunOptions:
     supervisor gives up on it (its superior and the clock are told: ``gave_up``)."""
     restart_period: float = DEFAULT_RESTART_PERIOD
     """Seconds over which ``max_restarts`` counts."""
+    otel: str | None = None
+    """``--otel``'s OTLP endpoint, passed on to every process of a run (each exports its spans;
+    see :mod:`warband.messaging.otel`). None: the children read ``OTEL_EXPORTER_OTLP_ENDPOINT``."""
 
 
 def make_clock(
@@ -434,6 +439,10 @@ def _broker_argv(endpoint: str, options: RunOptions) -> list[str]:
     argv = [sys.executable, "-m", "warband", "broker", "--bind", endpoint]
     if options.log_dir is not None:
         argv += ["--log", str(options.log_dir)]
+    if options.otel is not None:
+        argv += ["--otel", options.otel]
+    if options.live is not None:
+        argv += ["--live", options.live]
     if options.curve is not None:
         argv += ["--curve", str(options.curve)]
     return argv
@@ -466,6 +475,10 @@ def _agent_argv(scenario_path: Path, endpoint: str, options: RunOptions) -> list
         argv += ["--param", f"{key}={value}"]
     if options.log_dir is not None:
         argv += ["--log", str(options.log_dir)]
+    if options.otel is not None:
+        argv += ["--otel", options.otel]
+    if options.live is not None:
+        argv += ["--live", options.live]
     if options.curve is not None:
         argv += ["--curve", str(options.curve)]
     return argv

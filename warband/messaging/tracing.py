@@ -10,7 +10,8 @@ contract: ``warband trace`` and users' tools read them). A ``msg.send`` of a rep
 The two trace calls are the hot path of every message, so they skip structlog's processor chain
 and encode straight to a buffered file with msgspec's JSON encoder; every other event goes
 through structlog. Without a log directory, warnings and errors go to stderr as readable
-key=value lines and tracing is off.
+key=value lines and tracing is off, unless the events go to a live viewer
+(:mod:`~warband.messaging.live_feed`): then the same blocks of lines are pushed there.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from typing import IO, Any
 
 import msgspec
 import structlog
+
+from .live_feed import DROPPED_EVENT, FLUSH_EVERY, LivePublisher
 
 TRACE_KEYS = (
     "event",
@@ -75,14 +78,23 @@ class _JsonLinesSink:
     every send and receive, than the rest of the trace together.
     """
 
-    def __init__(self, path: Path, pid: int) -> None:
+    def __init__(self, path: Path | None, pid: int, live: LivePublisher | None = None) -> None:
         self.path = path
         self.pid = pid
-        self._file: IO[bytes] = open(path, "ab")  # noqa: SIM115
+        self._file: IO[bytes] | None = open(path, "ab") if path is not None else None  # noqa: SIM115
+        self._live = live
         self._encoder = msgspec.json.Encoder()
         self._lock = threading.Lock()
         # Trace records, and other events already encoded (their values may be mutable).
         self._pending: list[_TraceRecord | bytes] = []
+        self._closed = threading.Event()
+        if live is not None:
+            # A live page should move even when this process logs a few events a tick.
+            threading.Thread(target=self._flush_often, name="live-feed", daemon=True).start()
+
+    def _flush_often(self) -> None:
+        while not self._closed.wait(FLUSH_EVERY):
+            self.flush()
 
     def trace(self, record: _TraceRecord) -> None:
         with self._lock:
@@ -103,13 +115,29 @@ class _JsonLinesSink:
             self._write_out()
 
     def close(self) -> None:
+        self._closed.set()
         with self._lock:
             self._write_out()
-            self._file.close()
+            live, self._live = self._live, None
+            if live is not None:
+                live.close()
+                if live.dropped_blocks and self._file is not None and not self._file.closed:
+                    line = {
+                        "timestamp": _now(),
+                        "level": "warning",
+                        "pid": self.pid,
+                        "event": DROPPED_EVENT,
+                        "endpoint": live.endpoint,
+                        "blocks": live.dropped_blocks,
+                        "events": live.dropped_events,
+                    }
+                    self._file.write(self._encoder.encode(line) + b"\n")
+            if self._file is not None:
+                self._file.close()
 
     def _write_out(self) -> None:
         pending, self._pending = self._pending, []
-        if not pending or self._file.closed:
+        if not pending or self._closed_for_good():
             return
         buffer = bytearray()
         encode_into, pid = self._encoder.encode_into, self.pid
@@ -143,8 +171,14 @@ class _JsonLinesSink:
                 )
                 encode_into(line, buffer, -1)
             buffer.extend(b"\n")
-        self._file.write(buffer)  # a buffered file: it writes all of it, even in parts
-        self._file.flush()
+        if self._file is not None:
+            self._file.write(buffer)  # a buffered file: it writes all of it, even in parts
+            self._file.flush()
+        if self._live is not None:
+            self._live.publish(bytes(buffer), len(pending))
+
+    def _closed_for_good(self) -> bool:
+        return self._live is None and (self._file is None or self._file.closed)
 
 
 class _State:
@@ -201,13 +235,16 @@ def configure_logging(
     level: str = "info",
     console: bool = False,
     trace_messages: bool = True,
+    live: str | None = None,
 ) -> None:
     """Set up logging for this process; safe to call again (the previous file is closed).
 
     With ``log_dir``: every event at ``level`` or above goes to
     ``log_dir/<process_name>.<pid>.jsonl`` and, if ``trace_messages``, every message sent and
     received too. Warnings and errors also go to stderr when ``console`` is true or no file is
-    set. Without ``log_dir``, tracing is off.
+    set. With ``live`` (a ``warband view --live`` endpoint), the same events, messages
+    included, are also pushed to that viewer (:mod:`~warband.messaging.live_feed`). Without
+    either, tracing is off.
     """
     if level not in _LEVELS:
         from ..exceptions import ConfigurationError
@@ -217,12 +254,16 @@ def configure_logging(
         _state.sink.close()
     _state.pid = os.getpid()
     _state.sink = None
+    path = None
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
-        _state.sink = _JsonLinesSink(log_dir / f"{process_name}.{_state.pid}.jsonl", _state.pid)
+        path = log_dir / f"{process_name}.{_state.pid}.jsonl"
+    if path is not None or live is not None:
+        publisher = LivePublisher(live, _state.pid) if live is not None else None
+        _state.sink = _JsonLinesSink(path, _state.pid, publisher)
     _state.tracing = _state.sink is not None and trace_messages
     processors: list[Any] = [structlog.contextvars.merge_contextvars]
-    if _state.sink is None or console:
+    if path is None or console:
         processors += [_console_tee(_LEVELS["warning"])]
     processors.append(_to_sink)
     structlog.configure(
@@ -257,7 +298,7 @@ def tracing_enabled() -> bool:
 
 
 def logging_to_files() -> bool:
-    """True when this process writes its events to a ``--log DIR`` file."""
+    """True when this process writes its events to a ``--log DIR`` file or a live viewer."""
     return _state.sink is not None
 
 

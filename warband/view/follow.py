@@ -60,19 +60,24 @@ class LogFollower:
         return events
 
     def _parse(self, line: bytes, where: str) -> dict[str, Any] | None:
-        if not line.strip():
-            return None
-        try:
-            event = json.loads(line)
-        except ValueError:
-            self.problems.append(f"{where}: not JSON")
-            return None
-        if not isinstance(event, dict):
-            self.problems.append(f"{where}: not a JSON object")
-            return None
-        if event.get("event") in MESSAGE_EVENTS and not all(
-            isinstance(event.get(key), str) for key in _MESSAGE_KEYS
-        ):
-            self.problems.append(f"{where}: a message event without its string ids")
-            return None
-        return event
+        return parse_event(line, where, self.problems)
+
+
+def parse_event(line: bytes, where: str, problems: list[str]) -> dict[str, Any] | None:
+    """One log line as an event, or None (blank, or not an event: said in ``problems``)."""
+    if not line.strip():
+        return None
+    try:
+        event = json.loads(line)
+    except ValueError:
+        problems.append(f"{where}: not JSON")
+        return None
+    if not isinstance(event, dict):
+        problems.append(f"{where}: not a JSON object")
+        return None
+    if event.get("event") in MESSAGE_EVENTS and not all(
+        isinstance(event.get(key), str) for key in _MESSAGE_KEYS
+    ):
+        problems.append(f"{where}: a message event without its string ids")
+        return None
+    return event

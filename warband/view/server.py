@@ -10,7 +10,8 @@ aiohttp serves everything (the optional extra ``warband[view]``). The page (``st
 - ``GET /api/play?from=N[&fps=F]``: server-sent events, one ``frame`` per tick from N to the
   last, for a client that would rather be pushed frames than ask for each;
 - ``GET /api/updates``: server-sent events, one ``update`` (the first and last tick, the
-  message count, whether the map is known) each time a followed run's timeline grows.
+  message count, whether the map is known, the events a live run dropped for the viewer)
+  each time a followed run's timeline grows (``--follow`` or ``--live``).
 
 A bad query answers 400 with ``{"error": ...}`` saying what was wrong; an unknown agent 404.
 """
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..exceptions import ConfigurationError
 from .follow import LogFollower
+from .live import LiveFeed
 from .timeline import Timeline, load_timeline
 
 if TYPE_CHECKING:
@@ -115,6 +117,7 @@ class ViewSite:
                         "last_tick": timeline.ticks[-1] if timeline.ticks else 0,
                         "messages": len(timeline.messages),
                         "has_map": timeline.map is not None,
+                        "dropped": sum(timeline.dropped.values()),
                     }
                     await response.write(f"event: update\ndata: {json.dumps(update)}\n\n".encode())
                 elif quiet >= KEEPALIVE_EVERY:
@@ -198,12 +201,13 @@ async def serve(
     *,
     started: Callable[[str], None] = print,
     stop: asyncio.Event | None = None,
-    follower: LogFollower | None = None,
+    follower: LogFollower | LiveFeed | None = None,
 ) -> int:
     """Serve ``timeline`` on ``host:port`` until ``stop`` is set (or SIGINT / SIGTERM when no
     event is given); calls ``started`` with the page's URL once it listens, and returns the
     number of requests served. Port 0 picks a free port (the URL says which). With
-    ``follower``, what the run appends to its logs is added to ``timeline`` as it comes."""
+    ``follower``, what the run appends to its logs (or pushes to a live feed) is added to
+    ``timeline`` as it comes."""
     aio = _web()
     site_handlers = ViewSite(timeline, following=follower is not None)
     runner = aio.AppRunner(
@@ -236,7 +240,7 @@ async def serve(
     return site_handlers.requests
 
 
-async def _follow(timeline: Timeline, follower: LogFollower) -> None:
+async def _follow(timeline: Timeline, follower: LogFollower | LiveFeed) -> None:
     reported = 0
     while True:
         # Reading and parsing happen off the loop; the timeline changes only on it.
@@ -249,13 +253,26 @@ async def _follow(timeline: Timeline, follower: LogFollower) -> None:
 
 
 def view_command(
-    log_dir: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, follow: bool = False
+    log_dir: Path | None,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    *,
+    follow: bool = False,
+    live: str | None = None,
 ) -> int:
     """What ``warband view LOG_DIR`` runs: the URL on the first line of output, then serve
     until Ctrl-C and print a one-line summary. With ``follow``, the run may still be running
     (or not started: the directory may not exist yet) and the page follows its logs as they
-    grow. Returns the exit code."""
+    grow. With ``live`` (and no ``log_dir``), the viewer binds that endpoint and follows the
+    runs started with ``--live`` and the same endpoint (:mod:`warband.view.live`). Returns
+    the exit code."""
     _web()  # say which extra to install before reading a large log
+    if live is not None:
+        return _live_command(live, host, port)
+    if log_dir is None:
+        raise ConfigurationError(
+            "warband view needs a run's LOG_DIR, or --live ENDPOINT to follow a running run"
+        )
     if not follow and not log_dir.is_dir():
         raise ConfigurationError(
             f"log directory {str(log_dir)!r} does not exist; pass the --log DIR of a run, or "
@@ -280,4 +297,29 @@ def view_command(
 
     served = asyncio.run(serve(timeline, host, port, started=started, follower=follower))
     print(f"warband view: stopped after {served} request{'' if served == 1 else 's'}", flush=True)
+    return 0
+
+
+def _live_command(endpoint: str, host: str, port: int) -> int:
+    feed = LiveFeed(endpoint)
+    timeline = Timeline(Path("."), source=f"live {feed.endpoint}")
+
+    def started(url: str) -> None:
+        print(url, flush=True)
+        print(
+            f"following the runs started with --live {feed.endpoint}; Ctrl-C stops",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    try:
+        served = asyncio.run(serve(timeline, host, port, started=started, follower=feed))
+    finally:
+        feed.close()
+    dropped = sum(timeline.dropped.values())
+    print(
+        f"warband view: stopped after {served} request{'' if served == 1 else 's'}; "
+        f"{feed.events} events received live, {dropped} dropped by the run for this viewer",
+        flush=True,
+    )
     return 0

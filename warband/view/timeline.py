@@ -20,6 +20,7 @@ from typing import Any
 
 from ..agents.explain import PLAN_EVENT, explain_decisions
 from ..exceptions import ConfigurationError, WarbandError
+from ..messaging.live_feed import DROPPED_EVENT
 from ..messaging.trace_view import HEARTBEAT_TYPES, load_trace
 from ..world import SNAPSHOT_EVENT, build_strategic_graph, bundled_maps, load_map
 from ..world.maps import Map
@@ -54,6 +55,10 @@ class Timeline:
     """Lines of the logs that could not be read (file:line: why)."""
     version: int = 0
     """How many times :meth:`add` changed the timeline (the page polls for a new one)."""
+    source: str | None = None
+    """What the page names as the run's source (default: ``log_dir``); a live endpoint."""
+    dropped: dict[int, int] = field(default_factory=dict)
+    """A live run's events dropped for a slow viewer, by process id (``live.dropped``)."""
     _message_ticks: list[int] = field(default_factory=list, repr=False)
     _by_id: dict[str, JsonDict] = field(default_factory=dict, repr=False)
     _delivered: set[str] = field(default_factory=set, repr=False)
@@ -94,6 +99,10 @@ class Timeline:
             ):
                 self.commanders.setdefault(event["agent"], []).append(event)
                 touched.add(("commanders", event["agent"]))
+            elif name == DROPPED_EVENT and isinstance(event.get("events"), int):
+                # Counts so far: the largest one a process sent is its total.
+                pid = int(event.get("pid", 0))
+                self.dropped[pid] = max(self.dropped.get(pid, 0), event["events"])
         for kind, agent in touched:
             events_of = self.decisions[agent] if kind == "decisions" else self.commanders[agent]
             events_of.sort(key=lambda e: (int(e.get("tick", 0)), str(e.get("timestamp", ""))))
@@ -142,7 +151,7 @@ class Timeline:
     def summary(self) -> JsonDict:
         """What the page loads first: the ticks, the agents, the message types, the map."""
         return {
-            "log_dir": str(self.log_dir),
+            "log_dir": self.source or str(self.log_dir),
             "first_tick": self.ticks[0] if self.ticks else 0,
             "last_tick": self.ticks[-1] if self.ticks else 0,
             "agents": self.agents,
@@ -150,6 +159,7 @@ class Timeline:
             "messages": len(self.messages),
             "map": self.map,
             "problems": self.problems[:20],
+            "dropped": sum(self.dropped.values()),
         }
 
     def frame(self, tick: int) -> JsonDict:
