@@ -69,6 +69,7 @@ from .catalog import (
     _Undeliverable,
 )
 from .codec import Codec
+from .otel import ActorTelemetry, actor_telemetry
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
 if TYPE_CHECKING:
@@ -180,6 +181,8 @@ class Actor(
         self._tick_running = False
         self._liveness = BrokerLiveness()
         self._fatal: BaseException | None = None
+        self._otel: ActorTelemetry | None = None
+        """Span bookkeeping when this process exports OpenTelemetry spans (set in ``run``)."""
         self._init_delivery()
 
     # --- hooks ----------------------------------------------------------------------------------
@@ -242,6 +245,8 @@ class Actor(
             tick=self.tick,
             ack_token=None if control else self._ack_token(message),
         )
+        if self._otel is not None and not control and message.trace is None:
+            stamped = msgspec.structs.replace(stamped, trace=self._otel.outgoing(stamped))
         connection = self._connection
         if connection is None:
             raise DeliveryError(f"{self.id} is not running; cannot send {type(message).__name__}")
@@ -358,6 +363,7 @@ class Actor(
         self.mode = mode
         self.clock_id = clock_id
         self._heartbeat_interval = heartbeat_interval
+        self._otel = actor_telemetry(self.id)
         self._connection = Connection(
             self.id,
             endpoint,
@@ -613,6 +619,12 @@ class Actor(
     # --- delivery -------------------------------------------------------------------------------
 
     def _deliver(self, message: Message) -> None:
+        if self._otel is not None and not type(message).__name__.startswith("_"):
+            self._otel.deliver(message, self._deliver_now)
+        else:
+            self._deliver_now(message)
+
+    def _deliver_now(self, message: Message) -> None:
         pending = self._pending.pop(message.reply_to, None) if message.reply_to else None
         if pending is not None:
             self._resolve(pending, message)
@@ -658,6 +670,8 @@ class Actor(
         self._runnable += 1
         self._idle.clear()
         task.add_done_callback(self._task_done)
+        if self._otel is not None:
+            self._otel.task_started(task)
         return task
 
     async def _guard(self, coroutine: Awaitable[Any], message: Message | None) -> None:

@@ -1,0 +1,278 @@
+"""OpenTelemetry export, run for real: spans of handled messages, linked by the ``trace`` key.
+
+A ``--processes`` run exports to an OTLP/HTTP receiver started by the test (the real exporter,
+over a real socket, protobuf decoded with the OpenTelemetry proto package); a run in this process
+exports to the SDK's in-memory exporter. Either way each conversation is one trace and each
+answer's span is a child of the span that handled the message it answers.
+"""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from warband.messaging import otel
+from warband.messaging.catalog import Order
+from warband.messaging.codec import Codec
+
+from ..conftest import REPO, CommandResult
+
+NO_EXTRA = "the otel extra is not installed: pip install 'warband[otel]'"
+pytest.importorskip("opentelemetry.exporter.otlp.proto.http", reason=NO_EXTRA)
+pb2 = pytest.importorskip(
+    "opentelemetry.proto.collector.trace.v1.trace_service_pb2", reason=NO_EXTRA
+)
+in_memory_exporter = pytest.importorskip(
+    "opentelemetry.sdk.trace.export.in_memory_span_exporter", reason=NO_EXTRA
+)
+InMemorySpanExporter = in_memory_exporter.InMemorySpanExporter
+
+Cli = Callable[..., CommandResult]
+PING_PONG = "scenarios/ping_pong.py"
+CONVERSATION = "messaging.message.conversation_id"
+TRACEPARENT = "00-" + "1" * 32 + "-" + "2" * 16 + "-01"
+
+
+@dataclass(frozen=True)
+class Span:
+    """What the tests read of one exported span, from either exporter."""
+
+    name: str
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    attributes: dict[str, Any]
+    process: str = ""
+
+    @property
+    def actor(self) -> str:
+        return str(self.attributes["warband.actor"])
+
+    @property
+    def message_id(self) -> str:
+        return str(self.attributes["messaging.message.id"])
+
+
+@dataclass
+class OtlpReceiver:
+    """An OTLP/HTTP traces endpoint on 127.0.0.1 that keeps every span posted to it."""
+
+    spans: list[Span] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    url: str = ""
+
+    def received(self, body: bytes) -> None:
+        request = pb2.ExportTraceServiceRequest.FromString(body)
+        found = []
+        for resource_spans in request.resource_spans:
+            resource = {a.key: _value(a.value) for a in resource_spans.resource.attributes}
+            for scope_spans in resource_spans.scope_spans:
+                for span in scope_spans.spans:
+                    found.append(
+                        Span(
+                            name=span.name,
+                            trace_id=span.trace_id.hex(),
+                            span_id=span.span_id.hex(),
+                            parent_id=span.parent_span_id.hex() or None,
+                            attributes={a.key: _value(a.value) for a in span.attributes},
+                            process=str(resource.get("warband.process", "")),
+                        )
+                    )
+        with self.lock:
+            self.spans.extend(found)
+
+
+def _value(value: Any) -> Any:
+    return getattr(value, value.WhichOneof("value"))
+
+
+@pytest.fixture
+def receiver() -> Iterator[OtlpReceiver]:
+    state = OtlpReceiver()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            if self.headers.get("Content-Encoding") == "gzip":
+                body = gzip.decompress(body)
+            if self.path != otel.TRACES_PATH:
+                self.send_error(404)
+                return
+            state.received(body)
+            answer = pb2.ExportTraceServiceResponse().SerializeToString()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def in_memory() -> Iterator[Any]:
+    exporter = InMemorySpanExporter()
+    otel.configure(None, "main", exporter=exporter)
+    try:
+        yield exporter
+    finally:
+        otel.shutdown()
+
+
+def check_conversations(spans: list[Span]) -> None:
+    """Each Order's trace holds its CompletionReport and the talk it led to, rightly parented.
+
+    ping_pong: the commander's Order to a bot (a new trace), the bot's CompletionReport (a
+    reply: child of the Order's span), and the RequestTalk ... TalkReply ... EndTalk the bot
+    then holds with its peer (a follow-up from the Order's handler, then one conversation).
+    """
+    by_id = {span.span_id: span for span in spans}
+    by_message = {span.message_id: span for span in spans}
+    orders = [span for span in spans if span.name == "Order"]
+    assert orders, "no Order span was exported"
+    for order in orders:
+        assert order.parent_id is None, "a commander's new Order starts a trace"
+        report = next(
+            s for s in spans if s.name == "CompletionReport" and s.parent_id == order.span_id
+        )
+        assert (order.trace_id, "commander", order.message_id) == (
+            report.trace_id,
+            report.actor,
+            report.attributes["warband.reply_to"],
+        )
+    for talk in (span for span in spans if span.name == "RequestTalk"):
+        parent = by_id[talk.parent_id] if talk.parent_id else None
+        assert parent is not None and "Order" == parent.name
+        conversation = talk.attributes[CONVERSATION]
+        turns = [s for s in spans if s.attributes.get(CONVERSATION) == conversation]
+        assert {talk.trace_id} == {turn.trace_id for turn in turns}
+        for reply in (s for s in turns if s.name == "TalkReply"):
+            assert talk.span_id == reply.parent_id
+            assert talk.message_id == reply.attributes["warband.reply_to"]
+            end = next((s for s in turns if s.name == "EndTalk"), None)
+            if end is not None:
+                assert reply.span_id == end.parent_id
+    for report in (span for span in spans if span.name == "CompletionReport"):
+        assert by_message[report.attributes["warband.reply_to"]].span_id == report.parent_id
+
+
+@pytest.mark.processes
+def test_a_processes_run_exports_one_trace_per_conversation_across_processes(
+    warband_cli: Cli, receiver: OtlpReceiver
+) -> None:
+    result = warband_cli(
+        "run", PING_PONG, "--processes", "--param", "rounds=2", "--quiet", "--otel", receiver.url
+    )
+    assert 0 == result.returncode, result.stderr
+    # Every child flushed its spans when it exited, before the launcher returned.
+    spans = list(receiver.spans)
+    check_conversations(spans)
+    assert {"commander", "bot-1", "bot-2"} <= {span.process for span in spans}
+    orders = [span for span in spans if span.name == "Order"]
+    assert 4 == len(orders)
+    for order in orders:
+        processes = {span.process for span in spans if span.trace_id == order.trace_id}
+        assert {"commander", order.actor} <= processes, "a trace spans the processes it crossed"
+    assert {span.process for span in spans} == {span.actor for span in spans}
+
+
+@pytest.mark.processes
+def test_the_standard_variable_turns_export_on_without_the_flag(
+    warband_cli: Cli, receiver: OtlpReceiver
+) -> None:
+    result = warband_cli(
+        "run",
+        PING_PONG,
+        "--processes",
+        "--param",
+        "rounds=1",
+        "--quiet",
+        env={"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url},
+    )
+    assert 0 == result.returncode, result.stderr
+    assert 2 == len([span for span in receiver.spans if span.name == "Order"])
+
+
+def test_a_run_in_one_process_exports_linked_spans_to_the_in_memory_exporter(
+    in_memory: Any,
+) -> None:
+    from warband.launcher import RunOptions, run_in_process
+    from warband.scenario import load_scenario
+
+    report = run_in_process(load_scenario(REPO / PING_PONG), RunOptions(seed=2))
+    assert report.completed
+    spans = [
+        Span(
+            name=span.name,
+            trace_id=f"{span.context.trace_id:032x}",
+            span_id=f"{span.context.span_id:016x}",
+            parent_id=f"{span.parent.span_id:016x}" if span.parent else None,
+            attributes=dict(span.attributes or {}),
+        )
+        for span in in_memory.get_finished_spans()
+    ]
+    check_conversations(spans)
+    order = next(span for span in spans if span.name == "Order")
+    assert {
+        "messaging.system": "warband",
+        "warband.sender": "commander",
+        "warband.recipient": order.actor,
+    }.items() <= order.attributes.items()
+    assert order.attributes["warband.tick"] >= 1
+    assert not any(span.name.startswith("_") or span.name == "Tick" for span in spans)
+
+
+def test_a_frame_without_the_trace_key_decodes_with_trace_none() -> None:
+    codec = Codec()
+    old_frame = msgspec.msgpack.encode(
+        {"type": "Order", "sender": "commander", "recipient": "bot-1", "id": "c:1", "task": "go"}
+    )
+    assert None is codec.decode(old_frame).trace
+    traced = Order(recipient="bot-1", task="go", trace=TRACEPARENT)
+    assert TRACEPARENT == codec.decode(codec.encode(traced)).trace
+
+
+def test_without_export_an_actor_sends_no_trace_and_keeps_no_telemetry() -> None:
+    otel.shutdown()
+    assert None is otel.actor_telemetry("bot-1")
+
+
+def test_a_missing_extra_is_named_with_the_command_that_installs_it(tmp_path: Path) -> None:
+    # The real CLI in a child whose import of OpenTelemetry fails, as without the extra.
+    code = (
+        "import sys; sys.modules['opentelemetry'] = None; "
+        "from warband.cli import main; "
+        f"raise SystemExit(main(['run', {PING_PONG!r}, '--quiet', '--otel', 'http://127.0.0.1:9']))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert 2 == result.returncode, result.stderr
+    assert "pip install 'warband[otel]'" in result.stderr
