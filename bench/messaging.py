@@ -14,6 +14,11 @@ With ``--curve`` two more cases run, to show what CURVE encryption and authentic
 framework with tracing off over ``tcp://127.0.0.1``, plain and with CURVE keys (``warband
 keys``); their figures are under the ``tcp_`` and ``curve_`` keys.
 
+With ``--otel`` (needs ``warband[otel]``) one more case runs, to show what OpenTelemetry export
+costs: the framework with tracing off and every actor exporting a span per message handled over
+OTLP/HTTP to a collector stand-in in the benchmark process (it answers every export and counts
+the spans); its figures are under the ``otel_`` keys, its ratios against "tracing off".
+
 Round trip: the ping process times N request/reply exchanges after a warm-up. Throughput: the
 ping process sends M messages as fast as it can and then one last message that the pong process
 answers once it has counted all M; throughput is M divided by the time from the first send to
@@ -82,12 +87,15 @@ THROUGHPUT_TARGET: Final = 0.7
 CASES: Final = ("traced", "untraced", "baseline", "direct")
 CURVE_CASES: Final = ("tcp", "curve")
 """With ``--curve``: the framework, tracing off, over tcp:// without and with CURVE."""
-_FRAMEWORK_CASES: Final = ("traced", "untraced", *CURVE_CASES)
+OTEL_CASES: Final = ("otel",)
+"""With ``--otel``: the framework, tracing off, exporting OpenTelemetry spans over OTLP/HTTP."""
+_FRAMEWORK_CASES: Final = ("traced", "untraced", *CURVE_CASES, *OTEL_CASES)
 _CASE_LABELS: Final = {
     "traced": "framework, tracing on (default)",
     "untraced": "framework, tracing off",
     "tcp": "framework, tracing off, tcp://",
     "curve": "framework, tracing off, tcp:// + CURVE",
+    "otel": "framework, tracing off, OTel export",
     "baseline": "baseline, same topology (raw pyzmq)",
     "direct": "direct, two sockets (no broker)",
 }
@@ -183,11 +191,13 @@ def main(argv: list[str]) -> int:
         return _run_role(args)
     sizes = _sizes(args)
     try:
-        figures, trace_events = _measure(sizes, curve=args.curve)
+        figures, trace_events, spans = _measure(sizes, curve=args.curve, otel=args.otel)
     except BenchmarkError as error:
         print(f"messaging bench failed: {error}", file=sys.stderr)
         return 1
     report = build_report(figures, sizes, trace_events)
+    if spans is not None:
+        report["otel_spans_exported"] = spans
     print(render_table(report))
     if args.json:
         print(json.dumps(report, sort_keys=True))
@@ -212,6 +222,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also run the framework over tcp:// without and with CURVE, to show its cost",
     )
+    parser.add_argument(
+        "--otel",
+        action="store_true",
+        help="also run the framework exporting OpenTelemetry spans (needs warband[otel])",
+    )
     # The options below are for the child processes this benchmark starts.
     hidden = argparse.SUPPRESS
     parser.add_argument("--role", help=hidden)
@@ -219,6 +234,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-dir", type=Path, help=hidden)
     parser.add_argument("--parent", type=int, help=hidden)
     parser.add_argument("--keys", type=Path, help=hidden)
+    parser.add_argument("--otel-endpoint", help=hidden)
     return parser
 
 
@@ -242,12 +258,20 @@ def _sizes(args: argparse.Namespace) -> Sizes:
 # --- orchestration ----------------------------------------------------------------------------
 
 
-def _measure(sizes: Sizes, *, curve: bool = False) -> tuple[dict[str, Figures], int]:
-    """Run every case ``sizes.repeat`` times, interleaved so drift hits all cases alike."""
-    cases = (*CASES, *CURVE_CASES) if curve else CASES
+def _measure(
+    sizes: Sizes, *, curve: bool = False, otel: bool = False
+) -> tuple[dict[str, Figures], int, int | None]:
+    """Run every case ``sizes.repeat`` times, interleaved so drift hits all cases alike.
+
+    Returns the figures, the trace events written, and (with ``otel``) the spans exported.
+    """
+    cases = (*CASES, *(CURVE_CASES if curve else ()), *(OTEL_CASES if otel else ()))
     runs = {case: _CaseRuns() for case in cases}
     trace_events = 0
-    with tempfile.TemporaryDirectory(prefix="wb-bench-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="wb-bench-") as tmp,
+        _OtlpSink(enabled=otel) as sink,
+    ):
         workdir = Path(tmp)
         keys = workdir / "keys"
         if curve:
@@ -261,14 +285,77 @@ def _measure(sizes: Sizes, *, curve: bool = False) -> tuple[dict[str, Figures], 
                 else:
                     endpoint = f"ipc://{workdir}/{case}-{round_index}.sock"
                 result = _run_case(
-                    case, endpoint, sizes, log_dir, keys if case == "curve" else None
+                    case,
+                    endpoint,
+                    sizes,
+                    log_dir,
+                    keys if case == "curve" else None,
+                    sink.url if case == "otel" else None,
                 )
                 runs[case].add(result)
                 if log_dir is not None:
                     trace_events += _count_trace_events(log_dir)
+        spans = sink.spans if otel else None
     if trace_events == 0:
         raise BenchmarkError("the traced runs wrote no msg.send/msg.recv events; tracing is off")
-    return {case: runs[case].figures() for case in cases}, trace_events
+    if spans == 0:
+        raise BenchmarkError("the OTel runs exported no span; export is off")
+    return {case: runs[case].figures() for case in cases}, trace_events, spans
+
+
+class _OtlpSink:
+    """A stand-in OTLP/HTTP collector on 127.0.0.1: answers every export, counts the spans."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self.enabled = enabled
+        self.url = ""
+        self.spans = 0
+        self._server: Any = None
+
+    def __enter__(self) -> "_OtlpSink":
+        if not self.enabled:
+            return self
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        try:
+            from opentelemetry.proto.collector.trace.v1 import trace_service_pb2 as pb2
+        except ImportError:
+            raise BenchmarkError(
+                "--otel needs the otel extra: pip install 'warband[otel]'"
+            ) from None
+        sink = self
+        lock = threading.Lock()
+        answer = pb2.ExportTraceServiceResponse().SerializeToString()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                request = pb2.ExportTraceServiceRequest.FromString(body)
+                count = sum(
+                    len(scope.spans)
+                    for resource in request.resource_spans
+                    for scope in resource.scope_spans
+                )
+                with lock:
+                    sink.spans += count
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
 
 
 def _free_tcp_port() -> int:
@@ -280,7 +367,12 @@ def _free_tcp_port() -> int:
 
 
 def _run_case(
-    case: str, endpoint: str, sizes: Sizes, log_dir: Path | None, keys: Path | None = None
+    case: str,
+    endpoint: str,
+    sizes: Sizes,
+    log_dir: Path | None,
+    keys: Path | None = None,
+    otel_endpoint: str | None = None,
 ) -> RunResult:
     """Start the processes of one case, collect the ping's result, and reap every process."""
     framework = case in _FRAMEWORK_CASES
@@ -294,6 +386,7 @@ def _run_case(
         f"--endpoint={endpoint}",
         *([f"--log-dir={log_dir}"] if log_dir else []),
         *([f"--keys={keys}"] if keys else []),
+        *([f"--otel-endpoint={otel_endpoint}"] if otel_endpoint else []),
     ]
     children: list[_Child] = []
     try:
@@ -460,6 +553,7 @@ def build_report(figures: dict[str, Figures], sizes: Sizes, trace_events: int) -
         "batch": sizes.batch,
         "repeat": sizes.repeat,
         **_curve_figures(figures),
+        **_otel_figures(figures),
         "trace_events": trace_events,
         "transport": "ipc",
         "python": platform.python_version(),
@@ -487,6 +581,20 @@ def _curve_figures(figures: dict[str, Figures]) -> dict[str, float]:
     }
 
 
+def _otel_figures(figures: dict[str, Figures]) -> dict[str, float]:
+    """With ``--otel``: the export case's figures and what export costs over tracing off."""
+    if "otel" not in figures:
+        return {}
+    off, on = figures["untraced"], figures["otel"]
+    return {
+        "otel_rtt_p50_us": on.rtt_p50_us,
+        "otel_rtt_p99_us": on.rtt_p99_us,
+        "otel_throughput_msgs_s": on.throughput_msgs_s,
+        "otel_rtt_ratio": on.rtt_p50_us / off.rtt_p50_us,
+        "otel_throughput_ratio": on.throughput_msgs_s / off.throughput_msgs_s,
+    }
+
+
 def render_table(report: dict[str, Any]) -> str:
     """The human-readable result: one row per case, then the ratios and the targets."""
     rows = [
@@ -500,6 +608,8 @@ def render_table(report: dict[str, Any]) -> str:
             (case, f"{case}_rtt_p50_us", f"{case}_rtt_p99_us", f"{case}_throughput_msgs_s")
             for case in CURVE_CASES
         ]
+    if "otel_rtt_ratio" in report:
+        rows.append(("otel", "otel_rtt_p50_us", "otel_rtt_p99_us", "otel_throughput_msgs_s"))
     lines = [
         f"warband messaging benchmark: {report['round_trips']} round trips and "
         f"{report['messages']} one-way messages per run, {report['repeat']} run(s) per case, "
@@ -526,6 +636,12 @@ def render_table(report: dict[str, Any]) -> str:
         lines.append(
             f"CURVE vs plain tcp://: RTT p50 x{report['curve_rtt_ratio']:.2f}, "
             f"throughput x{report['curve_throughput_ratio']:.2f}"
+        )
+    if "otel_rtt_ratio" in report:
+        lines.append(
+            f"OTel export vs tracing off: RTT p50 x{report['otel_rtt_ratio']:.2f}, "
+            f"throughput x{report['otel_throughput_ratio']:.2f} "
+            f"({report.get('otel_spans_exported', 0):,} spans exported)"
         )
     return "\n".join(lines)
 
@@ -586,6 +702,10 @@ def _announce(text: str) -> None:
 def _configure(args: argparse.Namespace, name: str) -> None:
     # Tracing at its default level when a log dir is given; no log dir means tracing off.
     configure_logging(args.log_dir, name, trace_messages=True)
+    if args.otel_endpoint:
+        from warband.messaging import otel
+
+        otel.configure(args.otel_endpoint, name)
 
 
 def _framework_broker(args: argparse.Namespace) -> int:

@@ -67,3 +67,23 @@ def test_with_curve_the_quick_run_also_measures_tcp_with_and_without_curve(
     for key in ("tcp_rtt_p50_us", "curve_rtt_p50_us", "curve_throughput_ratio"):
         assert math.isfinite(report[key]) and report[key] > 0, (key, report[key])
     assert "tcp:// + CURVE" in out
+
+
+@pytest.mark.processes
+def test_with_otel_the_quick_run_also_measures_the_framework_exporting_spans(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip(
+        "opentelemetry.sdk", reason="needs the otel extra: pip install 'warband[otel]'"
+    )
+    bench = _load_benchmark()
+
+    code = bench.main(["--json", "--quick", "--otel", "--round-trips", "50", "--messages", "500"])
+
+    out = capsys.readouterr().out
+    assert 0 == code, out
+    report = last_json_line(out)
+    for key in ("otel_rtt_p50_us", "otel_throughput_msgs_s", "otel_rtt_ratio"):
+        assert math.isfinite(report[key]) and report[key] > 0, (key, report[key])
+    assert report["otel_spans_exported"] > 0
+    assert "OTel export vs tracing off" in out
