@@ -141,13 +141,34 @@ def in_memory() -> Iterator[Any]:
         otel.shutdown()
 
 
+def handled(spans: list[Span]) -> list[Span]:
+    return [span for span in spans if not span.name.startswith("route ")]
+
+
+def check_routing(spans: list[Span]) -> None:
+    """Each traced message the broker routed has a ``route`` span beside its handling span."""
+    routes = {s.message_id: s for s in spans if s.name.startswith("route ")}
+    replies = [s for s in handled(spans) if s.name == "CompletionReport"]
+    assert replies
+    for reply in replies:
+        route = routes[reply.message_id]
+        assert ("route CompletionReport", reply.trace_id, reply.parent_id) == (
+            route.name,
+            route.trace_id,
+            route.parent_id,
+        )
+    assert not any(s.name == "route Order" and s.parent_id is None for s in spans)
+
+
 def check_conversations(spans: list[Span]) -> None:
     """Each Order's trace holds its CompletionReport and the talk it led to, rightly parented.
 
     ping_pong: the commander's Order to a bot (a new trace), the bot's CompletionReport (a
     reply: child of the Order's span), and the RequestTalk ... TalkReply ... EndTalk the bot
     then holds with its peer (a follow-up from the Order's handler, then one conversation).
+    The broker's ``route <type>`` spans are left out (see check_routing).
     """
+    spans = handled(spans)
     by_id = {span.span_id: span for span in spans}
     by_message = {span.message_id: span for span in spans}
     orders = [span for span in spans if span.name == "Order"]
@@ -189,13 +210,14 @@ def test_a_processes_run_exports_one_trace_per_conversation_across_processes(
     # Every child flushed its spans when it exited, before the launcher returned.
     spans = list(receiver.spans)
     check_conversations(spans)
-    assert {"commander", "bot-1", "bot-2"} <= {span.process for span in spans}
+    check_routing(spans)
+    assert {"broker", "commander", "bot-1", "bot-2"} == {span.process for span in spans}
     orders = [span for span in spans if span.name == "Order"]
     assert 4 == len(orders)
     for order in orders:
         processes = {span.process for span in spans if span.trace_id == order.trace_id}
-        assert {"commander", order.actor} <= processes, "a trace spans the processes it crossed"
-    assert {span.process for span in spans} == {span.actor for span in spans}
+        assert {"broker", "commander", order.actor} <= processes, "a trace crosses processes"
+    assert all(span.process == span.actor for span in handled(spans))
 
 
 @pytest.mark.processes
@@ -234,6 +256,7 @@ def test_a_run_in_one_process_exports_linked_spans_to_the_in_memory_exporter(
         for span in in_memory.get_finished_spans()
     ]
     check_conversations(spans)
+    check_routing(spans)
     order = next(span for span in spans if span.name == "Order")
     assert {
         "messaging.system": "warband",

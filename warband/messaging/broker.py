@@ -42,6 +42,7 @@ from .catalog import (
 from .codec import Codec, Envelope
 from .curve import CurveServer, KeyAuthenticator, check_curve_endpoint
 from .faults import FrameDrops
+from .otel import broker_telemetry
 from .router_watch import Link, RouterWatch
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
@@ -137,6 +138,8 @@ class Broker:
         self.stats = BrokerStats()
         self._context = context or zmq.Context.instance()
         self._codec = codec or Codec()
+        self._otel = broker_telemetry()
+        """Spans of routing traced frames when this process exports OpenTelemetry spans."""
         self._groups: defaultdict[str, set[str]] = defaultdict(set)
         # Lockstep group changes wait for the next Tick: (tick stamped, peer, new groups).
         self._deferred: list[tuple[int, str, list[str]]] = []
@@ -336,6 +339,14 @@ class Broker:
         known = self._registry.get(peer)
         if known is not None:
             known.last_seen = time.monotonic()
+        if self._otel is not None and envelope.trace is not None:
+            self._otel.route(envelope, lambda: self._route(router, peer, payload, envelope))
+        else:
+            self._route(router, peer, payload, envelope)
+
+    def _route(
+        self, router: zmq.Socket[bytes], peer: str, payload: bytes, envelope: Envelope
+    ) -> None:
         if envelope.recipient == BROKER_ID:
             self._handle_control(router, peer, payload, envelope)
         elif envelope.recipient.startswith(GROUP_PREFIX):

@@ -28,6 +28,8 @@ class Envelope(msgspec.Struct, frozen=True):
     recipient: str = ""
     id: str = ""
     tick: int = 0
+    trace: str | None = None
+    """The sender's W3C traceparent, read only by a broker that exports spans (``--otel``)."""
 
 
 class _LooseEnvelope(msgspec.Struct):

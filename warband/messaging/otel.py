@@ -30,6 +30,9 @@ Which ``trace`` a message sent carries, first that applies:
    the span that handles it is the root of a new trace. A new Order from a commander's plan
    starts its own trace.
 
+A broker that exports (``warband broker --otel``, or the broker of a run that does) adds a span
+``route <type>`` for each frame with a ``trace`` it routes, a child of the sender's span.
+
 Both lookups (1, 2) remember the last :data:`REMEMBERED` messages and conversations per actor.
 """
 
@@ -45,6 +48,7 @@ from ..exceptions import ConfigurationError
 
 if TYPE_CHECKING:
     from .catalog import Message
+    from .codec import Envelope
 
 ENDPOINT_VARIABLE = "OTEL_EXPORTER_OTLP_ENDPOINT"
 """The standard variable that turns export on when ``--otel`` is not given."""
@@ -148,6 +152,37 @@ def shutdown() -> None:
 def actor_telemetry(actor_id: str) -> ActorTelemetry | None:
     """The span bookkeeping of one actor, or None when export is off (the actor's one check)."""
     return ActorTelemetry(_tracer, actor_id) if _tracer is not None else None
+
+
+def broker_telemetry() -> BrokerTelemetry | None:
+    """The routing spans of a broker, or None when export is off (the broker's one check)."""
+    return BrokerTelemetry(_tracer) if _tracer is not None else None
+
+
+class BrokerTelemetry:
+    """One span per traced frame the broker routes: ``route <type>``, a sibling of the span
+    that handles it (both children of the sender's span), so a trace shows the broker's hop."""
+
+    def __init__(self, tracer: Any) -> None:
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+        self._tracer = tracer
+        self._propagator = TraceContextTextMapPropagator()
+
+    def route(self, envelope: Envelope, forward: Callable[[], None]) -> None:
+        """Run ``forward()`` (the routing of the frame ``envelope`` heads) inside its span."""
+        parent = self._propagator.extract({"traceparent": envelope.trace})
+        attributes = {
+            "messaging.system": "warband",
+            "messaging.message.id": envelope.id,
+            "warband.sender": envelope.sender,
+            "warband.recipient": envelope.recipient,
+            "warband.tick": envelope.tick,
+        }
+        with self._tracer.start_as_current_span(
+            f"route {envelope.type}", context=parent, attributes=attributes
+        ):
+            forward()
 
 
 class ActorTelemetry:
