@@ -75,15 +75,16 @@ class ViewProcess:
 
 @pytest.fixture
 def start_view() -> Iterator[Callable[..., ViewProcess]]:
-    """Start ``warband view LOG_DIR [OPTIONS]`` on a free port (as many as a test wants); each
-    is killed and reaped afterwards."""
+    """Start ``warband view LOG_DIR [OPTIONS]`` on a free port (as many as a test wants; no
+    LOG_DIR when it is None, for ``--live``); each is killed and reaped afterwards."""
     pytest.importorskip("aiohttp", reason="warband view needs the view extra (aiohttp)")
     started: list[subprocess.Popen[str]] = []
 
-    def start(log_dir: Path, *options: str) -> ViewProcess:
+    def start(log_dir: Path | None, *options: str) -> ViewProcess:
         port = free_tcp_port()
+        source = [] if log_dir is None else [str(log_dir)]
         process = subprocess.Popen(
-            [sys.executable, "-m", "warband", "view", str(log_dir), "--port", str(port), *options],
+            [sys.executable, "-m", "warband", "view", *source, "--port", str(port), *options],
             cwd=REPO,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
