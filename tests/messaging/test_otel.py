@@ -21,9 +21,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from warband.messaging import otel
-from warband.messaging.catalog import Order
+from warband.messaging import Actor, handles, otel
+from warband.messaging.catalog import CompletionReport, Order, StatusReport
 from warband.messaging.codec import Codec
+from warband.testing import run_actors
 
 from ..conftest import REPO, CommandResult
 
@@ -299,3 +300,53 @@ def test_a_missing_extra_is_named_with_the_command_that_installs_it(tmp_path: Pa
     )
     assert 2 == result.returncode, result.stderr
     assert "pip install 'warband[otel]'" in result.stderr
+
+
+class _Giver(Actor):
+    """Sends one Order from on_tick (no handler runs: a new trace)."""
+
+    def on_tick(self, tick: int) -> None:
+        if tick == 1:
+            self.send(Order(recipient="taker", task="hold"))
+
+    @handles(CompletionReport)
+    def on_report(self, report: CompletionReport) -> None:
+        self.send(StatusReport(recipient="taker", status="thanks"))
+
+
+class _Taker(Actor):
+    """Keeps the Order and reports on it three ticks later, from on_tick, its span long over."""
+
+    def __init__(self, actor_id: str) -> None:
+        super().__init__(actor_id)
+        self.order: Order | None = None
+
+    @handles(Order)
+    def on_order(self, order: Order) -> None:
+        self.order = order
+
+    @handles(StatusReport)
+    def on_status(self, report: StatusReport) -> None:
+        pass
+
+    def on_tick(self, tick: int) -> None:
+        if self.order is not None and tick == self.order.tick + 3:
+            self.reply(self.order, CompletionReport(task="hold", success=True))
+
+
+async def test_a_reply_sent_ticks_later_from_on_tick_is_a_child_of_the_span_that_handled_it(
+    in_memory: Any,
+) -> None:
+    await run_actors([_Giver("giver"), _Taker("taker")], ticks=8)
+    spans = {span.name: span for span in in_memory.get_finished_spans()}
+    order, report, thanks = spans["Order"], spans["CompletionReport"], spans["StatusReport"]
+    assert None is order.parent
+    assert (order.context.trace_id, order.context.span_id) == (
+        report.context.trace_id,
+        report.parent.span_id,
+    )
+    # No conversation: the thanks, sent while the report is handled, is a follow-up of it.
+    assert (report.context.trace_id, report.context.span_id) == (
+        thanks.context.trace_id,
+        thanks.parent.span_id,
+    )
