@@ -9,14 +9,16 @@ viewer reads files the run writes anyway, in its own process, as often as it lik
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from ..messaging.trace_view import MESSAGE_EVENTS
 
 _MESSAGE_KEYS = ("msg_id", "msg_type", "sender", "recipient")
+_decode = msgspec.json.Decoder().decode
 
 
 @dataclass
@@ -68,8 +70,8 @@ def parse_event(line: bytes, where: str, problems: list[str]) -> dict[str, Any] 
     if not line.strip():
         return None
     try:
-        event = json.loads(line)
-    except ValueError:
+        event = _decode(line)  # msgspec: a few times faster than json, for a live run's flow
+    except msgspec.DecodeError:
         problems.append(f"{where}: not JSON")
         return None
     if not isinstance(event, dict):

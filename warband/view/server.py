@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -41,6 +42,8 @@ INSTALL_HINT = "warband view needs aiohttp: pip install 'warband[view]'"
 MAX_FPS = 60.0
 FOLLOW_EVERY = 0.5
 """Seconds between two reads of a followed run's logs (the run flushes them in blocks)."""
+LIVE_NICENESS = 10
+"""How much ``warband view --live`` lowers its own scheduling priority (``nice``)."""
 KEEPALIVE_EVERY = 10.0
 """Seconds without an update after which ``/api/updates`` writes a comment line."""
 
@@ -301,6 +304,10 @@ def view_command(
 
 
 def _live_command(endpoint: str, host: str, port: int) -> int:
+    # On a machine the run keeps busy, the run comes first: the viewer takes the CPU left
+    # over (and drops frames if that is not enough), never the run's.
+    if hasattr(os, "nice"):
+        os.nice(LIVE_NICENESS)
     feed = LiveFeed(endpoint)
     timeline = Timeline(Path("."), source=f"live {feed.endpoint}")
 

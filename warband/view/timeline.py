@@ -71,13 +71,12 @@ class Timeline:
     def add(self, events: Iterable[JsonDict]) -> None:
         """Take in more events of the run's logs (any order, any files; a reply may come
         before the message it answers, a receive before its send)."""
-        new_messages = False
+        known = len(self.messages)
         touched: set[tuple[str, str]] = set()
         for event in events:
             name = event.get("event")
             if name == "msg.send":
                 self._add_send(event)
-                new_messages = True
             elif name == "msg.recv":
                 self._delivered.add(event["msg_id"])
                 sent = self._by_id.get(event["msg_id"])
@@ -106,10 +105,16 @@ class Timeline:
         for kind, agent in touched:
             events_of = self.decisions[agent] if kind == "decisions" else self.commanders[agent]
             events_of.sort(key=lambda e: (int(e.get("tick", 0)), str(e.get("timestamp", ""))))
-        if new_messages:
-            # Flow order, as `warband trace` has it: tick, then timestamp, then arrival.
-            self.messages.sort(key=lambda m: (_tick_of(m), m["_timestamp"], m["_arrived"]))
-            self._message_ticks = [_tick_of(m) for m in self.messages]
+        if len(self.messages) > known:
+            # Flow order, as `warband trace` has it: tick, then timestamp, then arrival. A
+            # live run's messages mostly come in order: then only the new ones are sorted.
+            new = sorted(self.messages[known:], key=_flow_key)
+            if known and _flow_key(new[0]) < _flow_key(self.messages[known - 1]):
+                self.messages.sort(key=_flow_key)
+                self._message_ticks = [_tick_of(m) for m in self.messages]
+            else:
+                self.messages[known:] = new
+                self._message_ticks.extend(_tick_of(m) for m in new)
         self.ticks = sorted(self._tick_set)
         self.version += 1
 
@@ -289,6 +294,10 @@ def load_timeline(log_dir: Path) -> Timeline:
     timeline = Timeline(log_dir, problems=list(trace.problems))
     timeline.add([*trace.messages, *trace.others])
     return timeline
+
+
+def _flow_key(message: JsonDict) -> tuple[int, str, int]:
+    return (_tick_of(message), message["_timestamp"], message["_arrived"])
 
 
 def _tick_of(message: JsonDict) -> int:
