@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .launcher import RunOptions
     from .scenario import Scenario
 
-BENCHMARKS = ("messaging", "planning", "world", "warzone", "chaos")
+BENCHMARKS = ("messaging", "planning", "world", "warzone", "chaos", "view")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
