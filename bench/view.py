@@ -64,6 +64,7 @@ JSON_KEYS: Final = (
     "events_received",
     "events_dropped",
     "page_frames",
+    "target_met",
 )
 """Keys every entry of ``results`` holds (a public contract)."""
 
@@ -81,7 +82,8 @@ def _warzone_bench() -> ModuleType:
 
 
 def main(argv: list[str]) -> int:
-    """Run the benchmark; prints a table (and with ``--json`` one JSON line); 0 on success."""
+    """Run the benchmark; prints a table (and with ``--json`` one JSON line); 0 when every
+    match was played (whether the target was met is a figure, ``target_met``)."""
     parser = _parser()
     args = parser.parse_args(argv)
     if args.as_page is not None:
@@ -139,13 +141,14 @@ def main(argv: list[str]) -> int:
                     "events_received": min(s["received"] for s in seen),
                     "events_dropped": max(s["dropped"] for s in seen),
                     "page_frames": min(s["frames"] for s in seen),
+                    "target_met": viewed_tps >= TARGET_RATIO * plain_tps,
                 }
             )
     report = {"benchmark": "view", "ticks": ticks, "repeat": repeat, "results": results}
     print(_table(report))
     if args.json:
         print(json.dumps(report))
-    return 0 if all(r["ratio"] >= TARGET_RATIO for r in results) else 1
+    return 0
 
 
 def _parser() -> argparse.ArgumentParser:
