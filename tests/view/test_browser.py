@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import read_log_events
+from tests.conftest import REPO, read_log_events
 from tests.view.conftest import RECORDED_TICKS, ViewProcess, overlay_snapshot, write_log
 from warband.agents.explain import explain
 
@@ -217,3 +219,25 @@ def test_the_page_follows_a_run_that_writes_its_logs_after_the_page_opened(
         page.wait_for_selector(f"body[data-shown-tick='{RECORDED_TICKS}']")
         assert 4 == page.locator("circle.agent").count()
         assert str(RECORDED_TICKS) == page.locator("#last-tick").text_content()
+
+
+def test_the_page_follows_a_live_run_started_after_it_opened(
+    browser: Any, start_view: Callable[..., ViewProcess], tmp_path: Path
+) -> None:
+    endpoint = f"ipc://{tmp_path}/view.sock"
+    with _open(browser, start_view(None, "--live", endpoint).url) as page:
+        assert page.locator("#follow-box").is_visible()
+        argv = [sys.executable, "-m", "warband", "run", "scenarios/warzone.py", "-q"]
+        argv += ["--param", "bots=2", "--param", f"time_limit={RECORDED_TICKS}"]
+        run = subprocess.run(
+            [*argv, "--live", endpoint],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert 0 == run.returncode, run.stderr
+        page.wait_for_selector(f"body[data-shown-tick='{RECORDED_TICKS}']")
+        assert 4 == page.locator("circle.agent").count()
+        assert not page.locator("#dropped").is_visible()  # a viewer that kept up lost nothing

@@ -449,6 +449,9 @@ async function refresh() {
   fillSelect($("filter-agent"), s.agents);
   fillSelect($("inspect-agent"), s.agents);
   fillSelect($("filter-type"), s.message_types);
+  // A live run drops events rather than wait for a lagging viewer: say how many.
+  $("dropped").hidden = !s.dropped;
+  $("dropped").textContent = s.dropped ? `${s.dropped} events dropped` : "";
   if ($("follow-live").checked && !state.playing && s.last_tick !== state.tick) {
     await show(s.last_tick);
   } else if (s.map && !had.map) {
