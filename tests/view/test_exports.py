@@ -11,6 +11,7 @@ import warband.view
 PUBLIC = [
     "DEFAULT_HOST",
     "DEFAULT_PORT",
+    "LiveFeed",
     "LogFollower",
     "Timeline",
     "load_timeline",

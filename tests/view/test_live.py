@@ -22,8 +22,7 @@ from tests.proc import free_tcp_port, wait_until
 from tests.view.conftest import ViewProcess
 from warband.exceptions import ConfigurationError
 from warband.messaging.live_feed import DROPPED_EVENT, QUEUE_BLOCKS, QUEUE_VARIABLE, LivePublisher
-from warband.view import Timeline
-from warband.view.live import LiveFeed
+from warband.view import LiveFeed, Timeline
 
 TICKS = 20
 """Warzone's time limit in these runs (the last tick the viewer should show)."""

@@ -1,14 +1,15 @@
 """``warband view``: a web page to watch a recorded run (map, messages, plans, commanders).
 
 ``timeline`` reads a run's logs into a per-tick model (``follow``: as a running run writes
-them); ``server`` serves it with aiohttp (the
-optional extra ``warband[view]``) and the page under ``static/`` (plain JS and SVG, no build
-step, nothing fetched from the internet).
+them; ``live``: as a running run pushes them, ``warband view --live``); ``server`` serves it
+with aiohttp (the optional extra ``warband[view]``) and the page under ``static/`` (plain JS
+and SVG, no build step, nothing fetched from the internet).
 """
 
 from __future__ import annotations
 
 from .follow import LogFollower as LogFollower
+from .live import LiveFeed as LiveFeed
 from .server import DEFAULT_HOST as DEFAULT_HOST
 from .server import DEFAULT_PORT as DEFAULT_PORT
 from .server import make_app as make_app
@@ -21,6 +22,7 @@ from .timeline import map_geometry as map_geometry
 __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_PORT",
+    "LiveFeed",
     "LogFollower",
     "Timeline",
     "load_timeline",
