@@ -216,3 +216,9 @@ def test_warband_run_view_prints_the_url_first_and_serves_the_run_until_stopped(
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+
+
+def test_a_run_with_a_live_endpoint_that_is_no_endpoint_stops_before_it_starts() -> None:
+    result = _warzone("--live", "not-an-endpoint")
+    assert 2 == result.returncode
+    assert "--live 'not-an-endpoint' is not an endpoint" in result.stderr
