@@ -94,6 +94,7 @@ def main(argv: list[str]) -> int:
     modes = (False,) if args.no_processes else (False, True)
     warzone = _warzone_bench()
     scenario = load_scenario(warzone.WARZONE)
+    load_before = os.getloadavg()[0]
     results = []
     for bots in sizes:
         for processes in modes:
@@ -144,7 +145,14 @@ def main(argv: list[str]) -> int:
                     "target_met": viewed_tps >= TARGET_RATIO * plain_tps,
                 }
             )
-    report = {"benchmark": "view", "ticks": ticks, "repeat": repeat, "results": results}
+    report = {
+        "benchmark": "view",
+        "ticks": ticks,
+        "repeat": repeat,
+        "seed": args.seed,
+        "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "results": results,
+    }
     print(_table(report))
     if args.json:
         print(json.dumps(report))
@@ -316,7 +324,8 @@ def _page(url: str) -> int:
 def _table(report: dict[str, Any]) -> str:
     lines = [
         f"warband bench view: {report['ticks']} ticks, {report['repeat']} round(s), "
-        f"target {TARGET_RATIO:.0%} of plain ticks/s",
+        f"target {TARGET_RATIO:.0%} of plain ticks/s; load average {report['load_average'][0]} "
+        f"before, {report['load_average'][1]} after",
         f"{'configuration':<26} {'plain t/s':>10} {'logged t/s':>11} {'viewed t/s':>11} "
         f"{'ratio':>6} {'/logged':>8} "
         f"{'received':>9} {'dropped':>8} {'frames':>7}",

@@ -155,5 +155,8 @@ class AttachedViewer:
             except subprocess.TimeoutExpired:
                 self._process.kill()
                 self._process.wait()
-        self._stdout.close()
+        if not self._stdout.closed:
+            # The viewer's last line (what it served, what it received): ours to print.
+            print(self._stdout.read().decode(errors="replace"), end="", flush=True)
+            self._stdout.close()
         self._workdir.cleanup()
