@@ -15,8 +15,8 @@ above them: each goes for the nearest point its team does not hold.
 Parameters: ``bots`` per faction (1..12), ``mode`` (``capture_and_hold``, ``body_count``,
 ``search_and_retrieve``, ``assassination``, ``search_and_destroy``; red attacks in the last two),
 ``red`` and ``blue`` (``hierarchy`` or ``freelance``), ``time_limit`` (the mode's, in ticks),
-``corridors`` (``on``: squads keep their members to the squad's route, Listing 29.3; ``off``
-by default, see :mod:`warband.agents.squad`).
+``corridors`` (``on``, the default: squads keep their members to the squad's route, Listing
+29.3; ``off``: the same orders, unrestricted; see :mod:`warband.agents.squad`).
 Each mode has its commander objective source below (``_sources``): Capture and Hold attacks
 the majority of points the team lacks and defends what it holds, and takes the TSP nearest its
 base when it has a bot to spare; the others use :mod:`warband.agents.assignment`'s
@@ -64,7 +64,7 @@ scenario = Scenario(
         "red": "hierarchy",
         "blue": "hierarchy",
         "time_limit": 400,
-        "corridors": "off",
+        "corridors": "on",
     },
     description="Two factions on Warzone: Killzone 3's hierarchy (or freelance bots) per side.",
 )

@@ -7,7 +7,8 @@ from typing import Any
 
 from warband.agents import Agent, Role
 from warband.agents.bot import AreaGroups, bot_role
-from warband.planning import parse_domain
+from warband.messaging import Act
+from warband.planning import FactDB, parse_domain
 from warband.testing import run_actors
 from warband.world import World, build_strategic_graph, load_map, map_from_data
 
@@ -312,3 +313,73 @@ async def test_default_combat_fires_on_the_way_to_a_position_picked_for_the_atta
     result = await run_actors([bot], ticks=4, world=world)
     assert ["open", "crate"] == result.final_states["red-1"]["visited"]
     assert 100 > _health(world, "blue-1")  # it fired on the way
+
+
+# --- the squad's corridor: below close combat, and the move it restricts starts at once ------
+
+
+class MoveTimed(Agent):
+    """A bot whose final state holds the tick it took its corridor and the tick of its first
+    move act."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.restricted_at: int | None = None
+        self.first_move_at: int | None = None
+
+    def on_tick(self, tick: int) -> None:
+        super().on_tick(tick)
+        if self.restricted_at is None and self.memory.facts.facts("allowed_waypoint"):
+            self.restricted_at = tick
+
+    def send(self, message: Any) -> Any:
+        if isinstance(message, Act) and message.verb == "move" and self.first_move_at is None:
+            self.first_move_at = self.tick
+        return super().send(message)
+
+    def final_state(self) -> dict[str, Any]:
+        return {
+            **super().final_state(),
+            "restricted_at": self.restricted_at,
+            "first_move_at": self.first_move_at,
+        }
+
+
+async def test_a_bot_starts_the_move_its_corridor_restricts_in_the_tick_it_takes_the_corridor() -> (
+    None
+):
+    squad = Agent(
+        "squad-1",
+        Role("squad", parse_domain(SCRIPTED_SQUAD)),
+        subordinates=["bot-1"],
+        facts=[("member", "bot-1"), ("corridor", "c,m3,b1,b2"), ("goal", "b2")],
+        team="red",
+    )
+    bot = MoveTimed("bot-1", bot_role(TEST_MAP), superior="squad-1", team="red")
+    roster = {"bot-1": {"team": "red", "class": "assault", "start": "c"}}
+    result = await run_actors([squad, bot], ticks=12, world=_world(roster))
+    state = result.final_states["bot-1"]
+    assert state["restricted_at"] is not None, state
+    assert state["restricted_at"] == state["first_move_at"], state
+
+
+def test_a_bot_in_close_combat_keeps_fighting_when_a_corridor_order_comes() -> None:
+    decider = bot_role(TEST_MAP).decider({"self": "bot-1", "team": "red"})
+    facts = FactDB()
+    for fact in (
+        ("tick", 5),
+        ("self", "bot-1", "red", "assault"),
+        ("state", "alive"),
+        ("at", "bot-1", "c"),
+        ("health_share", 100),
+        ("weapon", "machine_gun"),
+        ("ammo", "machine_gun", 30),
+        ("spare_ammo", "machine_gun", 90),
+        ("close_threat", "blue-1", 10.0),
+        ("nearest_threat", "blue-1", "m3", 10.0),
+        ("order", "o-1", "squad-1", "restrict", "c,m3,b1,b2"),
+    ):
+        facts.assert_fact(str(fact[0]), *fact[1:])
+    decision = decider.decide(facts, None, budget=20_000)
+    assert decision is not None and decision.plan is not None
+    assert ["!fire"] == [task.name for task in decision.plan.steps]

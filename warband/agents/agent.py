@@ -256,8 +256,16 @@ class Agent(Actor):
             if self.plan is None or self._doing is not None:
                 return
             if self.step >= len(self.plan.steps):
+                steps = self.plan.steps
                 self.plan = None
                 self._replan = True
+                again = self.role.decide_again_after
+                if again and any(step.name in again for step in steps):
+                    # Bookkeeping only (Role.decide_again_after): plan the real work now, with
+                    # the command queue as it is after the plan popped its order.
+                    self.memory.set_source("orders", self.commands.facts())
+                    self._decide(tick)
+                    continue
                 return
             task = self.plan.steps[self.step]
             self.tasks_run += 1

@@ -490,6 +490,12 @@ class BotReports:
         self._reported = set(seen)
 
 
+CORRIDOR_TASKS = frozenset({"!restrict", "!clear_restrictions"})
+"""The bot's bookkeeping tasks for its squad's corridor: a plan that takes the corridor is
+followed by a new decision in the same tick (:attr:`Role.decide_again_after`), so the move it
+restricts starts at once (the sweeps: a tick late cost the hierarchy its margin)."""
+
+
 def bot_role(game_map: Map, *, domain: str | Path = BOT_DOMAIN, **options: object) -> Role:
     """The bot role on ``game_map``, from the shipped domain or a designer's copy."""
     functions = bot_functions(game_map)
@@ -513,5 +519,6 @@ def bot_role(game_map: Map, *, domain: str | Path = BOT_DOMAIN, **options: objec
             "!repair": _repair,
         },
         reporter=lambda: BotReports(areas),
+        decide_again_after=CORRIDOR_TASKS,
         **options,  # type: ignore[arg-type]
     )

@@ -55,6 +55,10 @@ class Role:
     reporter: Callable[[], Reporter] | None = None
     """Makes, for each agent, what it reports up every tick after gathering (a bot's status
     and threat reports); None: the agent reports only through its plan's tasks."""
+    decide_again_after: frozenset[str] = frozenset()
+    """Bookkeeping tasks (a bot's ``!restrict``): a plan with one of them is, once it ends,
+    followed by a new decision in the same tick, with the orders as they are now, so the work it
+    prepares (the move the corridor restricts) starts this tick, not the next."""
 
     def __post_init__(self) -> None:
         if self.replan_every < 1 or self.planning_budget < 1 or self.task_timeout < 1:

@@ -35,14 +35,13 @@ routes*: the squad on lane ``k`` pays :data:`LANE_PENALTY` for every area the ro
   among equals, a regroup marker on the route first (the nearest the objective), then the
   route's waypoint farthest from it, then the other markers.
 
-Corridors are optional (``squad_role(..., corridors=True)``; Warzone's ``corridors`` parameter):
-without them the squad sends the same sequences with no ``restrict``, and a member back from
-the dead keeps its orders. They cost the hierarchy its margin with today's bot, for two reasons
-found by sweeps (an empty corridor at the head of every sequence costs as much as a real one):
-the bot's ``restrict`` branch ranks above close combat, so every new sequence interrupts a
-fight, and the plan that takes the order ends there, so the move it restricts starts a tick
-late. With the branch just above "follow the order" and the move planned in the same tick
-(stood in for in a sweep), corridors keep most of the margin.
+Corridors are on by default (``squad_role(..., corridors=False)``, Warzone's ``--param
+corridors=off``: the squad sends the same sequences with no ``restrict``, and a member back
+from the dead keeps its orders). They cost the hierarchy its margin while the bot took a
+``restrict`` order above close combat (every new sequence interrupted a fight) and went on with
+the move it restricts a tick late; the bot now takes it just above "follow the order" and plans
+the move in the same tick (``decide_again_after``), and the Warzone sweeps (12 v 12, seeds
+1..10, both sides) gave the hierarchy 17 of 20 with corridors, 16 of 20 without.
 """
 
 from __future__ import annotations
@@ -427,15 +426,13 @@ class SquadReports:
 
 
 def squad_role(
-    game_map: Map, *, domain: str | Path = SQUAD_DOMAIN, corridors: bool = False, **options: object
+    game_map: Map, *, domain: str | Path = SQUAD_DOMAIN, corridors: bool = True, **options: object
 ) -> Role:
     """The squad role on ``game_map``, from the shipped domain or a designer's copy.
 
-    ``corridors``: restrict each member to the squad's route (Listing 29.3) and re-task a
-    member back from the dead from where it stands; False (the default): the same orders,
-    unrestricted. Off by default because the shipped bot takes a ``restrict`` order above
-    close combat and only next tick goes on with the move it restricts: a squad that restricts
-    every sequence then loses the hierarchy's margin in Warzone (see the module docstring).
+    ``corridors`` (the default): restrict each member to the squad's route (Listing 29.3) and
+    re-task a member back from the dead from where it stands; False: the same orders,
+    unrestricted (see the module docstring for what the sweeps said).
     """
     functions = squad_functions(game_map)
     whereabouts = whereabouts_daemon
