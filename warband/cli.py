@@ -137,7 +137,8 @@ def _add_otel_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--otel",
         metavar="ENDPOINT",
-        help="export a span per message handled to this OTLP/HTTP collector, e.g. "
+        help="export OpenTelemetry spans (one per message handled; a broker: per traced frame "
+        "routed) to this OTLP/HTTP collector, e.g. "
         "http://localhost:4318 (default: $OTEL_EXPORTER_OTLP_ENDPOINT, else off); needs "
         "pip install 'warband[otel]'",
     )
