@@ -173,9 +173,10 @@ def test_downed_and_dead_agents_cannot_act() -> None:
     assert rejection(world, "blue-1", "wait").startswith("blue-1 is downed")
     for _ in range(5):
         world.step()
-    assert "blue-1 is dead (respawns in 5 ticks); the dead cannot act" == rejection(
-        world, "blue-1", "wait"
-    )
+    assert (
+        "blue-1 is dead (respawns in 5 ticks); the dead cannot act, "
+        "except to choose their spawn (respawn)"
+    ) == rejection(world, "blue-1", "wait")
 
 
 def test_abilities_of_other_classes_are_rejected() -> None:

@@ -8,11 +8,13 @@ from warband.values import Fact
 from warband.world import (
     CAPTURE_TICKS,
     Member,
+    World,
 )
 
 from .simulation_helpers import (
     DUEL,
     accept,
+    facts_named,
     fire_until_down,
     rejection,
     world_on_test_map,
@@ -53,6 +55,43 @@ def test_a_downed_agent_bleeds_out_and_respawns_at_its_base() -> None:
     assert 1 == len(respawn) and respawn[0][2] in ("b1", "b2")
     assert ("health", 100) in world.percepts_for("blue-1")
     assert 1 == world.snapshot()["agents"]["blue-1"]["deaths"]
+
+
+def _dead_blue(seed: int) -> World:
+    """A duel on the test map stepped until blue-1 is dead (bled out), waiting to respawn."""
+    world = world_on_test_map(DUEL, seed=seed)
+    fire_until_down(world, "red-1", "blue-1")
+    for _ in range(10):
+        if ("state", "dead") in world.percepts_for("blue-1"):
+            return world
+        world.step()
+    raise AssertionError("blue-1 did not die")
+
+
+def test_the_dead_perceive_the_spawns_they_may_respawn_at() -> None:
+    world = _dead_blue(seed=1)
+    assert [("spawn_option", "b1"), ("spawn_option", "b2")] == facts_named(
+        world, "blue-1", "spawn_option"
+    )
+    assert [] == facts_named(world, "red-1", "spawn_option")  # the living have none
+
+
+def test_a_dead_agent_respawns_at_the_spawn_it_chose_whatever_the_seed() -> None:
+    for seed in range(1, 7):  # the world's own pick would differ on some of these seeds
+        world = _dead_blue(seed)
+        accept(world, "blue-1", "respawn", waypoint="b2")
+        respawns = [e for _ in range(12) for e in world.step().events if e[0] == "respawned"]
+        assert [("respawned", "blue-1", "b2")] == respawns, seed
+
+
+def test_only_the_dead_choose_a_spawn_and_only_one_their_team_may_use() -> None:
+    world = _dead_blue(seed=1)
+    assert "red-1 is alive: only the dead choose where they respawn" == rejection(
+        world, "red-1", "respawn", waypoint="r1"
+    )
+    reason = rejection(world, "blue-1", "respawn", waypoint="r1")
+    assert "'r1' is not a spawn of team blue now" in reason and "b1, b2" in reason
+    assert "except to choose their spawn" in rejection(world, "blue-1", "reload")
 
 
 def test_a_medic_revives_a_downed_team_mate() -> None:

@@ -112,6 +112,7 @@ PUBLIC = sorted(
         "SELF",
         "SNAPSHOT_EVENT",
         "SPARE_AMMO",
+        "SPAWN_OPTION",
         "STATE",
         "ScoredPosition",
         "SearchAndDestroy",

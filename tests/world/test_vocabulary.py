@@ -33,7 +33,7 @@ def test_every_verb_is_a_verb_member_and_has_one_rule_in_the_acts_table() -> Non
     assert [v.value for v in Verb] == list(VERBS)
     assert set(VERBS) == set(_RULES)
     assert {"move", "wait"} == {v for v, s in VERBS.items() if s.queue is Queue.MOVEMENT}
-    assert {"look"} == {v for v, s in VERBS.items() if s.queue is Queue.FREE}
+    assert {"look", "respawn"} == {v for v, s in VERBS.items() if s.queue is Queue.FREE}
 
 
 def test_check_act_accepts_each_documented_form() -> None:

@@ -149,6 +149,7 @@ from .vocabulary import SEES_DOWNED as SEES_DOWNED
 from .vocabulary import SEES_TURRET as SEES_TURRET
 from .vocabulary import SELF as SELF
 from .vocabulary import SPARE_AMMO as SPARE_AMMO
+from .vocabulary import SPAWN_OPTION as SPAWN_OPTION
 from .vocabulary import STATE as STATE
 from .vocabulary import TARGET_ARMED as TARGET_ARMED
 from .vocabulary import TARGET_DESTROYED as TARGET_DESTROYED
@@ -245,6 +246,7 @@ __all__ = [
     "SELF",
     "SNAPSHOT_EVENT",
     "SPARE_AMMO",
+    "SPAWN_OPTION",
     "STATE",
     "TARGET_ARMED",
     "TARGET_DESTROYED",

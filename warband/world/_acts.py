@@ -19,6 +19,7 @@ from ._battle import target_reason
 from ._bodies import Character, Turret
 from ._movement import look
 from ._objects import check_use, closed_blocker, drop_item, use
+from ._rules import spawn_options
 from ._state import Args, Events, WorldState, article
 from .classes import (
     BOOST,
@@ -211,6 +212,22 @@ def _check_defuse(state: WorldState, agent: Character, args: Args) -> str | None
     return _objectives.check_work(state, agent, Verb.DEFUSE, str(args["target"]))
 
 
+def _check_respawn(state: WorldState, agent: Character, args: Args) -> str | None:
+    if agent.life != DEAD:
+        return f"{agent.id} is {agent.life}: only the dead choose where they respawn"
+    options = sorted(set(spawn_options(state, agent.team)))
+    if str(args["waypoint"]) not in options:
+        return (
+            f"{args['waypoint']!r} is not a spawn of team {agent.team} now; "
+            f"choose one of its spawn_option facts: {', '.join(options) or 'none'}"
+        )
+    return None
+
+
+def _respawn_at(state: WorldState, agent: Character, args: Args, events: Events) -> None:
+    agent.spawn_choice = str(args["waypoint"])
+
+
 def _check_use_target(state: WorldState, agent: Character, target: str) -> str | None:
     other = state.agents.get(target)
     if other is None:
@@ -349,18 +366,23 @@ _RULES: Final[Mapping[str, _Rule]] = {
     Verb.DROP: _Rule(_check_drop, _drop),
     Verb.PLANT: _Rule(_check_plant),
     Verb.DEFUSE: _Rule(_check_defuse),
+    Verb.RESPAWN: _Rule(_check_respawn, _respawn_at),
 }
 """Every verb of the vocabulary -> its check and effect (a test pins that none is missing)."""
 
 
 def reject_reason(state: WorldState, agent_id: str, verb: str, args: Args) -> str | None:
-    """Why the act is refused, or None: unknown, downed or dead agent, game over, a verb or
+    """Why the act is refused, or None: unknown, downed or dead agent (the dead may only
+    ``respawn``), game over, a verb or
     arguments the vocabulary does not know, a second action in one tick, the verb's check."""
     agent = state.agents.get(agent_id)
     if agent is None:
         return f"unknown agent {agent_id!r}: it has no body in this world"
-    if agent.life == DEAD:
-        return f"{agent_id} is dead (respawns in {agent.timer} ticks); the dead cannot act"
+    if agent.life == DEAD and verb != Verb.RESPAWN:
+        return (
+            f"{agent_id} is dead (respawns in {agent.timer} ticks); the dead cannot act, "
+            "except to choose their spawn (respawn)"
+        )
     if agent.life == DOWNED:
         return f"{agent_id} is downed ({agent.timer} ticks to bleed out); wait for a medic"
     if state.mode is not None and state.mode.outcome() is not None:

@@ -67,6 +67,7 @@ class Character:
         "position",
         "progress",
         "selected",
+        "spawn_choice",
         "target",
         "team",
         "timer",
@@ -101,6 +102,8 @@ class Character:
         self.carrying: list[str] = []
         self.kills = 0
         self.deaths = 0
+        self.spawn_choice: str | None = None
+        """Dead: the spawn it chose (``respawn``), taken if still open when its time is up."""
 
     @property
     def speed(self) -> float:

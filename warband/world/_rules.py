@@ -56,7 +56,9 @@ def spawn_options(state: WorldState, team: str) -> list[str]:
 
 def _respawn(state: WorldState, agent: Character, events: Events) -> None:
     options = spawn_options(state, agent.team) or [agent.waypoint]
-    waypoint = state.rng.choice(options)
+    chosen = agent.spawn_choice
+    # The agent's choice (the verb respawn), if its team still holds it; else the world picks.
+    waypoint = chosen if chosen in options else state.rng.choice(options)
     fresh = Character(agent.id, agent.team, agent.cls, waypoint, state.map.position(waypoint))
     fresh.kills, fresh.deaths = agent.kills, agent.deaths
     state.agents[agent.id] = fresh

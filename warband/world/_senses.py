@@ -14,6 +14,7 @@ from ._bodies import Character
 from ._objectives import RETRIEVAL_KIND
 from ._objectives import facts_for as objective_facts
 from ._objects import item_kind, object_facts
+from ._rules import spawn_options
 from ._state import WorldState, rounded
 from .perception import Body, Observer, Senses, Sighting, hear_all, perceive
 from .vocabulary import ALIVE, DEAD, DOWNED
@@ -83,6 +84,9 @@ def _body_facts(state: WorldState, agent: Character) -> Iterable[Fact]:
     yield ("max_health", agent.health.maximum)
     if agent.life != ALIVE:
         yield ("respawn_in" if agent.life == DEAD else "bleeding_out", agent.timer)
+    if agent.life == DEAD:
+        for waypoint in sorted(set(spawn_options(state, agent.team))):
+            yield ("spawn_option", waypoint)
     if agent.selected is not None:
         yield ("weapon", agent.selected)
     for name, weapon in agent.weapons.items():

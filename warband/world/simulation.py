@@ -13,12 +13,13 @@ Life of a tick
 Agents call :meth:`World.submit` with a verb and its arguments (the *virtual controller*). The
 world validates the act against the current state and queues it, or rejects it with a precise
 reason. Each agent has two queues per tick: **movement** (``move``, ``wait``; a move persists
-until the target waypoint is reached) and **one action** (every other verb, except ``look``
-which is free). :meth:`World.step` then advances one tick, in this fixed order:
+until the target waypoint is reached) and **one action** (every other verb, except ``look`` and
+``respawn`` which are free). :meth:`World.step` then advances one tick, in this fixed order:
 
 1. weapon timers (reload, cooldown) and ability timers (boost) count down; a character downed
    ``DOWNED_TICKS`` ticks ago bleeds out (``died``), one dead for ``RESPAWN_TICKS`` ticks
-   respawns (``respawned``) at a base spawn or at a TSP its team holds;
+   respawns (``respawned``) at a base spawn or at a TSP its team holds (the one it chose with
+   ``respawn``, else one at random);
 2. actions in agent-id order: reload, select_weapon, crouch/stand, use, pickup, drop
    (capture, plant and defuse are resolved in their own phases);
 3. shots in agent-id order, then automated turrets in turret-id order; each shot draws from
@@ -264,7 +265,8 @@ class World:
         """Validate one act of ``agent_id`` and queue it for the next :meth:`step`.
 
         ``agent_id`` must be the true sender (the actor passes it). Rejections say why:
-        unknown agent, downed or dead agent, game over, unknown verb, missing / unexpected /
+        unknown agent, downed or dead agent (the dead may only ``respawn``: choose their
+        spawn), game over, unknown verb, missing / unexpected /
         mistyped arguments, a second action in one tick, or the verb's own checks.
         """
         given: Args = args if args is not None else {}

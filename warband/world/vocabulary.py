@@ -9,7 +9,8 @@ Verbs
 
 An act is a verb and a flat dict of arguments (:data:`VERBS` holds each :class:`VerbSpec`). Each
 agent has two queues per tick: **movement** (``move``, ``wait``; a move persists until the target
-waypoint is reached) and **one action** (every other verb, except ``look`` which is free).
+waypoint is reached) and **one action** (every other verb, except ``look`` and ``respawn``
+which are free). The dead may act only to choose their spawn (``respawn``).
 
 ==================  =============================================================================
 ``move``            ``{"waypoint": id}``: walk to a waypoint linked to the current one (not through
@@ -38,6 +39,9 @@ waypoint is reached) and **one action** (every other verb, except ``look`` which
                     when its fuse burns down
 ``defuse``          ``{"target": marker id}``: work on an armed target of your team (defenders);
                     safe again after ``defuse_ticks`` ticks of defusing in a row
+``respawn``         ``{"waypoint": id}``: the dead only, one of its ``spawn_option`` facts: where
+                    it comes back when its time is up (free; the last choice counts; a choice no
+                    longer open then, or none, leaves it to the world's random pick)
 ==================  =============================================================================
 
 Game modes
@@ -118,6 +122,7 @@ class Verb(StrEnum):
     DROP = "drop"
     PLANT = "plant"
     DEFUSE = "defuse"
+    RESPAWN = "respawn"
 
 
 class Queue(StrEnum):
@@ -229,6 +234,12 @@ VERBS: Final[Mapping[str, VerbSpec]] = {
             Queue.ACTION,
             ((_TARGET_MARKER,),),
             "defuse the charge on one of your team's destroy targets (defenders)",
+        ),
+        VerbSpec(
+            Verb.RESPAWN,
+            Queue.FREE,
+            ((ArgSpec("waypoint", str, "one of your spawn_option waypoints"),),),
+            "the dead only: choose the spawn you come back at",
         ),
     )
 }
@@ -604,6 +615,9 @@ BOOSTED: Final = FactKind("boosted", Ticks, "ticks of boost left")
 CARRYING: Final = FactKind("carrying", Carrying, "an item the agent carries, and its kind")
 BLEEDING_OUT: Final = FactKind("bleeding_out", Ticks, "downed: ticks until death")
 RESPAWN_IN: Final = FactKind("respawn_in", Ticks, "dead: ticks until respawn")
+SPAWN_OPTION: Final = FactKind(
+    "spawn_option", Reached, "dead: a waypoint it may respawn at (the verb respawn chooses)"
+)
 # What the agent senses (only while alive).
 SEES: Final = FactKind("sees", Seen, "a standing character in sight")
 SEES_DOWNED: Final = FactKind("sees_downed", Seen, "a downed character in sight")
@@ -669,7 +683,7 @@ def _by_name(*kinds: FactKind[Any]) -> Mapping[str, FactKind[Any]]:
 FACTS: Final[Mapping[str, FactKind[Any]]] = _by_name(
     TICK, SELF, STATE, AT, MOVING, POSITION, HEALTH, MAX_HEALTH, WEAPON, AMMO, SPARE_AMMO,
     RELOADING, CROUCHED, CLOAKED, DISGUISED, BOOSTED, CARRYING, BLEEDING_OUT, RESPAWN_IN,
-    SEES, SEES_DOWNED, SEES_TURRET, HEARD,
+    SPAWN_OPTION, SEES, SEES_DOWNED, SEES_TURRET, HEARD,
     CAPTURED, OPEN, PRESSED, ITEM_AT, TURRET, SCORE, TIME_LEFT,
     GAME_MODE, OBJECTIVE, ROLE, OBJECT_AT, CARRIER, VIP, VIP_AT, TARGET_STATE, FUSE,
 )  # fmt: skip
