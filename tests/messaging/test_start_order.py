@@ -1,5 +1,6 @@
 """Start order (issue 12, test 6): the broker, the clock (``world``), a commander and its bots,
-each its own OS process, started in 20 random orders: every first order is answered.
+each its own OS process, started in 6 random orders: every first order is answered
+(``warband bench chaos --only start-order`` runs the issue's 20 with 24 bots).
 
 The processes fork from a server that has warband imported already (multiprocessing's
 forkserver), so a start costs milliseconds instead of an interpreter's start-up, and each one
@@ -22,7 +23,7 @@ import pytest
 from warband.messaging.clock import RunResult
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "start_order.py"
-ORDERS = 20
+ORDERS = 6
 BOTS = 3
 
 
