@@ -23,7 +23,7 @@ import zmq
 import zmq.asyncio
 from zmq.utils.monitor import recv_monitor_message
 
-from warband.messaging import Actor, Order, handles
+from warband.messaging import Actor, Order, Percept, handles
 from warband.messaging.catalog import _Leave, _Register, _Registered
 from warband.messaging.codec import Codec
 
@@ -318,3 +318,98 @@ async def broker_restart(log: Path, orders_per_bot: int = 120, bots: int = 3) ->
             await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), timeout=15)
         context.term()
         await asyncio.to_thread(broker.close)
+
+
+# --- issue 12, test 5: backpressure -------------------------------------------------------------
+
+
+def rss_kib(pid: int) -> int:
+    """Resident memory of ``pid`` (KiB), from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise LookupError(f"no VmRSS line in /proc/{pid}/status")
+
+
+class SlowBot(Actor):
+    """A bot whose Percept handler takes 50 ms; it notes which Percepts and orders it got."""
+
+    mailbox_limit = 64
+
+    def __init__(self, actor_id: str, last: int) -> None:
+        super().__init__(actor_id)
+        self.last = last
+        self.percepts: list[int] = []
+        self.orders: list[str] = []
+        self.got_last = asyncio.Event()
+
+    @handles(Percept)
+    async def on_percept(self, percept: Percept) -> None:
+        await asyncio.sleep(0.05)
+        number = percept.facts[0][1]
+        assert isinstance(number, int)
+        self.percepts.append(number)
+        if number == self.last:
+            self.got_last.set()
+
+    @handles(Order)
+    def on_order(self, order: Order) -> None:
+        self.orders.append(order.task)
+
+
+async def flood(percepts: int = 10_000, order_every: int = 100) -> dict[str, Any]:
+    """``percepts`` Percepts (and an Order after every ``order_every``-th) at a SlowBot through
+    a broker in its own process (so its memory is its own).
+
+    Figures: ``orders_sent`` and ``orders`` (run, in order), ``percepts`` (handled, in order),
+    ``conflated`` (counted), ``conflated_logged`` (the last ``msg.conflated`` log's count, None
+    when none was logged), ``mailbox_peak`` and ``mailbox_limit``, ``rss_growth_mb`` (broker).
+    """
+    import structlog
+
+    broker = BrokerProcess(f"tcp://127.0.0.1:{free_tcp_port()}")
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    bot = SlowBot("bot", last=percepts - 1)
+    world = Actor("world")
+    options: dict[str, Any] = {"context": context, "mode": "realtime", "heartbeat_interval": 0}
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        await asyncio.to_thread(broker.start)
+        tasks = [
+            asyncio.create_task(bot.run(broker.endpoint, **options)),
+            asyncio.create_task(world.run(broker.endpoint, **options)),
+        ]
+        await bot.wait_started(30)
+        await world.wait_started(30)
+        rss_before = rss_kib(broker.processes[-1].pid)
+        sent: list[str] = []
+        with structlog.testing.capture_logs() as logs:
+            for number in range(percepts):
+                world.send(Percept(recipient="bot", facts=[["n", number]]))
+                if number % order_every == order_every - 1:
+                    sent.append(f"order-{number}")
+                    world.send(Order(recipient="bot", task=f"order-{number}"))
+                if number % 200 == 0:
+                    await asyncio.sleep(0)  # let the bot read, as a separate process would
+            await asyncio.wait_for(bot.got_last.wait(), 60)
+            await until(lambda: len(bot.orders) == len(sent), 30, "every order")
+        growth = (rss_kib(broker.processes[-1].pid) - rss_before) / 1024
+    finally:
+        bot.stop()
+        world.stop()
+        if tasks:
+            await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 15)
+        context.term()
+        await asyncio.to_thread(broker.close)
+    logged = [e["conflated"] for e in logs if e["event"] == "msg.conflated"]
+    return {
+        "sent": percepts,
+        "orders_sent": sent,
+        "orders": bot.orders,
+        "percepts": bot.percepts,
+        "conflated": bot.stats.conflated,
+        "conflated_logged": logged[-1] if logged else None,
+        "mailbox_peak": bot.stats.mailbox_peak,
+        "mailbox_limit": SlowBot.mailbox_limit,
+        "rss_growth_mb": round(growth, 1),
+    }
