@@ -413,3 +413,90 @@ async def flood(percepts: int = 10_000, order_every: int = 100) -> dict[str, Any
         "mailbox_limit": SlowBot.mailbox_limit,
         "rss_growth_mb": round(growth, 1),
     }
+
+
+# --- issue 12, test 6: start order --------------------------------------------------------------
+
+START_ORDER_SCENARIO = REPO / "tests" / "scenarios" / "start_order.py"
+
+
+def _start_broker(endpoint: str) -> None:
+    from warband.messaging.broker import Broker
+
+    Broker(endpoint).serve()  # until it is killed
+
+
+def _start_agent(agent_id: str, endpoint: str, result: str, bots: int) -> None:
+    from warband.launcher import RunOptions, run_agent
+    from warband.scenario import load_scenario
+
+    options = RunOptions(params={"bots": str(bots)}, start_timeout=30, tick_timeout=10)
+    scenario = load_scenario(START_ORDER_SCENARIO)
+    raise SystemExit(run_agent(scenario, agent_id, endpoint, options, Path(result)))
+
+
+def start_order(workdir: Path, orders: int = 20, bots: int = 24, seed: int = 12) -> dict[str, Any]:
+    """Broker, clock (``world``), a commander and ``bots`` bots, each its own process, started
+    in ``orders`` random orders (with up to 50 ms between starts).
+
+    The processes fork from a server that has warband imported already (multiprocessing's
+    forkserver), so a start costs milliseconds instead of an interpreter's start-up; each runs
+    what ``warband broker`` / ``warband agent`` run. Figures: ``runs``, one per order, with
+    ``order``, ``clock_exit``, ``answered`` and ``failed`` (the commander's final state),
+    ``completed`` and ``departed``; ``run_s`` (each run's seconds, start to clock's end).
+    """
+    import multiprocessing
+    import random
+
+    import msgspec
+
+    from warband.messaging.clock import RunResult
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(
+        ["warband.launcher", "warband.messaging.broker", "warband.scenario", "zmq"]
+    )
+    names = ["broker", "world", "commander", *(f"bot-{n}" for n in range(1, bots + 1))]
+    shuffle = random.Random(seed)
+    runs: list[dict[str, Any]] = []
+    for run in range(orders):
+        order = shuffle.sample(names, len(names))
+        folder = workdir / f"run-{run}"
+        folder.mkdir(parents=True)
+        endpoint = f"ipc://{folder / 'broker.sock'}"
+        result = folder / "result.json"
+        processes: dict[str, Any] = {}
+        started = time.monotonic()
+        try:
+            for name in order:
+                if name == "broker":
+                    target: Any = _start_broker
+                    args: tuple[Any, ...] = (endpoint,)
+                else:
+                    target, args = _start_agent, (name, endpoint, str(result), bots)
+                processes[name] = context.Process(target=target, args=args, name=name)
+                processes[name].start()
+                time.sleep(shuffle.uniform(0, 0.05))
+            processes["world"].join(60)
+            ended = time.monotonic()
+        finally:
+            for process in processes.values():
+                if process.is_alive():
+                    process.kill()
+                process.join(10)
+        entry: dict[str, Any] = {
+            "order": order,
+            "clock_exit": processes["world"].exitcode,
+            "run_s": round(ended - started, 3),
+        }
+        if result.exists():
+            outcome = msgspec.json.decode(result.read_bytes(), type=RunResult)
+            commander = outcome.final_states.get("commander") or {}
+            entry.update(
+                answered=commander.get("answered"),
+                failed=commander.get("failed"),
+                completed=outcome.completed,
+                departed=outcome.departed,
+            )
+        runs.append(entry)
+    return {"runs": runs, "bots": bots}
