@@ -500,3 +500,86 @@ def start_order(workdir: Path, orders: int = 20, bots: int = 24, seed: int = 12)
             )
         runs.append(entry)
     return {"runs": runs, "bots": bots}
+
+
+# --- issue 12, test 13: restart intensity -------------------------------------------------------
+
+
+def restart_intensity(log: Path, timeout: float = 150) -> dict[str, Any]:
+    """Warzone with red's hierarchy, red-2 crashing in on_start (``os._exit(3)``) in every
+    incarnation, 3 restarts per 10 s: ``warband run tests/scenarios/gave_up.py --processes``.
+
+    Figures: ``returncode``, ``stderr`` (its tail), ``restarts``, ``incarnations`` (red-2's
+    pids), ``departed`` (red-2's reason), ``completed``, ``gave_up`` (processes the launcher
+    gave up on), ``told`` (peers red-commander was told left, gave_up), ``squad_members``
+    (red-squad-1's last members), ``run_s``.
+    """
+    import json
+
+    from warband.messaging.addresses import GAVE_UP
+
+    started = time.monotonic()
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "warband",
+            "run",
+            "tests/scenarios/gave_up.py",
+            "--processes",
+            "--json",
+            "-q",
+            "--param",
+            "bots=2",
+            "--param",
+            "blue=freelance",
+            "--param",
+            "crash_start=red-2",
+            "--ticks",
+            "60",
+            "--max-restarts",
+            "3",
+            "--restart-period",
+            "10",
+            "--log",
+            str(log),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+    run_s = round(time.monotonic() - started, 1)
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    summary: dict[str, Any] = json.loads(lines[-1]) if lines else {}
+    events = [
+        json.loads(line)
+        for file in sorted(log.glob("*.jsonl"))
+        for line in file.read_text().splitlines()
+        if line.strip()
+    ]
+    plans = [
+        e
+        for e in events
+        if e["event"] == "agent.plan" and e.get("agent") == "red-squad-1" and "memory" in e
+    ]
+    members = plans[-1]["memory"]["memory"] if plans else []
+    return {
+        "returncode": result.returncode,
+        "stderr": result.stderr[-2000:],
+        "restarts": summary.get("restarts"),
+        "incarnations": len(summary.get("pids", {}).get("red-2", [])),
+        "departed": summary.get("departed", {}).get("red-2"),
+        "completed": summary.get("completed"),
+        "gave_up": [e["process"] for e in events if e["event"] == "process.gave_up"],
+        "told": [
+            e["peer"]
+            for e in events
+            if e["event"] == "agent.subordinate_left"
+            and e.get("agent") == "red-commander"
+            and str(e.get("reason", "")).startswith(GAVE_UP)
+        ],
+        "squad_members": sorted(fact[1] for fact in members if fact[0] == "member"),
+        "run_s": run_s,
+    }

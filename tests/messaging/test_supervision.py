@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import zmq
 
-from tests.conftest import CommandResult, last_json_line, read_log_events
+from bench.faults import restart_intensity
 from warband.messaging.addresses import BROKER_ID, GAVE_UP, SUPERVISOR_ID
 from warband.messaging.broker import Broker
 from warband.messaging.catalog import _GaveUp, _Left, _Register, _Registered, _Undeliverable
@@ -145,55 +145,19 @@ def test_only_the_supervisor_may_report_an_agent_given_up_on(broker: Broker) -> 
 
 
 def test_an_agent_that_crashes_at_start_is_restarted_3_times_then_escalated_and_reassigned(
-    warband_cli: Callable[..., CommandResult], tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     # Issue 12, test 13: Warzone with red's hierarchy, red-2 crashing in on_start (os._exit)
-    # in every incarnation, the default intensity (3 restarts per 10 s).
-    result = warband_cli(
-        "run",
-        "tests/scenarios/gave_up.py",
-        "--processes",
-        "--json",
-        "-q",
-        "--param",
-        "bots=2",
-        "--param",
-        "blue=freelance",
-        "--param",
-        "crash_start=red-2",
-        "--ticks",
-        "60",
-        "--max-restarts",
-        "3",
-        "--restart-period",
-        "10",
-        "--log",
-        str(tmp_path),
-        timeout=150,
-    )
-    assert 0 == result.returncode, result.stderr
-    summary = last_json_line(result.stdout)
-    assert 3 == summary["restarts"]
-    assert 4 == len(summary["pids"]["red-2"])
-    assert summary["departed"]["red-2"].startswith("gave_up: exited with code 3 after 3 restarts")
-    assert summary["completed"]
+    # in every incarnation, the default intensity (3 restarts per 10 s). The harness is
+    # bench/faults.py's (`warband bench chaos --only restart-intensity`).
+    figures = restart_intensity(tmp_path)
 
-    events = read_log_events(tmp_path)
-    gave_up = [e for e in events if e["event"] == "process.gave_up"]
-    assert ["red-2"] == [e["process"] for e in gave_up]
-    told = [
-        e
-        for e in events
-        if e["event"] == "agent.subordinate_left"
-        and e["agent"] == "red-commander"
-        and e["reason"].startswith(GAVE_UP)
-    ]
-    assert ["red-2"] == [e["peer"] for e in told]
+    assert 0 == figures["returncode"], figures["stderr"]
+    assert 3 == figures["restarts"]
+    assert 4 == figures["incarnations"]
+    assert figures["departed"].startswith("gave_up: exited with code 3 after 3 restarts")
+    assert figures["completed"]
+    assert ["red-2"] == figures["gave_up"]
+    assert ["red-2"] == figures["told"]
     # Reassigned: the squad red-2 would have joined is led without it to the end.
-    squad_plans = [
-        e
-        for e in events
-        if e["event"] == "agent.plan" and e["agent"] == "red-squad-1" and "memory" in e
-    ]
-    members = {tuple(fact) for fact in squad_plans[-1]["memory"]["memory"] if fact[0] == "member"}
-    assert {("member", "red-1")} == members
+    assert ["red-1"] == figures["squad_members"]
