@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from warband.agents import Agent, Role
-from warband.agents.bot import AreaGroups, bot_role
+from warband.agents.bot import AreaGroups, BotReports, bot_role
+from warband.agents.squad import SquadReports
 from warband.messaging import Act
 from warband.planning import FactDB, parse_domain
 from warband.testing import run_actors
@@ -383,3 +384,52 @@ def test_a_bot_in_close_combat_keeps_fighting_when_a_corridor_order_comes() -> N
     decision = decider.decide(facts, None, budget=20_000)
     assert decision is not None and decision.plan is not None
     assert ["!fire"] == [task.name for task in decision.plan.steps]
+
+
+# --- respawning: the spawn nearest the squad ---------------------------------------------------
+
+
+class Respawning(Agent):
+    """A bot whose final state holds the waypoints the world respawned it at."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.respawned: list[str] = []
+
+    def on_tick(self, tick: int) -> None:
+        super().on_tick(tick)
+        self.respawned += [str(e[2]) for e in self.events if e[:2] == ("respawned", self.id)]
+
+    def final_state(self) -> dict[str, Any]:
+        return {**super().final_state(), "respawned": list(self.respawned)}
+
+
+async def test_a_dead_bot_of_a_squad_respawns_at_the_spawn_nearest_its_squad() -> None:
+    # red-2 holds m2: r2 is one link away, r1 two (the world alone picks r1 on this seed).
+    world = _world(
+        {
+            "red-1": {"team": "red", "class": "assault", "start": "r1"},
+            "red-2": {"team": "red", "class": "assault", "start": "m2"},
+            "blue-spy": {"team": "blue", "class": "saboteur", "start": "m1"},
+        }
+    )
+    _wound(world, "blue-spy", "red-1", below=1)
+    assert ("state", "downed") in world.percepts_for("red-1")
+    graph = build_strategic_graph(TEST_MAP)
+    squad = Agent(
+        "squad-1",
+        Role("squad", parse_domain(IDLE), reporter=SquadReports),
+        subordinates=["red-1", "red-2"],
+        team="red",
+    )
+    holder = Agent(
+        "red-2",
+        Role("holder", parse_domain(IDLE), reporter=lambda: BotReports(graph)),
+        superior="squad-1",
+        team="red",
+    )
+    victim = Respawning(
+        "red-1", bot_role(TEST_MAP), superior="squad-1", team="red", facts=[("squad", "squad-1")]
+    )
+    result = await run_actors([squad, holder, victim], ticks=24, world=world)
+    assert ["r2"] == result.final_states["red-1"]["respawned"]

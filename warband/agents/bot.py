@@ -16,7 +16,8 @@ gives that domain what it needs from Python:
   distance), ``nearest_open_point`` and ``nearest_open_tsp`` (what a bot on its own, or a
   tactician, goes for), ``recent`` (a tick at most :data:`RECENT_TICKS` ago), and position
   picking (:mod:`warband.world.positions`): ``cover_spot`` (take cover), ``retreat_spot``
-  (fall back) and ``attack_spot`` (default combat);
+  (fall back) and ``attack_spot`` (default combat); ``spawn_near`` (a dead bot's spawn: the
+  best travel cost to its squad, :func:`~warband.agents.assignment.choose_spawn`);
 - **tasks**: ``!join ?squad`` (the commander put the bot in a squad: it reports there from now
   on, and remembers ``(squad ?squad)``), ``!restrict ?waypoints`` and ``!clear_restrictions``
   (the squad's corridor, Listing 29.3: ``(allowed_waypoint w)`` facts ``next_hop`` keeps to),
@@ -47,6 +48,7 @@ from ..world import (
     SEES,
     SEES_DOWNED,
     SELF,
+    SPAWN_OPTION,
     STATE,
     TICK,
     TURRET,
@@ -58,6 +60,8 @@ from ..world import (
     pick_positions,
     waypoint_path,
 )
+from .assignment import choose_spawn
+from .commander import travel_distance
 from .execute import TaskStatus, check_acts
 from .memory import Memory
 from .role import Role
@@ -351,6 +355,15 @@ def bot_functions(game_map: Map) -> dict[str, object]:
             return True
         return any(fact[3] == "tactician" for fact in facts.facts("self"))
 
+    travel = travel_distance(game_map)
+
+    def spawn_near(facts: FactDB, places: Value) -> Value:
+        """Of the spawns the world offers a dead bot (``spawn_option``), the one with the best
+        travel cost to ``places`` (its squad's members, comma-joined; §29.6.1's respawn)."""
+        options = [o.waypoint for o in SPAWN_OPTION.all(facts.facts("spawn_option"))]
+        squad = [w for w in str(places).split(",") if w] if isinstance(places, str) else []
+        return choose_spawn(options, squad, travel) if squad else None
+
     return {
         "attack_spot": attack_spot,
         "cover_spot": cover_spot,
@@ -366,6 +379,7 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         "point_waypoint": point_waypoint,
         "in_range": in_range,
         "weapon_for": weapon_for,
+        "spawn_near": spawn_near,
     }
 
 

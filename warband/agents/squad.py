@@ -409,11 +409,18 @@ def _take_members(agent: Agent, task: Task) -> TaskStatus:
 
 class SquadReports:
     """What a squad tells its commander every few ticks: where its members are (their last
-    reported waypoints), so the commander can measure distances when it re-assigns."""
+    reported waypoints), so the commander can measure distances when it re-assigns; and what
+    it tells its downed and dead members: where its living ones are (a StatusReport
+    ``squad_at`` with ``places``, the waypoints comma-joined, sent when they change), so that
+    a dead bot picks the spawn with the best travel cost to its squad (§29.6.1)."""
 
     EVERY = 5
 
+    def __init__(self) -> None:
+        self._told: dict[str, str] = {}
+
     def __call__(self, agent: Agent, tick: int) -> None:
+        self._tell_the_fallen(agent)
         if agent.superior is None or tick % self.EVERY != 2:
             return
         details: dict[str, Value] = {}
@@ -423,6 +430,26 @@ class SquadReports:
             details[member] = waypoint if isinstance(waypoint, str) else ""
         if details:
             agent.send(StatusReport(recipient=agent.superior, status="members", details=details))
+
+    def _tell_the_fallen(self, agent: Agent) -> None:
+        living: set[str] = set()
+        fallen: list[str] = []
+        for member in agent.subordinates:
+            report = agent.status_reports.get(member)
+            if report is None:
+                continue
+            waypoint = report.details.get("waypoint")
+            if report.status == "alive" and isinstance(waypoint, str) and waypoint:
+                living.add(waypoint)
+            elif report.status in ("downed", "dead"):
+                fallen.append(member)
+        places = ",".join(sorted(living))
+        for member in fallen:
+            if places and self._told.get(member) != places:
+                self._told[member] = places
+                agent.send(
+                    StatusReport(recipient=member, status="squad_at", details={"places": places})
+                )
 
 
 def squad_role(
