@@ -1333,7 +1333,7 @@ def start_order(orders: int = 20, bots: int = 24) -> Result:
         len(run.get("answered") or []) - len(set(run.get("answered") or [])) for run in runs
     )
     bad = [
-        run["order"]
+        run
         for run in runs
         if run["clock_exit"] != 0
         or set(run.get("answered") or []) != names
@@ -1353,7 +1353,7 @@ def start_order(orders: int = 20, bots: int = 24) -> Result:
             "failed_orders": len(bad),
         },
         note="lost: first orders never answered; run_s: the slowest run, first start to the "
-        "clock's end" + (f"; first failing order: {bad[0]}" if bad else ""),
+        "clock's end" + (f"; first failing run: {bad[0]}" if bad else ""),
     )
 
 
