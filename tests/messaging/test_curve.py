@@ -241,7 +241,10 @@ def test_clients_without_curve_are_refused(context: Context, keys: Path, mechani
             tries.disconnect()
         victim.send(order("bot-2", "bot-2", "sentinel"))
         got = received_until(victim, "sentinel")
-    assert {"protocol": TRIES} == tries.outcomes
+    # Every try is refused. libzmq names most of these refusals a protocol error, but a
+    # handshake cut short on a loaded machine ends "no detail": how it failed is libzmq's detail.
+    assert 0 == tries.outcomes.get("succeeded", 0)
+    assert TRIES == sum(tries.outcomes.values())
     assert [] == spoofed(got)
 
 
