@@ -435,17 +435,22 @@ def _supervisor_keys(options: RunOptions) -> CurveClient | None:
     return load_client(options.curve, SUPERVISOR_ID)
 
 
-def _broker_argv(endpoint: str, options: RunOptions) -> list[str]:
-    argv = [sys.executable, "-m", "warband", "broker", "--bind", endpoint]
+def _process_flags(options: RunOptions) -> list[str]:
+    """The flags every process of a run gets, the broker as well as the agents."""
+    flags: list[str] = []
     if options.log_dir is not None:
-        argv += ["--log", str(options.log_dir)]
+        flags += ["--log", str(options.log_dir)]
     if options.otel is not None:
-        argv += ["--otel", options.otel]
+        flags += ["--otel", options.otel]
     if options.live is not None:
-        argv += ["--live", options.live]
+        flags += ["--live", options.live]
     if options.curve is not None:
-        argv += ["--curve", str(options.curve)]
-    return argv
+        flags += ["--curve", str(options.curve)]
+    return flags
+
+
+def _broker_argv(endpoint: str, options: RunOptions) -> list[str]:
+    return [sys.executable, "-m", "warband", "broker", "--bind", endpoint, *_process_flags(options)]
 
 
 def _agent_argv(scenario_path: Path, endpoint: str, options: RunOptions) -> list[str]:
@@ -473,15 +478,7 @@ def _agent_argv(scenario_path: Path, endpoint: str, options: RunOptions) -> list
         argv += ["--ticks", str(options.ticks)]
     for key, value in options.params.items():
         argv += ["--param", f"{key}={value}"]
-    if options.log_dir is not None:
-        argv += ["--log", str(options.log_dir)]
-    if options.otel is not None:
-        argv += ["--otel", options.otel]
-    if options.live is not None:
-        argv += ["--live", options.live]
-    if options.curve is not None:
-        argv += ["--curve", str(options.curve)]
-    return argv
+    return argv + _process_flags(options)
 
 
 def run_agent(
