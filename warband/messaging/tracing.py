@@ -145,30 +145,8 @@ class _JsonLinesSink:
             if isinstance(item, bytes):
                 buffer.extend(item)
             else:
-                (
-                    time_ns,
-                    event,
-                    msg_id,
-                    msg_type,
-                    sender,
-                    recipient,
-                    conversation,
-                    tick,
-                    reply_to,
-                ) = item
-                line = _TraceEvent(
-                    _iso_utc(time_ns),
-                    "info",
-                    pid,
-                    event,
-                    msg_id,
-                    msg_type,
-                    sender,
-                    recipient,
-                    conversation,
-                    tick,
-                    reply_to,
-                )
+                # item is (time_ns, event, msg_id, ...): the rest in _TraceEvent's field order
+                line = _TraceEvent(_iso_utc(item[0]), "info", pid, *item[1:])
                 encode_into(line, buffer, -1)
             buffer.extend(b"\n")
         if self._file is not None:
