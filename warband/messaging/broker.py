@@ -47,6 +47,8 @@ from .router_watch import Link, RouterWatch
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
 _POLL_MS = 200
+_QUEUED_AT_MOST = 10_000
+"""Frames routed at most before closed connections are handled, so a flood cannot stall it."""
 
 SILENT_PINGS = 3
 """A peer that pings is counted gone after this many ping intervals without a frame from it.
@@ -267,10 +269,7 @@ class Broker:
                 self._check_liveness(router)
                 self._check_links(router, watch)
                 continue
-            if watch.pending:
-                watch.heard(last, frames[0])
-            self._last_frame = last
-            self._handle(router, frames)
+            self._take(router, watch, frames, last)
             handled += 1
             # Under steady traffic the receive never times out: look after every frame (the
             # check returns at once until _POLL_MS has passed).
@@ -283,6 +282,24 @@ class Broker:
                 self._check_links(router, watch)
 
     # --- routing --------------------------------------------------------------------------------
+
+    def _take(
+        self, router: zmq.Socket[bytes], watch: RouterWatch, frames: list[bytes], last: zmq.Frame
+    ) -> None:
+        """Handle one message taken from the router (``last``: its last frame as received)."""
+        if watch.pending:
+            watch.heard(last, frames[0])
+        self._last_frame = last
+        self._handle(router, frames)
+
+    def _route_queued(self, router: zmq.Socket[bytes], watch: RouterWatch) -> None:
+        """Route what already waits in the router's queue, without waiting for more."""
+        for _ in range(_QUEUED_AT_MOST):
+            try:
+                frames, last = _receive_message(router, zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            self._take(router, watch, frames, last)
 
     def _handle(self, router: zmq.Socket[bytes], frames: list[bytes]) -> None:
         peer = frames[0].decode("utf-8", "replace")
@@ -650,6 +667,11 @@ class Broker:
         """Log connections that closed, and refuse the ones ZeroMQ keeps silent (router_watch)."""
         self._next_link_check = time.monotonic() + _POLL_MS / 1000
         closed, silent = watch.poll()
+        if any(link.routing_id is not None for link in closed):
+            # The monitor can tell of a closed connection before the router has handed over
+            # the last frames that came on it (an agent's _Stats and _Leave as it stops): route
+            # those first, or the peer counts as gone and its own last words are refused.
+            self._route_queued(router, watch)
         for link in closed:
             if link.routing_id is not None:
                 peer = link.routing_id.decode("utf-8", "replace")
@@ -730,10 +752,11 @@ def remove_ipc_socket_file(endpoint: str) -> None:
             path.unlink()
 
 
-def _receive_message(router: zmq.Socket[bytes]) -> tuple[list[bytes], zmq.Frame]:
+def _receive_message(router: zmq.Socket[bytes], flags: int = 0) -> tuple[list[bytes], zmq.Frame]:
     """Every frame of the next message, the peer's routing id first, and the last frame as
-    received (its properties tell the connection it came over); zmq.Again on timeout."""
-    frame = router.recv(copy=False)
+    received (its properties tell the connection it came over); zmq.Again on timeout, or at
+    once with ``flags=zmq.NOBLOCK`` when nothing waits."""
+    frame = router.recv(flags, copy=False)
     frames = [frame.bytes]
     while frame.more:
         frame = router.recv(copy=False)
