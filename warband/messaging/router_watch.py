@@ -50,7 +50,11 @@ class RouterWatch:
         self._monitor = router.get_monitor_socket(_EVENTS)
         self._links: dict[int, Link] = {}
         self._unheard: dict[int, Link] = {}
-        # Frames can arrive before the monitor's event for their connection is read.
+        # Frames can arrive before the monitor's event for their connection is read. Such an
+        # event is queued before the connection's first frame, so the next poll reads it: an
+        # entry that poll did not claim came over a connection already closed or forgotten, and
+        # is dropped there (kept, a new connection on the reused descriptor would inherit it
+        # and never be found silent).
         self._heard_early: dict[int, bytes] = {}
 
     @property
@@ -110,6 +114,7 @@ class RouterWatch:
                 gone = self._links.pop(fd, None)
                 if gone is not None:
                     closed.append(gone)
+        self._heard_early.clear()
         deadline = time.monotonic() - self.first_frame_timeout
         silent = [link for link in self._unheard.values() if link.accepted <= deadline]
         for link in silent:
