@@ -44,6 +44,7 @@ from warband.agents.execute import TaskStatus
 from warband.planning import FactDB, Task
 from warband.planning.domains import fear
 from warband.values import Value
+from warband.world.actor import WorldModel
 
 scenario = Scenario(
     "fear",
@@ -100,7 +101,7 @@ class Arena:
     player_dead: bool = False
 
 
-class FearWorld:
+class FearWorld(WorldModel):
     """The warehouse, its door and window, one arena per character (a WorldModel)."""
 
     def __init__(self, characters: Mapping[str, str], *, door_blocked: bool) -> None:
@@ -217,12 +218,6 @@ class FearWorld:
             "acts": {agent: list(verbs) for agent, verbs in self.acts.items()},
             "enemy_dead": {agent: arena.player_dead for agent, arena in self.arenas.items()},
         }
-
-    def score(self) -> Mapping[str, int]:
-        return {}
-
-    def team_facts(self, team: str) -> Sequence[Sequence[Value]]:
-        return []
 
     def snapshot(self) -> dict[str, Any]:
         return {

@@ -34,6 +34,7 @@ from warband.agents.execute import TaskStatus
 from warband.planning import Task
 from warband.planning.domains import pirate
 from warband.values import Value
+from warband.world.actor import WorldModel
 
 scenario = Scenario(
     "pirate",
@@ -86,7 +87,7 @@ class Harbour:
     rum_from: str = ""
 
 
-class HarbourWorld:
+class HarbourWorld(WorldModel):
     """One harbour per pirate (a WorldModel); ``remove_bottle`` empties the taverns."""
 
     def __init__(self, pirates: Mapping[str, bool], *, remove_bottle: bool) -> None:
@@ -173,9 +174,6 @@ class HarbourWorld:
             ("molasses_in", "storehouse", h.molasses_in_storehouse),
         ]
 
-    def events_for(self, agent_id: str, report: Any) -> Sequence[Sequence[Value]]:
-        return []
-
     def outcome(self) -> Mapping[str, Any] | None:
         finished = all(h.drunk for h in self.harbours.values())
         if not finished and self.tick < TIME_LIMIT:
@@ -186,12 +184,6 @@ class HarbourWorld:
             "acts": {name: list(verbs) for name, verbs in self.acts.items()},
             "rum_from": {name: h.rum_from for name, h in self.harbours.items()},
         }
-
-    def score(self) -> Mapping[str, int]:
-        return {}
-
-    def team_facts(self, team: str) -> Sequence[Sequence[Value]]:
-        return []
 
     def snapshot(self) -> dict[str, Any]:
         return {

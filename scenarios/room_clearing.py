@@ -41,6 +41,7 @@ from warband.exceptions import ConfigurationError
 from warband.planning import Action, Brain, FactDB, Goal, Task, WorldState
 from warband.values import Value
 from warband.world import load_map
+from warband.world.actor import WorldModel
 
 scenario = Scenario(
     "room_clearing",
@@ -106,7 +107,7 @@ class Body:
 
 
 @dataclass
-class RoomsWorld:
+class RoomsWorld(WorldModel):
     """The rooms, the members' bodies, and what was done (a WorldModel)."""
 
     rooms: list[str]
@@ -176,9 +177,6 @@ class RoomsWorld:
             *(("corner_clear", place, True) for place in sorted(self.cleared)),
         ]
 
-    def events_for(self, agent_id: str, report: Any) -> Sequence[Sequence[Value]]:
-        return []
-
     def outcome(self) -> Mapping[str, Any] | None:
         finished = len(self.rooms_cleared) == len(self.rooms)
         if finished and self.finished_at is None:
@@ -191,12 +189,6 @@ class RoomsWorld:
             "reason": "every room is cleared" if finished else "time is up",
             "rooms_cleared": list(self.rooms_cleared),
         }
-
-    def score(self) -> Mapping[str, int]:
-        return {}
-
-    def team_facts(self, team: str) -> Sequence[Sequence[Value]]:
-        return []
 
     def snapshot(self) -> dict[str, Any]:
         return {"tick": self.tick, "rooms_cleared": list(self.rooms_cleared)}

@@ -47,7 +47,11 @@ class ActVerdict(Protocol):
 
 
 class WorldModel(Protocol):
-    """What the world actor needs from a simulation (``warband.world.World`` provides it)."""
+    """What the world actor needs from a simulation (``warband.world.World`` provides it).
+
+    A small scenario world may subclass it to inherit the defaults of the three methods most
+    such worlds do not need: no events, no score, no team facts.
+    """
 
     def has_agent(self, agent_id: str) -> bool:
         """True when ``agent_id`` has a body in this world."""
@@ -67,7 +71,7 @@ class WorldModel(Protocol):
 
     def events_for(self, agent_id: str, report: Any) -> Sequence[Sequence[Value]]:
         """The events of ``report`` that ``agent_id`` should know."""
-        ...
+        return []
 
     def outcome(self) -> Mapping[str, Any] | None:
         """None while the game runs, else who won and why."""
@@ -75,11 +79,11 @@ class WorldModel(Protocol):
 
     def score(self) -> Mapping[str, int]:
         """Each team's points so far (empty without a game mode)."""
-        ...
+        return {}
 
     def team_facts(self, team: str) -> Sequence[Sequence[Value]]:
         """What every member of ``team`` knows, for observers without a body (commanders)."""
-        ...
+        return []
 
     def snapshot(self) -> dict[str, Any]:
         """The whole state as plain data, for logs and the renderer."""
