@@ -202,17 +202,24 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         reaching.sort(key=lambda w: (get_weapon(w).kind != "bullet", w))
         return reaching[0] if reaching else None
 
-    def nearest_open_point(facts: FactDB, team: Value, here: Value) -> Value:
-        """The capture point nearest ``here`` (in waypoints) that ``team`` does not hold."""
+    def nearest_unheld(
+        markers: Mapping[str, str], facts: FactDB, team: Value, here: Value
+    ) -> Value:
+        """Of ``markers`` (marker -> waypoint), the one nearest ``here`` (in waypoints) that
+        ``team`` does not hold; ties by marker id."""
         held = {str(f[1]) for f in facts.facts("captured") if f[2] == team}
         best: tuple[int, str] | None = None
-        for point, waypoint in sorted(capture_points.items()):
+        for point, waypoint in sorted(markers.items()):
             if point in held:
                 continue
             path = waypoint_path(game_map, str(here), waypoint)
             if path is not None and (best is None or (len(path), point) < best):
                 best = (len(path), point)
         return best[1] if best is not None else None
+
+    def nearest_open_point(facts: FactDB, team: Value, here: Value) -> Value:
+        """The capture point nearest ``here`` (in waypoints) that ``team`` does not hold."""
+        return nearest_unheld(capture_points, facts, team, here)
 
     tsps = {m.id for m in game_map.markers_of("tsp")}
     tsp_waypoints = {m.id: m.waypoint for m in game_map.markers_of("tsp")}
@@ -314,15 +321,7 @@ def bot_functions(game_map: Map) -> dict[str, object]:
 
     def nearest_open_tsp(facts: FactDB, team: Value, here: Value) -> Value:
         """The TSP nearest ``here`` (in waypoints) that ``team`` does not hold."""
-        held = {str(f[1]) for f in facts.facts("captured") if f[2] == team}
-        best: tuple[int, str] | None = None
-        for point, waypoint in sorted(tsp_waypoints.items()):
-            if point in held:
-                continue
-            path = waypoint_path(game_map, str(here), waypoint)
-            if path is not None and (best is None or (len(path), point) < best):
-                best = (len(path), point)
-        return best[1] if best is not None else None
+        return nearest_unheld(tsp_waypoints, facts, team, here)
 
     returns = {str(m.team): m.waypoint for m in game_map.markers_of("return") if m.team}
 
