@@ -56,7 +56,10 @@ class Run:
             return len(self.children) >= count or self.launcher.poll() is not None
 
         wait_until(started, STARTUP_S, f"{count} children of the launcher")
-        self.groups = {found[2] for pid in self.children if (found := stat(pid)) is not None}
+        # A child read before it left for its own group is still in the launcher's, which is
+        # this test runner's: never that one, or the cleanup SIGKILLs pytest itself.
+        groups = {found[2] for pid in self.children if (found := stat(pid)) is not None}
+        self.groups = groups - {os.getpgrp()}
 
     def survivors(self) -> list[int]:
         """Processes of the run still alive: recorded children and members of their groups."""
