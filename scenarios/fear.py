@@ -44,6 +44,7 @@ from warband.agents.execute import TaskStatus
 from warband.planning import FactDB, Task
 from warband.planning.domains import fear
 from warband.values import Value
+from warband.world import ActVerdict
 from warband.world.actor import WorldModel
 
 scenario = Scenario(
@@ -81,14 +82,6 @@ _VERB_OF = {
 """The world verb each GOAP action is run as."""
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """The world's answer to one act."""
-
-    accepted: bool
-    reason: str = ""
-
-
 @dataclass
 class Arena:
     """One character's side of the world: where it is, its weapon, its door and its player."""
@@ -116,15 +109,15 @@ class FearWorld(WorldModel):
     def has_agent(self, agent_id: str) -> bool:
         return agent_id in self.arenas
 
-    def submit(self, agent_id: str, verb: str, args: Mapping[str, Value]) -> Verdict:
+    def submit(self, agent_id: str, verb: str, args: Mapping[str, Value]) -> ActVerdict:
         arena = self.arenas.get(agent_id)
         if arena is None:
-            return Verdict(False, f"{agent_id} has no body in the F.E.A.R. world")
+            return ActVerdict(False, f"{agent_id} has no body in the F.E.A.R. world")
         problem = self._problem(arena, verb, args)
         if problem:
-            return Verdict(False, problem)
+            return ActVerdict(False, problem)
         self._queued.append((agent_id, verb, dict(args)))
-        return Verdict(True)
+        return ActVerdict(True)
 
     def _problem(self, arena: Arena, verb: str, args: Mapping[str, Value]) -> str:
         """Why ``verb`` cannot be done now in ``arena`` (empty: it can)."""

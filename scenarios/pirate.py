@@ -34,6 +34,7 @@ from warband.agents.execute import TaskStatus
 from warband.planning import Task
 from warband.planning.domains import pirate
 from warband.values import Value
+from warband.world import ActVerdict
 from warband.world.actor import WorldModel
 
 scenario = Scenario(
@@ -64,14 +65,6 @@ _VERB_OF = {
 _RUM_FROM = {"buy": "bought", "steal": "stolen", "brew": "brewed"}
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """The world's answer to one act."""
-
-    accepted: bool
-    reason: str = ""
-
-
 @dataclass
 class Harbour:
     """One pirate's harbour and what he carries."""
@@ -100,15 +93,15 @@ class HarbourWorld(WorldModel):
     def has_agent(self, agent_id: str) -> bool:
         return agent_id in self.harbours
 
-    def submit(self, agent_id: str, verb: str, args: Mapping[str, Value]) -> Verdict:
+    def submit(self, agent_id: str, verb: str, args: Mapping[str, Value]) -> ActVerdict:
         harbour = self.harbours.get(agent_id)
         if harbour is None:
-            return Verdict(False, f"{agent_id} has no body in the harbour")
+            return ActVerdict(False, f"{agent_id} has no body in the harbour")
         problem = self._problem(harbour, verb, args)
         if problem:
-            return Verdict(False, problem)
+            return ActVerdict(False, problem)
         self._queued.append((agent_id, verb, dict(args)))
-        return Verdict(True)
+        return ActVerdict(True)
 
     @staticmethod
     def _problem(harbour: Harbour, verb: str, args: Mapping[str, Value]) -> str:

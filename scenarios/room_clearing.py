@@ -40,7 +40,7 @@ from warband.agents.execute import TaskStatus
 from warband.exceptions import ConfigurationError
 from warband.planning import Action, Brain, FactDB, Goal, Task, WorldState
 from warband.values import Value
-from warband.world import load_map
+from warband.world import ActVerdict, load_map
 from warband.world.actor import WorldModel
 
 scenario = Scenario(
@@ -93,12 +93,6 @@ def corner(member: str, room: str) -> str:
     return CORNERS[room][MEMBERS.index(member)]
 
 
-@dataclass(frozen=True)
-class Verdict:
-    accepted: bool
-    reason: str = ""
-
-
 @dataclass
 class Body:
     at: str = "hall"
@@ -122,15 +116,15 @@ class RoomsWorld(WorldModel):
     def has_agent(self, agent_id: str) -> bool:
         return agent_id in self.bodies
 
-    def submit(self, agent_id: str, verb: str, args: Mapping[str, Value]) -> Verdict:
+    def submit(self, agent_id: str, verb: str, args: Mapping[str, Value]) -> ActVerdict:
         body = self.bodies.get(agent_id)
         if body is None:
-            return Verdict(False, f"{agent_id} has no body in the building")
+            return ActVerdict(False, f"{agent_id} has no body in the building")
         problem = self._problem(agent_id, body, verb, args)
         if problem:
-            return Verdict(False, problem)
+            return ActVerdict(False, problem)
         self._queued.append((agent_id, verb, dict(args)))
-        return Verdict(True)
+        return ActVerdict(True)
 
     def _problem(self, member: str, body: Body, verb: str, args: Mapping[str, Value]) -> str:
         room = str(args.get("room"))
