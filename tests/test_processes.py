@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,14 +122,13 @@ def _start_ticking(start_run: Callable[..., Run], tmp_path: Path, *args: str) ->
     return run
 
 
-def _wait_for_exit(run: Run) -> float:
-    """Wait for the launcher to exit (at most a generous multiple of the contract); seconds."""
-    started = time.monotonic()
+def _wait_for_exit(run: Run) -> None:
+    """Wait for the launcher to exit, at most a generous multiple of the contract (the time
+    it takes is a figure of `warband bench chaos --only clean-exit`, not asserted here)."""
     try:
         run.launcher.wait(timeout=3 * CONTRACT_S)
     except subprocess.TimeoutExpired:
         raise AssertionError(f"the launcher still runs {3 * CONTRACT_S} s later") from None
-    return time.monotonic() - started
 
 
 def _assert_no_traceback(stderr: str) -> None:
@@ -149,11 +147,10 @@ def test_a_signal_to_the_launcher_ends_the_whole_run_and_leaves_nothing_behind(
     run = _start_ticking(start_run, tmp_path)
 
     run.launcher.send_signal(signum)
-    seconds = _wait_for_exit(run)
+    _wait_for_exit(run)
 
     stderr = run.stderr.read_text()
     assert 128 + signum == run.launcher.returncode, stderr
-    assert seconds < CONTRACT_S, f"the launcher took {seconds:.2f} s to end the run"
     wait_until(lambda: not run.survivors(), CONTRACT_S, "the run's processes to end")
     assert [] == sorted(p.name for p in run_tmp.iterdir())
     assert f"warband: interrupted by {name}" in stderr
