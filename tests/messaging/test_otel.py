@@ -22,7 +22,7 @@ import msgspec
 import pytest
 
 from warband.messaging import Actor, handles, otel
-from warband.messaging.catalog import CompletionReport, Order, StatusReport
+from warband.messaging.catalog import CompletionReport, Order, RequestTalk, StatusReport
 from warband.messaging.codec import Codec
 from warband.testing import run_actors
 
@@ -349,4 +349,167 @@ async def test_a_reply_sent_ticks_later_from_on_tick_is_a_child_of_the_span_that
     assert (report.context.trace_id, report.context.span_id) == (
         thanks.context.trace_id,
         thanks.parent.span_id,
+    )
+
+
+class _Prodder(Actor):
+    """At tick 1 sends an Order (its handler raises at once) and a StatusReport (its handler
+    raises in its task, a tick later), both to ``failing``."""
+
+    def on_tick(self, tick: int) -> None:
+        if tick == 1:
+            self.send(Order(recipient="failing", task="hold"))
+            self.send(StatusReport(recipient="failing", status="late"))
+
+
+class _Failing(Actor):
+    @handles(Order)
+    def on_order(self, order: Order) -> None:
+        raise ValueError(f"no such task: {order.task}")
+
+    @handles(StatusReport)
+    async def on_status(self, report: StatusReport) -> None:
+        await self.sleep(1)
+        raise RuntimeError(f"status {report.status} came too late")
+
+
+def _exception_event(span: Any) -> dict[str, Any]:
+    events = [event for event in span.events if event.name == "exception"]
+    assert 1 == len(events), [event.name for event in span.events]
+    return dict(events[0].attributes or {})
+
+
+async def test_a_handler_that_raises_leaves_its_span_in_error_with_the_exception(
+    in_memory: Any,
+) -> None:
+    from opentelemetry.trace import StatusCode
+
+    result = await run_actors(
+        [_Prodder("prodder"), _Failing("failing")], ticks=5, raise_on_failure=False
+    )
+    assert {"failing": 2} == result.handler_failures
+    spans = {span.name: span for span in in_memory.get_finished_spans()}
+    order = spans["Order"]
+    assert (StatusCode.ERROR, "ValueError: no such task: hold") == (
+        order.status.status_code,
+        order.status.description,
+    )
+    event = _exception_event(order)
+    assert ("ValueError", "no such task: hold") == (
+        event["exception.type"],
+        event["exception.message"],
+    )
+
+
+async def test_a_handler_task_that_raises_leaves_its_span_in_error_with_the_exception(
+    in_memory: Any,
+) -> None:
+    from opentelemetry.trace import StatusCode
+
+    await run_actors([_Prodder("prodder"), _Failing("failing")], ticks=5, raise_on_failure=False)
+    report = next(s for s in in_memory.get_finished_spans() if s.name == "StatusReport")
+    assert (StatusCode.ERROR, "RuntimeError: status late came too late") == (
+        report.status.status_code,
+        report.status.description,
+    )
+    event = _exception_event(report)
+    assert "RuntimeError" == event["exception.type"]
+    # The span lasted as long as the task: it ended after the error, a tick after it began.
+    assert report.start_time < event_time(report) <= report.end_time
+
+
+def event_time(span: Any) -> int:
+    return int(next(event.timestamp for event in span.events if event.name == "exception"))
+
+
+class _Asker(Actor):
+    """Handling an Order, asks ``mute`` something and gives up after two ticks, unharmed."""
+
+    def __init__(self, actor_id: str) -> None:
+        super().__init__(actor_id)
+        self.timed_out = False
+
+    def on_tick(self, tick: int) -> None:
+        if tick == 1:
+            self.send(Order(recipient=self.id, task="ask"))
+
+    @handles(Order)
+    async def on_order(self, order: Order) -> None:
+        from warband.exceptions import RequestTimeout
+        from warband.messaging.catalog import RequestTalk
+
+        try:
+            await self.request(RequestTalk(recipient="mute"), timeout=2)
+        except RequestTimeout:
+            self.timed_out = True
+
+
+class _Mute(Actor):
+    """Takes every RequestTalk and never answers."""
+
+    @handles(RequestTalk)
+    def on_talk(self, talk: RequestTalk) -> None:
+        pass
+
+
+async def test_a_request_that_times_out_is_an_event_on_the_span_it_was_made_from(
+    in_memory: Any,
+) -> None:
+    from opentelemetry.trace import StatusCode
+
+    asker = _Asker("asker")
+    await run_actors([asker, _Mute("mute")], ticks=6)
+    assert asker.timed_out
+    spans = in_memory.get_finished_spans()
+    order = next(s for s in spans if s.name == "Order")
+    talk = next(s for s in spans if s.name == "RequestTalk")
+    events = [e for e in order.events if e.name == otel.REQUEST_TIMEOUT_EVENT]
+    assert 1 == len(events)
+    assert {
+        "messaging.message.id": talk.attributes["messaging.message.id"],
+        "warband.message.type": "RequestTalk",
+        "warband.recipient": "mute",
+        CONVERSATION: talk.attributes[CONVERSATION],
+        "warband.reason": "no reply within 2 ticks",
+    } == dict(events[0].attributes or {})
+    # The handler caught the time-out and went on: the span is no failure.
+    assert StatusCode.UNSET == order.status.status_code
+
+
+class _Misaddresser(Actor):
+    """Sends two traced Orders the broker cannot route: one to the broker itself (rejected,
+    it handles control messages only), one to an agent that is not connected."""
+
+    def on_tick(self, tick: int) -> None:
+        if tick == 1:
+            self.send(Order(recipient="broker", task="hold", trace=TRACEPARENT))
+            self.send(Order(recipient="nobody", task="hold", trace=TRACEPARENT))
+
+    @handles(Order)
+    def on_order(self, order: Order) -> None:
+        pass
+
+
+async def test_a_frame_the_broker_rejects_or_cannot_deliver_leaves_its_route_span_in_error(
+    in_memory: Any,
+) -> None:
+    from opentelemetry.trace import StatusCode
+
+    misaddresser = _Misaddresser("misaddresser")
+    result = await run_actors([misaddresser], ticks=4)
+    # Both come back naming the Order: neither is sent again.
+    assert ({"misaddresser": 2}, 0) == (result.undeliverable, misaddresser.stats.resent)
+    routes = {
+        span.attributes["warband.recipient"]: span
+        for span in in_memory.get_finished_spans()
+        if span.name == "route Order"
+    }
+    assert {"broker", "nobody"} == set(routes)
+    assert (StatusCode.ERROR, "rejected by broker: the broker does not handle Order") == (
+        routes["broker"].status.status_code,
+        routes["broker"].status.description,
+    )
+    assert (StatusCode.ERROR, "no agent 'nobody' is connected") == (
+        routes["nobody"].status.status_code,
+        routes["nobody"].status.description,
     )

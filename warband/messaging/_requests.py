@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 
@@ -49,6 +50,8 @@ class Pending:
     tracked: bool
     deadline_tick: int | None = None
     timer: asyncio.TimerHandle | None = None
+    span: Any = None
+    """With OpenTelemetry export: the span the request was made from, told of a time-out."""
 
 
 def _refusal_of(request: Message) -> Message | None:
@@ -84,6 +87,8 @@ class RequestsMixin(ActorState):
         tracked = asyncio.current_task() in self._tracked
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         pending = Pending(future, sent, tracked)
+        if self._otel is not None:
+            pending.span = self._otel.waiting_span()
         if self.mode == "lockstep":
             pending.deadline_tick = self.tick + max(1, int(timeout))
         else:
@@ -270,6 +275,8 @@ class RequestsMixin(ActorState):
         if pending is None:
             return
         request = pending.message
+        if pending.span is not None and self._otel is not None:
+            self._otel.timed_out(pending.span, request, why)
         self.log.warning(
             "request.timeout",
             msg_id=request.id,

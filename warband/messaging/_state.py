@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ._liveness import BrokerLiveness
     from ._requests import Pending
     from ._timers import Timer
+    from .otel import ActorTelemetry
 
 M = TypeVar("M", bound=Message)
 Mode = Literal["lockstep", "realtime"]
@@ -84,6 +85,7 @@ class ActorState:
     _tick_running: bool
     _liveness: BrokerLiveness
     _fatal: BaseException | None
+    _otel: ActorTelemetry | None
 
     if TYPE_CHECKING:
 

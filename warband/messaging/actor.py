@@ -660,8 +660,7 @@ class Actor(
         try:
             result = call()
         except Exception as error:
-            self.stats.handler_failures += 1
-            self.on_failure(error, message)
+            self._handler_failed(error, message)
             return None
         if not asyncio.iscoroutine(result):
             return None
@@ -680,8 +679,14 @@ class Actor(
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            self.stats.handler_failures += 1
-            self.on_failure(error, message)
+            self._handler_failed(error, message)
+
+    def _handler_failed(self, error: Exception, message: Message | None) -> None:
+        self.stats.handler_failures += 1
+        if self._otel is not None and message is not None:
+            # Before the span ends: a task's span ends in its done callback, after this.
+            self._otel.failed(message, error)
+        self.on_failure(error, message)
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:
         self._tracked.discard(task)

@@ -406,10 +406,13 @@ class Broker:
         self, router: zmq.Socket[bytes], peer: str, payload: bytes, envelope: Envelope
     ) -> None:
         if envelope.type == "_GaveUp" and peer != SUPERVISOR_ID:
-            self._reject(router, peer.encode(), peer, f"only {SUPERVISOR_ID!r} may send _GaveUp")
+            reason = f"only {SUPERVISOR_ID!r} may send _GaveUp"
+            self._reject(router, peer.encode(), peer, reason, envelope)
             return
         if envelope.type not in ("_Register", "_Ping", "_Leave", "_Watch", "_GaveUp"):
-            self._reject(router, peer.encode(), peer, f"the broker does not handle {envelope.type}")
+            # The notice names the message: a reliable one (an Order) is then not sent again.
+            reason = f"the broker does not handle {envelope.type}"
+            self._reject(router, peer.encode(), peer, reason, envelope)
             return
         try:
             message = self._codec.decode(payload)
@@ -621,6 +624,8 @@ class Broker:
         errno: str | None = None,
     ) -> None:
         self.stats.undeliverable += 1
+        if self._otel is not None:
+            self._otel.refused(reason)
         self._log.error(
             "broker.undeliverable",
             errno=errno,
@@ -651,6 +656,8 @@ class Broker:
         envelope: Envelope | None = None,
     ) -> None:
         self.stats.rejected += 1
+        if self._otel is not None:
+            self._otel.refused(f"rejected by broker: {reason}")
         address = self._watch.address_of(routing_id) if self._watch else None
         self._log.error("broker.rejected", peer=peer, address=address, reason=reason)
         notice = _Undeliverable(

@@ -34,6 +34,38 @@ A broker that exports (``warband broker --otel``, or the broker of a run that do
 ``route <type>`` for each frame with a ``trace`` it routes, a child of the sender's span.
 
 Both lookups (1, 2) remember the last :data:`REMEMBERED` messages and conversations per actor.
+
+**Failures** are marked where they happen:
+
+- a handler that raises (at once, or in the task its coroutine runs in): the span of the
+  message it was handling gets status ERROR (``TypeName: message``) and the exception as an
+  ``exception`` event (``record_exception``). The actor still logs ``actor.failure`` and goes
+  on, as without export. A failing ``on_tick`` or timer has no message span: nothing is marked;
+- a ``request(...)`` whose reply never came: the span the request was made from (the handler
+  awaiting it; none from ``on_tick`` or ``on_start``) gets an event
+  :data:`REQUEST_TIMEOUT_EVENT` naming the request, and keeps its status: the handler may catch
+  :class:`~warband.exceptions.RequestTimeout` and carry on; if it does not, the failure marks
+  the span ERROR as above;
+- a frame the broker rejects or cannot deliver while its ``route <type>`` span is open (a
+  catalog message addressed to the broker itself, a recipient not connected, a full queue):
+  that span gets status ERROR with the broker's reason as description. A frame refused before
+  routing (unregistered sender, forged sender, bad frame) gets no route span at all.
+
+**A run** also has a span of its own, in the process that launched it (the ``warband run``
+process, ``launcher`` with ``--processes``, ``main`` without): ``run <scenario>``, made by
+:func:`run_span`, with the attributes ``warband.scenario``, ``warband.seed``,
+``warband.processes``, ``warband.outcome`` (``success``, ``failure``, ``interrupted`` or
+``error``), ``warband.ticks``, ``warband.completed`` and ``warband.finish_reason``; status ERROR
+when the run did not complete. Its parent is the W3C traceparent in the :data:`TRACEPARENT`
+environment variable when one is set (OpenTelemetry's convention for context carried from a
+parent process: a CI job, or ``warband sweep``), else none. It is the parent of nothing in the
+run, on purpose: a match's messages are one trace per conversation (the rules above), and
+hanging every conversation under the run would make one trace of tens of thousands of spans
+out of a match, and claim a causality (the run "caused" a commander's plan) no tool can use.
+The run span is never made current, so it cannot become a parent by accident (rule 3).
+``warband sweep`` exports ``sweep <scenario>`` and, under it, one ``sweep run <scenario>`` per
+seed; each seed's ``warband run`` gets that span in :data:`TRACEPARENT`, so its own
+``run <scenario>`` span is the seed's child: one trace per sweep.
 """
 
 from __future__ import annotations
@@ -41,7 +73,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import ConfigurationError
@@ -52,6 +84,11 @@ if TYPE_CHECKING:
 
 ENDPOINT_VARIABLE = "OTEL_EXPORTER_OTLP_ENDPOINT"
 """The standard variable that turns export on when ``--otel`` is not given."""
+TRACEPARENT = "TRACEPARENT"
+"""The environment variable a parent process's span reaches a child in (OpenTelemetry's
+environment carrier: the W3C ``traceparent`` header's value under its name in capitals)."""
+REQUEST_TIMEOUT_EVENT = "warband.request.timeout"
+"""The event on the span a timed-out ``request(...)`` was made from."""
 TRACES_PATH = "/v1/traces"
 REMEMBERED = 4096
 """Handled messages and conversations an actor remembers the span of, for later replies."""
@@ -164,10 +201,15 @@ class BrokerTelemetry:
     that handles it (both children of the sender's span), so a trace shows the broker's hop."""
 
     def __init__(self, tracer: Any) -> None:
+        from opentelemetry import trace
+        from opentelemetry.trace import Status, StatusCode
         from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
         self._tracer = tracer
         self._propagator = TraceContextTextMapPropagator()
+        self._current_span = trace.get_current_span
+        self._status = Status
+        self._error = StatusCode.ERROR
 
     def route(self, envelope: Envelope, forward: Callable[[], None]) -> None:
         """Run ``forward()`` (the routing of the frame ``envelope`` heads) inside its span."""
@@ -184,6 +226,14 @@ class BrokerTelemetry:
         ):
             forward()
 
+    def refused(self, reason: str) -> None:
+        """Mark the open ``route`` span ERROR, ``reason`` its description: the frame being
+        routed was rejected or found undeliverable. No-op outside :meth:`route` (a frame
+        refused before routing has no span)."""
+        span = self._current_span()
+        if span.is_recording():
+            span.set_status(self._status(self._error, reason))
+
 
 class ActorTelemetry:
     """Starts the spans of the messages one actor handles and picks the ``trace`` it sends."""
@@ -191,7 +241,7 @@ class ActorTelemetry:
     def __init__(self, tracer: Any, actor_id: str) -> None:
         from opentelemetry import context, trace
         from opentelemetry.context import Context
-        from opentelemetry.trace import SpanKind
+        from opentelemetry.trace import SpanKind, Status, StatusCode
         from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
         self._tracer = tracer
@@ -202,6 +252,8 @@ class ActorTelemetry:
         self._current_span = trace.get_current_span
         self._empty = Context
         self._consumer = SpanKind.CONSUMER
+        self._status = Status
+        self._error = StatusCode.ERROR
         self._propagator = TraceContextTextMapPropagator()
         self._handled: dict[str, Any] = {}
         self._conversations: dict[str, Any] = {}
@@ -271,6 +323,111 @@ class ActorTelemetry:
         """Note a handler task started by the message being delivered: its span ends with it."""
         if self._delivering:
             self._task = task
+
+    def failed(self, message: Message, error: BaseException) -> None:
+        """The handler of ``message`` raised ``error``: its span gets status ERROR and the
+        exception event. Called before the span ends (the handler task's own done callback
+        ends it, and the actor catches the error inside the task); no-op for a message that
+        has no span (control messages) or whose span has ended."""
+        span = self._handled.get(message.id)
+        if span is not None and span.is_recording():
+            _mark_failed(span, error, self._status(self._error, _describe(error)))
+
+    def waiting_span(self) -> Any:
+        """The span a ``request(...)`` made now waits in (the running handler's), or None."""
+        span = self._current_span()
+        return span if span.is_recording() else None
+
+    def timed_out(self, span: Any, request: Message, why: str) -> None:
+        """``request``, made from ``span``, got no reply: :data:`REQUEST_TIMEOUT_EVENT` on it."""
+        if not span.is_recording():
+            return
+        attributes: dict[str, Any] = {
+            "messaging.message.id": request.id,
+            "warband.message.type": type(request).__name__,
+            "warband.recipient": request.recipient,
+            "warband.reason": why,
+        }
+        if request.conversation is not None:
+            attributes["messaging.message.conversation_id"] = request.conversation
+        span.add_event(REQUEST_TIMEOUT_EVENT, attributes)
+
+
+def run_span(
+    name: str, attributes: Mapping[str, Any], *, parent: str | None = None
+) -> RunSpan | None:
+    """Start the span of a run (or a sweep), or None when export is off.
+
+    ``parent`` is a W3C traceparent; None reads it from the :data:`TRACEPARENT` variable (an
+    unset or malformed one gives a new trace). The span is never made current: see the
+    module's docstring for why a run's span parents nothing inside the run.
+    """
+    if _tracer is None:
+        return None
+    return RunSpan(
+        _tracer, name, attributes, os.environ.get(TRACEPARENT) if parent is None else parent
+    )
+
+
+class RunSpan:
+    """A span a launching process opens around work it hands to others (a run, a sweep)."""
+
+    def __init__(
+        self, tracer: Any, name: str, attributes: Mapping[str, Any], parent: str | None
+    ) -> None:
+        from opentelemetry.context import Context
+        from opentelemetry.trace import SpanKind, Status, StatusCode
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+        self._tracer = tracer
+        self._status = Status
+        self._error = StatusCode.ERROR
+        context = (
+            TraceContextTextMapPropagator().extract({"traceparent": parent})
+            if parent
+            else Context()
+        )
+        self._span = tracer.start_span(
+            name, context=context, kind=SpanKind.INTERNAL, attributes=dict(attributes)
+        )
+
+    @property
+    def traceparent(self) -> str:
+        """This span as a W3C traceparent, for a child process's :data:`TRACEPARENT`."""
+        span_context = self._span.get_span_context()
+        return (
+            f"00-{span_context.trace_id:032x}-{span_context.span_id:016x}-"
+            f"{int(span_context.trace_flags):02x}"
+        )
+
+    def child(self, name: str, attributes: Mapping[str, Any]) -> RunSpan:
+        """A span under this one, for a part of the work (one seed of a sweep)."""
+        return RunSpan(self._tracer, name, attributes, self.traceparent)
+
+    def end(
+        self,
+        attributes: Mapping[str, Any],
+        *,
+        failure: str | None = None,
+        error: BaseException | None = None,
+    ) -> None:
+        """Set ``attributes`` and end; status ERROR when ``failure`` (the description) or
+        ``error`` (recorded as the exception event) is given."""
+        self._span.set_attributes(dict(attributes))
+        if error is not None:
+            _mark_failed(self._span, error, self._status(self._error, failure or _describe(error)))
+        elif failure is not None:
+            self._span.set_status(self._status(self._error, failure))
+        self._span.end()
+
+
+def _describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+def _mark_failed(span: Any, error: BaseException, status: Any) -> None:
+    span.record_exception(error)
+    span.set_status(status)
 
 
 def _remember(spans: dict[str, Any], key: str, span: Any) -> None:
