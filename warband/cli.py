@@ -460,15 +460,14 @@ def _run_scenario(args: argparse.Namespace) -> int:
         failed_report,
         format_report,
         report_json_line,
-        run_in_process,
-        run_in_processes,
+        run_scenario,
     )
     from .messaging.tracing import configure_logging, flush_logging
     from .scenario import load_scenario
 
     _check_run_options(args)
     configure_logging(args.log, "launcher" if args.processes else "main", live=args.live)
-    _start_otel(args.otel, "main", children=args.processes)
+    _start_otel(args.otel, "launcher" if args.processes else "main")
     scenario = load_scenario(args.scenario)
     options = _options(args)
     _check_scenario(scenario, options)
@@ -483,10 +482,9 @@ def _run_scenario(args: argparse.Namespace) -> int:
 
     mode = "processes" if args.processes else "one process"
     progress(f"starting ({mode}, seed {args.seed}, {args.mode})")
-    runner = run_in_processes if args.processes else run_in_process
     started = time.monotonic()
     try:
-        report = runner(scenario, options, progress)
+        report = run_scenario(scenario, options, progress, processes=args.processes)
     except RunInterrupted as interrupted:
         # Every process of the run is reaped by now; say so in one line, JSON line last.
         flush_logging()
@@ -626,21 +624,18 @@ def _broker(args: argparse.Namespace) -> int:
     return 0
 
 
-def _start_otel(flag: str | None, process: str, *, children: bool = False) -> None:
+def _start_otel(flag: str | None, process: str) -> None:
     """Export this process's spans when ``--otel`` or ``OTEL_EXPORTER_OTLP_ENDPOINT`` says so.
 
-    A ``--processes`` launcher handles no message: it only checks that the extra is there,
-    before any child starts; each child exports its own spans (``--otel`` is passed on, the
-    variable inherited). Queued spans go out when the process exits.
+    A missing extra is refused here, before a ``--processes`` launcher or a sweep starts any
+    child. The launcher and the sweep export their own spans (``run <scenario>``, ``sweep
+    <scenario>``); each child exports its own (``--otel`` is passed on, the variable
+    inherited). Queued spans go out when the process exits.
     """
     from .messaging import otel
 
     endpoint = otel.endpoint_from(flag)
-    if endpoint is None:
-        return
-    if children:
-        otel.require()
-    else:
+    if endpoint is not None:
         otel.configure(endpoint, process)
 
 

@@ -208,6 +208,56 @@ def build_clock(
     )
 
 
+def run_scenario(
+    scenario: Scenario,
+    options: RunOptions,
+    progress: Progress | None = None,
+    *,
+    processes: bool = False,
+) -> RunReport:
+    """Run ``scenario`` in one process or (``processes``) in many: the ``warband run`` body.
+
+    With OpenTelemetry export on in this process, the run has a span of its own here,
+    ``run <scenario>`` (:func:`warband.messaging.otel.run_span`; parent: ``TRACEPARENT`` if set),
+    ended with the run's outcome, its ticks and how many processes it had; status ERROR when
+    the run did not complete, with the exception recorded when it raised. The span parents
+    nothing in the run (the module docstring of :mod:`warband.messaging.otel` says why), so no
+    trace context goes to the run's processes. Raises what :func:`run_in_process` and
+    :func:`run_in_processes` raise.
+    """
+    from .messaging import otel
+
+    runner = run_in_processes if processes else run_in_process
+    span = otel.run_span(
+        f"run {scenario.name}",
+        {"warband.scenario": scenario.name, "warband.seed": options.seed},
+    )
+    if span is None:
+        return runner(scenario, options, progress)
+    try:
+        report = runner(scenario, options, progress)
+    except RunInterrupted as interrupted:
+        span.end(_span_attributes(interrupted.report, "interrupted"), failure=str(interrupted))
+        raise
+    except BaseException as error:
+        span.end({"warband.outcome": "error", "warband.completed": False}, error=error)
+        raise
+    outcome = "success" if report.outcome.success else "failure"
+    failure = None if report.completed else report.finish_reason
+    span.end(_span_attributes(report, outcome), failure=failure)
+    return report
+
+
+def _span_attributes(report: RunReport, outcome: str) -> dict[str, Any]:
+    return {
+        "warband.outcome": outcome,
+        "warband.ticks": report.ticks,
+        "warband.processes": report.processes,
+        "warband.completed": report.completed,
+        "warband.finish_reason": report.finish_reason,
+    }
+
+
 def run_in_process(
     scenario: Scenario, options: RunOptions, progress: Progress | None = None
 ) -> RunReport:

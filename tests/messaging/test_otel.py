@@ -9,6 +9,7 @@ answer's span is a child of the span that handled the message it answers.
 from __future__ import annotations
 
 import gzip
+import json
 import subprocess
 import sys
 import threading
@@ -143,7 +144,8 @@ def in_memory() -> Iterator[Any]:
 
 
 def handled(spans: list[Span]) -> list[Span]:
-    return [span for span in spans if not span.name.startswith("route ")]
+    """The spans of messages handled: not the broker's ``route``, nor a launcher's ``run``."""
+    return [span for span in spans if span.name.split(" ")[0] not in ("route", "run", "sweep")]
 
 
 def check_routing(spans: list[Span]) -> None:
@@ -205,14 +207,34 @@ def test_a_processes_run_exports_one_trace_per_conversation_across_processes(
     warband_cli: Cli, receiver: OtlpReceiver
 ) -> None:
     result = warband_cli(
-        "run", PING_PONG, "--processes", "--param", "rounds=2", "--quiet", "--otel", receiver.url
+        "run",
+        PING_PONG,
+        "--processes",
+        "--param",
+        "rounds=2",
+        "--quiet",
+        "--json",
+        "--otel",
+        receiver.url,
     )
     assert 0 == result.returncode, result.stderr
-    # Every child flushed its spans when it exited, before the launcher returned.
+    # Every process flushed its spans when it exited, the launcher last.
     spans = list(receiver.spans)
     check_conversations(spans)
     check_routing(spans)
-    assert {"broker", "commander", "bot-1", "bot-2"} == {span.process for span in spans}
+    assert {"launcher", "broker", "commander", "bot-1", "bot-2"} == {s.process for s in spans}
+    report = json.loads(result.stdout.splitlines()[-1])
+    (run,) = [span for span in spans if span.name == "run ping_pong"]
+    assert ("launcher", None) == (run.process, run.parent_id)
+    assert {
+        "warband.scenario": "ping_pong",
+        "warband.seed": report["seed"],
+        "warband.processes": report["processes"],
+        "warband.outcome": "success",
+        "warband.ticks": report["ticks"],
+        "warband.completed": True,
+        "warband.finish_reason": report["finish_reason"],
+    } == run.attributes
     orders = [span for span in spans if span.name == "Order"]
     assert 4 == len(orders)
     for order in orders:
@@ -513,3 +535,48 @@ async def test_a_frame_the_broker_rejects_or_cannot_deliver_leaves_its_route_spa
         routes["nobody"].status.status_code,
         routes["nobody"].status.description,
     )
+
+
+def test_a_run_has_a_span_of_its_own_under_the_traceparent_variable_and_parent_of_nothing(
+    in_memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from warband.launcher import RunOptions, run_scenario
+    from warband.scenario import load_scenario
+
+    monkeypatch.setenv(otel.TRACEPARENT, TRACEPARENT)
+    report = run_scenario(load_scenario(REPO / PING_PONG), RunOptions(seed=3), processes=False)
+    assert report.completed
+    spans = in_memory.get_finished_spans()
+    run = next(span for span in spans if span.name == "run ping_pong")
+    assert {
+        "warband.scenario": "ping_pong",
+        "warband.seed": 3,
+        "warband.processes": 1,
+        "warband.outcome": "success",
+        "warband.ticks": report.ticks,
+        "warband.completed": True,
+        "warband.finish_reason": report.finish_reason,
+    } == dict(run.attributes or {})
+    assert ("1" * 32, "2" * 16) == (f"{run.context.trace_id:032x}", f"{run.parent.span_id:016x}")
+    # The match's conversations stay traces of their own: nothing hangs under the run.
+    assert not any(s.parent is not None and s.parent.span_id == run.context.span_id for s in spans)
+    assert all(s.context.trace_id != run.context.trace_id for s in spans if s is not run)
+
+
+def test_a_run_that_raises_ends_its_span_in_error_with_the_exception(in_memory: Any) -> None:
+    from opentelemetry.trace import StatusCode
+
+    from warband.exceptions import ConfigurationError
+    from warband.launcher import RunOptions, run_scenario
+    from warband.scenario import load_scenario
+
+    options = RunOptions(params={"no_such_parameter": "1"})
+    with pytest.raises(ConfigurationError):
+        run_scenario(load_scenario(REPO / PING_PONG), options)
+    run = next(s for s in in_memory.get_finished_spans() if s.name == "run ping_pong")
+    assert ("error", False, StatusCode.ERROR) == (
+        run.attributes["warband.outcome"],
+        run.attributes["warband.completed"],
+        run.status.status_code,
+    )
+    assert "warband.exceptions.ConfigurationError" == _exception_event(run)["exception.type"]
