@@ -138,7 +138,7 @@ def _add_otel_option(parser: argparse.ArgumentParser) -> None:
         "--otel",
         metavar="ENDPOINT",
         help="export OpenTelemetry spans (one per message handled; a broker: per traced frame "
-        "routed) to this OTLP/HTTP collector, e.g. "
+        "routed; a run, a sweep and each of its runs: one) to this OTLP/HTTP collector, e.g. "
         "http://localhost:4318 (default: $OTEL_EXPORTER_OTLP_ENDPOINT, else off); needs "
         "pip install 'warband[otel]'",
     )
@@ -216,6 +216,7 @@ def _add_sweep(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sweep.add_argument("--processes", action="store_true", help="each run across processes")
     sweep.add_argument("--json", action="store_true", help="end with one JSON line")
     sweep.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    _add_otel_option(sweep)
     sweep.set_defaults(handler=_sweep)
 
 
@@ -520,6 +521,7 @@ def _sweep(args: argparse.Namespace) -> int:
         raise ConfigurationError(f"--jobs must be at least 1, got {args.jobs}")
     if args.ticks is not None and args.ticks < 1:
         raise ConfigurationError(f"--ticks must be at least 1, got {args.ticks}")
+    _start_otel(args.otel, "sweep")
     scenario = load_scenario(args.scenario)
     params = _params(args.param)
     # Bad parameters fail here once, not in every run.
@@ -533,6 +535,7 @@ def _sweep(args: argparse.Namespace) -> int:
         mode=args.mode,
         processes=args.processes,
         name=scenario.name,
+        otel=args.otel,
     )
 
     def progress(text: str) -> None:

@@ -36,9 +36,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .interrupts import Interrupted, run_until_signalled, signal_name
+
+if TYPE_CHECKING:
+    from .messaging.otel import RunSpan
 
 Z_95 = 1.959963984540054
 """The standard normal quantile for a two-sided 95% interval."""
@@ -87,6 +90,8 @@ class SweepPlan:
     processes: bool = False
     name: str = ""
     """The scenario's name, for the table (defaults to the file's stem)."""
+    otel: str | None = None
+    """``--otel``'s OTLP endpoint, passed on to every run (see :func:`run_sweep`)."""
 
     def run_argv(self, seed: int) -> list[str]:
         """The command line of the run for ``seed``."""
@@ -100,6 +105,8 @@ class SweepPlan:
             argv += ["--mode", self.mode]
         if self.processes:
             argv.append("--processes")
+        if self.otel is not None:
+            argv += ["--otel", self.otel]
         return argv
 
 
@@ -261,31 +268,62 @@ def run_sweep(plan: SweepPlan, progress: Progress | None = None) -> SweepReport:
 
     ``progress`` gets one line per finished run. Raises :class:`SweepInterrupted` on a stop
     signal (see the module docstring) once every child is reaped.
+
+    With OpenTelemetry export on in this process (``warband sweep --otel``), the sweep exports
+    a span ``sweep <scenario>`` and under it one ``sweep run <scenario>`` per seed (its seed,
+    outcome, winner, exit code; ERROR when the run did not complete), and gives each run that
+    span in the ``TRACEPARENT`` variable: the run's own ``run <scenario>`` span is its child.
     """
     if plan.seeds < 1 or plan.jobs < 1:
         raise ValueError(f"a sweep needs seeds >= 1 and jobs >= 1, got {plan.seeds}, {plan.jobs}")
+    from .messaging import otel
+
+    name = plan.name or plan.scenario.stem
+    span = otel.run_span(
+        f"sweep {name}",
+        {"warband.scenario": name, "warband.seeds": plan.seeds, "warband.jobs": plan.jobs},
+    )
     finished: dict[int, SeedRun] = {}
     started = time.monotonic()
     try:
-        asyncio.run(run_until_signalled(_sweep(plan, finished, progress)))
+        asyncio.run(run_until_signalled(_sweep(plan, finished, progress, span)))
     except Interrupted as interrupted:
         runs = [
             finished.get(seed) or _interrupted_run(seed, interrupted.signum)
             for seed in range(1, plan.seeds + 1)
         ]
         report = SweepReport(plan, runs, time.monotonic() - started, interrupted.signum)
+        if span is not None:
+            span.end(_sweep_attributes(report), failure=str(interrupted))
         raise SweepInterrupted(interrupted.signum, report) from None
+    except BaseException as error:
+        if span is not None:
+            span.end({}, error=error)
+        raise
     runs = [finished[seed] for seed in range(1, plan.seeds + 1)]
-    return SweepReport(plan, runs, time.monotonic() - started)
+    report = SweepReport(plan, runs, time.monotonic() - started)
+    if span is not None:
+        failed = plan.seeds - len(report.completed)
+        span.end(
+            _sweep_attributes(report),
+            failure=f"{failed} of {plan.seeds} runs did not complete" if failed else None,
+        )
+    return report
 
 
-async def _sweep(plan: SweepPlan, finished: dict[int, SeedRun], progress: Progress | None) -> None:
+def _sweep_attributes(report: SweepReport) -> dict[str, Any]:
+    return {"warband.completed": len(report.completed), "warband.runs": len(report.runs)}
+
+
+async def _sweep(
+    plan: SweepPlan, finished: dict[int, SeedRun], progress: Progress | None, span: RunSpan | None
+) -> None:
     seeds = iter(range(1, plan.seeds + 1))
 
     async def worker() -> None:
         # Workers pull seeds in order, so runs start 1, 2, 3... whatever order they end in.
         for seed in seeds:
-            run = await _run_seed(plan, seed)
+            run = await _run_seed(plan, seed, span)
             finished[seed] = run
             if progress is not None:
                 progress(
@@ -298,30 +336,62 @@ async def _sweep(plan: SweepPlan, finished: dict[int, SeedRun], progress: Progre
             group.create_task(worker())
 
 
-async def _run_seed(plan: SweepPlan, seed: int) -> SeedRun:
+async def _run_seed(plan: SweepPlan, seed: int, sweep_span: RunSpan | None) -> SeedRun:
+    from .messaging.otel import TRACEPARENT
     from .messaging.supervisor import PARENT_VARIABLE
 
+    # The run ends itself if this process dies without stopping it (see watch_parent).
+    env = {**os.environ, PARENT_VARIABLE: str(os.getpid())}
+    span = None
+    if sweep_span is not None:
+        name = plan.name or plan.scenario.stem
+        span = sweep_span.child(
+            f"sweep run {name}", {"warband.scenario": name, "warband.seed": seed}
+        )
+        env[TRACEPARENT] = span.traceparent
     started = time.monotonic()
-    process = await asyncio.create_subprocess_exec(
-        *plan.run_argv(seed),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        # The run ends itself if this process dies without stopping it (see watch_parent).
-        env={**os.environ, PARENT_VARIABLE: str(os.getpid())},
-    )
     try:
-        stdout, stderr = await process.communicate()
+        process = await asyncio.create_subprocess_exec(
+            *plan.run_argv(seed),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+        )
+        try:
+            stdout, stderr = await process.communicate()
+        except asyncio.CancelledError:
+            await _stop(process)
+            raise
     except asyncio.CancelledError:
-        await _stop(process)
+        if span is not None:
+            span.end(
+                {"warband.outcome": "interrupted"},
+                failure="the sweep was interrupted before this run ended",
+            )
         raise
-    return _seed_run(
+    except BaseException as error:
+        if span is not None:
+            span.end({"warband.outcome": "error"}, error=error)
+        raise
+    run = _seed_run(
         seed,
         process.returncode,
         stdout.decode(errors="replace"),
         stderr.decode(errors="replace"),
         time.monotonic() - started,
     )
+    if span is not None:
+        attributes: dict[str, Any] = {
+            "warband.outcome": run.outcome,
+            "warband.completed": run.completed,
+        }
+        if run.winner is not None:
+            attributes["warband.winner"] = run.winner
+        if run.exit_code is not None:
+            attributes["warband.exit_code"] = run.exit_code
+        span.end(attributes, failure=run.reason)
+    return run
 
 
 async def _stop(process: asyncio.subprocess.Process) -> None:

@@ -580,3 +580,53 @@ def test_a_run_that_raises_ends_its_span_in_error_with_the_exception(in_memory: 
         run.status.status_code,
     )
     assert "warband.exceptions.ConfigurationError" == _exception_event(run)["exception.type"]
+
+
+@pytest.mark.processes
+def test_a_sweep_exports_one_trace_with_a_span_per_run_each_parent_of_that_runs_own_span(
+    warband_cli: Cli, receiver: OtlpReceiver
+) -> None:
+    result = warband_cli(
+        "sweep",
+        PING_PONG,
+        "--seeds",
+        "2",
+        "--jobs",
+        "1",
+        "--param",
+        "rounds=1",
+        "--quiet",
+        "--otel",
+        receiver.url,
+    )
+    assert 0 == result.returncode, result.stderr
+    spans = list(receiver.spans)
+    (sweep,) = [span for span in spans if span.name == "sweep ping_pong"]
+    assert ("sweep", None) == (sweep.process, sweep.parent_id)
+    assert {
+        "warband.scenario": "ping_pong",
+        "warband.seeds": 2,
+        "warband.jobs": 1,
+        "warband.completed": 2,
+        "warband.runs": 2,
+    } == sweep.attributes
+    seeds = {s.attributes["warband.seed"]: s for s in spans if s.name == "sweep run ping_pong"}
+    runs = {s.attributes["warband.seed"]: s for s in spans if s.name == "run ping_pong"}
+    assert {1, 2} == set(seeds) == set(runs)
+    for seed, seed_span in seeds.items():
+        assert ("sweep", sweep.span_id, "success", 0) == (
+            seed_span.process,
+            seed_span.parent_id,
+            seed_span.attributes["warband.outcome"],
+            seed_span.attributes["warband.exit_code"],
+        )
+        # The run process got its seed's span in TRACEPARENT: its own span hangs under it.
+        assert ("main", seed_span.span_id, sweep.trace_id) == (
+            runs[seed].process,
+            runs[seed].parent_id,
+            runs[seed].trace_id,
+        )
+    # Each run exported its messages too (--otel is passed on), in traces of their own.
+    orders = [span for span in spans if span.name == "Order"]
+    assert 4 == len(orders)
+    assert sweep.trace_id not in {order.trace_id for order in orders}
