@@ -3,15 +3,15 @@ processes; ``warband bench chaos --full`` runs the issue's 60 s with 24 bots."""
 
 from __future__ import annotations
 
-from types import ModuleType
-
 import pytest
+
+from bench.chaoslib.lifecycle import churn
 
 pytestmark = pytest.mark.processes
 
 
-def test_bots_killed_with_minus_9_are_restarted_and_the_match_completes(chaos: ModuleType) -> None:
-    result = chaos.churn(6.0, bots=4)
+def test_bots_killed_with_minus_9_are_restarted_and_the_match_completes() -> None:
+    result = churn(6.0, bots=4)
     figures = result.figures
 
     assert figures.get("kills", 0) >= 2, (figures, result.note)

@@ -4,9 +4,10 @@ with a bot that keeps sending to an id nobody has (the issue's 20 runs scaled to
 from __future__ import annotations
 
 import os
-from types import ModuleType
 
 import pytest
+
+from bench.chaoslib.lifecycle import clean_exit
 
 pytestmark = pytest.mark.processes
 
@@ -15,13 +16,11 @@ def _fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-def test_a_signal_at_a_random_moment_ends_every_process_prints_a_summary_and_leaks_no_fd(
-    chaos: ModuleType,
-) -> None:
-    first = chaos.clean_exit(1)  # opens what stays open in this process (imports, caches)
+def test_a_signal_at_a_random_moment_ends_every_process_prints_a_summary_and_leaks_no_fd() -> None:
+    first = clean_exit(1)  # opens what stays open in this process (imports, caches)
     before = _fds()
 
-    rest = chaos.clean_exit(5, seed=7)
+    rest = clean_exit(5, seed=7)
 
     for result in (first, rest):
         # Every run exited with 128 + the signal and printed its summary (the note lists what

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import msgspec
@@ -16,6 +15,7 @@ import zmq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.chaoslib.fuzz import fuzz_live
 from warband.exceptions import ProtocolError
 from warband.messaging import catalog
 from warband.messaging.broker import Broker
@@ -136,10 +136,8 @@ def test_the_broker_keeps_routing_a_good_client_while_frames_are_thrown_at_it() 
 
 
 @pytest.mark.processes
-def test_a_live_actor_and_broker_survive_20000_fuzzed_frames_next_to_a_good_client(
-    chaos: ModuleType,
-) -> None:
-    figures = chaos.fuzz_live(20_000, good=300)
+def test_a_live_actor_and_broker_survive_20000_fuzzed_frames_next_to_a_good_client() -> None:
+    figures = fuzz_live(20_000, good=300)
 
     assert {"broker": True, "sink": True} == figures["alive"]
     assert (0, 0) == (figures["good_lost"], figures["good_duplicated"]), figures

@@ -17,11 +17,11 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from bench.chaoslib.netns import Hosts, netns_available, two_hosts
 from tests.conftest import REPO, CommandResult
 from tests.test_cli import _agent_sends
 from warband.scenario import load_scenario
@@ -34,8 +34,8 @@ RUN_TIMEOUT_S = 60.0
 
 
 @pytest.fixture(scope="module")
-def hosts_allowed(chaos: ModuleType) -> None:
-    reason = chaos.netns_available()
+def hosts_allowed() -> None:
+    reason = netns_available()
     if reason is not None:
         pytest.skip(f"network namespaces are not available here: {reason}")
 
@@ -80,9 +80,9 @@ class HostProcesses:
 
 
 @contextlib.contextmanager
-def _hosts(chaos: ModuleType, folder: Path) -> Iterator[tuple[Any, HostProcesses]]:
+def _hosts(folder: Path) -> Iterator[tuple[Hosts, HostProcesses]]:
     """Two namespaces and the processes run in them: processes reaped before the namespaces go."""
-    with chaos.two_hosts() as hosts:
+    with two_hosts() as hosts:
         processes = HostProcesses(folder)
         try:
             yield hosts, processes
@@ -103,7 +103,7 @@ def _link_bytes_sent(host: str, dev: str) -> int:
 
 
 def _run_across_hosts(
-    chaos: ModuleType, folder: Path, scenario_file: str, seed: int, log_dir: Path
+    folder: Path, scenario_file: str, seed: int, log_dir: Path
 ) -> tuple[dict[str, Any], int]:
     """Broker and clock on host A, each agent on host B: the clock's result, and the bytes
     host B sent over the link."""
@@ -111,7 +111,7 @@ def _run_across_hosts(
     params = scenario.resolve_params({})
     agents = [actor.id for actor in scenario.build(params, seed)]
     result_file = folder / "result.json"
-    with _hosts(chaos, folder) as (hosts, processes):
+    with _hosts(folder) as (hosts, processes):
         on_a, on_b = hosts.run(hosts.a), hosts.run(hosts.b)
         endpoint = f"tcp://{hosts.addr_a}:{PORT}"
         common = [
@@ -143,7 +143,7 @@ def _run_across_hosts(
 @pytest.mark.usefixtures("hosts_allowed")
 @pytest.mark.parametrize("scenario_file", ["scenarios/ping_pong.py", "scenarios/skirmish.py"])
 def test_same_seed_sends_the_same_messages_in_one_process_and_across_two_hosts(
-    chaos: ModuleType, warband_cli: Callable[..., CommandResult], tmp_path: Path, scenario_file: str
+    warband_cli: Callable[..., CommandResult], tmp_path: Path, scenario_file: str
 ) -> None:
     one, hosts_log = tmp_path / "one", tmp_path / "hosts"
     in_one_process = warband_cli(
@@ -151,7 +151,7 @@ def test_same_seed_sends_the_same_messages_in_one_process_and_across_two_hosts(
     )
     assert 0 == in_one_process.returncode, in_one_process.stderr
 
-    result, sent_by_b = _run_across_hosts(chaos, tmp_path, scenario_file, 11, hosts_log)
+    result, sent_by_b = _run_across_hosts(tmp_path, scenario_file, 11, hosts_log)
 
     assert result["completed"] is True, result
     expected = _agent_sends(one)

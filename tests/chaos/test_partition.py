@@ -3,25 +3,25 @@ pair), 3 s at a time, while a warband actor and a raw DEALER send 100 msg/s acro
 
 from __future__ import annotations
 
-from types import ModuleType
-
 import pytest
+
+from bench.chaoslib.netns import netns_available
+from bench.chaoslib.partition import partition
+from bench.chaoslib.timing import BLACKHOLE_S
 
 pytestmark = pytest.mark.processes
 
 
 @pytest.fixture(scope="module")
-def hosts_allowed(chaos: ModuleType) -> None:
-    reason = chaos.netns_available()
+def hosts_allowed() -> None:
+    reason = netns_available()
     if reason is not None:
         pytest.skip(f"network namespaces are not available here: {reason}")
 
 
 @pytest.mark.usefixtures("hosts_allowed")
-def test_a_silent_partition_is_detected_during_each_blackhole_and_loses_nothing(
-    chaos: ModuleType,
-) -> None:
-    result = chaos.partition(blackholes=2, gap_s=1.5)
+def test_a_silent_partition_is_detected_during_each_blackhole_and_loses_nothing() -> None:
+    result = partition(blackholes=2, gap_s=1.5)
     figures = result.figures
 
     assert result.passed is not None, result.note
@@ -29,11 +29,11 @@ def test_a_silent_partition_is_detected_during_each_blackhole_and_loses_nothing(
     # Each blackhole was noticed while it lasted (not only by the next one), and the flow
     # resumed after each heal. How fast is `warband bench chaos`'s figure (about 1 s, 0.5 s).
     assert None not in figures["detect_each_s"], figures
-    assert all(detect <= chaos.BLACKHOLE_S for detect in figures["detect_each_s"]), figures
+    assert all(detect <= BLACKHOLE_S for detect in figures["detect_each_s"]), figures
     assert None not in figures["recover_each_s"], figures
 
 
-def test_the_hosts_are_gone_after_a_partition(chaos: ModuleType) -> None:
+def test_the_hosts_are_gone_after_a_partition() -> None:
     import subprocess
 
     names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)

@@ -3,24 +3,25 @@ blocked for 3 s, while a requester asks it every 0.1 s (real processes, a real b
 
 from __future__ import annotations
 
-from types import ModuleType
-
 import pytest
+
+from bench.chaoslib.stuck import stuck
+from bench.chaoslib.timing import BLACKHOLE_S
 
 pytestmark = pytest.mark.processes
 
 
 @pytest.mark.parametrize("kind", ["sigstop", "blocked"])
 def test_a_stuck_bot_is_flagged_while_stuck_and_its_conversations_close_on_both_sides(
-    chaos: ModuleType, kind: str
+    kind: str,
 ) -> None:
-    result = chaos.stuck(kind)
+    result = stuck(kind)
     figures = result.figures
 
     assert result.note.startswith("flagged"), result.note  # the harness itself did not break
     # Flagged while it was stuck (within 4 heartbeats is `warband bench chaos`'s target_met).
     assert figures["detect_s"] is not None, figures
-    assert figures["detect_s"] <= chaos.BLACKHOLE_S, figures
+    assert figures["detect_s"] <= BLACKHOLE_S, figures
     # Every request waiting when it went silent failed at once; the bot was told (EndTalk)...
     assert figures["closed_requester_side"] >= 1, figures
     assert figures["closed_requester_side"] == figures["closed_bot_side"], figures

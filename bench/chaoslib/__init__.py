@@ -1,0 +1,16 @@
+"""The harnesses of ``warband bench chaos`` (bench/chaos.py keeps the CLI, the registry of faults
+and the report), one concept per module:
+
+- ``timing``: the rates and intervals the faults, their baselines and the child roles share;
+- ``result``: one fault's figures (:class:`Result`) and the helpers that reduce times to them;
+- ``netns``: two hosts on one machine (network namespaces joined by a veth pair) and the cut;
+- ``children``: child processes speaking JSON lines, killed and reaped by their owner;
+- ``roles``: what a child does (``python -m bench.chaoslib.roles ROLE ...``): raw-pyzmq
+  senders and receivers, and the warband actors of the faults;
+- ``processes``: the processes of a ``warband run --processes`` read from /proc, scratch folders;
+- one module per family of faults, each fault next to its raw-pyzmq baseline: ``partition``,
+  ``stuck``, ``broker_loss`` (broker-restart, reconnect-storm), ``backpressure``, ``lifecycle``
+  (churn, clean-exit, start-order, restart-intensity) and ``fuzz``.
+
+The harnesses the tests in tests/messaging share are in bench/faults.py.
+"""

@@ -1,0 +1,126 @@
+"""The warband actors of the faults, each run in a child process of its own
+(``python -m bench.chaoslib.roles sink|source|bot ENDPOINT NUMBER``), in realtime mode with no
+clock, reporting to the parent in JSON lines."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import Callable
+
+from warband.messaging import event_loop
+from warband.messaging.actor import Actor, handles
+from warband.messaging.catalog import EndTalk, RequestTalk, StatusReport, TalkReply
+
+from .children import emit
+from .timing import BLACKHOLE_S, PING_S, RATE, STUCK_PING_S
+
+
+class _Realtime(Actor):
+    lockstep_participant = False  # realtime, no clock: no _Ready
+
+
+class Sink(_Realtime):
+    """Counts the numbered StatusReports from ``source`` for ``seconds``; ends on ``quit``."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__("sink")
+        self.seconds = seconds
+        self.received: list[tuple[int, float]] = []
+
+    async def on_start(self) -> None:
+        emit(ready=time.monotonic())
+        self.call_later(self.seconds, lambda: self.stop("done"))
+
+    @handles(StatusReport)
+    def on_status(self, message: StatusReport) -> None:
+        if message.sender == "source":
+            self.received.append((int(str(message.details["seq"])), time.monotonic()))
+        elif message.status == "quit" and message.sender == "fuzzer":
+            self.stop("quit")
+
+
+class Source(_Realtime):
+    """Sends ``count`` numbered StatusReports to ``sink`` at RATE; notes broker loss."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__("source")
+        self.count = count
+        self.events: list[tuple[str, float]] = []
+
+    async def on_start(self) -> None:
+        self.start_task(self._send_all())
+
+    async def _send_all(self) -> None:
+        loop = asyncio.get_running_loop()
+        start = time.monotonic()
+        emit(ready=start)
+        lost = False
+        for seq in range(self.count):
+            delay = start + seq / RATE - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if self._liveness.lost != lost:
+                lost = self._liveness.lost
+                stamp = time.monotonic() - (loop.time() - self._liveness.lost_since) * lost
+                self.events.append(("lost" if lost else "back", stamp))
+            self.send(StatusReport(recipient="sink", status="seq", details={"seq": seq}))
+        await asyncio.sleep(3)
+        emit(sent=self.count, events=self.events, undeliverable=self.stats.undeliverable)
+        self.stop("done")
+
+    def on_broker_back(self) -> None:
+        super().on_broker_back()
+        self.events.append(("back", time.monotonic()))
+
+
+class Bot(_Realtime):
+    """Answers RequestTalk; blocks its loop on StatusReport ``block``; ends on ``quit``."""
+
+    def __init__(self) -> None:
+        super().__init__("bot-1")
+        self.closed_by_peer = 0
+
+    async def on_start(self) -> None:
+        emit(ready=time.monotonic(), pid=os.getpid())
+
+    @handles(RequestTalk)
+    def on_talk(self, message: RequestTalk) -> None:
+        with contextlib.suppress(Exception):
+            self.reply(message, TalkReply(accepted=True))
+
+    @handles(EndTalk)
+    def on_end(self, message: EndTalk) -> None:
+        if message.reason.startswith("peer gone"):
+            self.closed_by_peer += 1
+
+    @handles(StatusReport)
+    def on_status(self, message: StatusReport) -> None:
+        if message.status == "block":
+            time.sleep(BLACKHOLE_S)  # the fault: a handler that never yields
+        elif message.status == "quit":
+            emit(closed=self.closed_by_peer, failures=self.stats.handler_failures)
+            self.stop("quit")
+
+
+def run_actor(role: str, endpoint: str, number: float) -> None:
+    """Run the actor of ``role`` (``sink``: for ``number`` s; ``source``: ``number`` messages;
+    ``bot``) at the broker at ``endpoint`` until it stops."""
+    event_loop.run(_run(role, endpoint, number))
+
+
+async def _run(role: str, endpoint: str, number: float) -> None:
+    makers: dict[str, Callable[[], Actor]] = {
+        "sink": lambda: Sink(number),
+        "source": lambda: Source(int(number)),
+        "bot": Bot,
+    }
+    actor = makers[role]()
+    ping = STUCK_PING_S if role == "bot" else PING_S
+    await actor.run(
+        endpoint, mode="realtime", ping_interval=ping, broker_timeout=60, heartbeat_interval=0
+    )
+    if isinstance(actor, Sink):
+        emit(received=actor.received)
