@@ -9,6 +9,7 @@ from warband.world import (
     ActVerdict,
     Member,
     World,
+    needs_no_help,
 )
 
 from .simulation_helpers import (
@@ -96,6 +97,37 @@ def test_moving_through_a_closed_door_is_rejected() -> None:
     assert "the door 'store-door' between d and s is closed" == rejection(
         world, "red-1", "move", waypoint="s"
     )
+
+
+def test_the_map_closes_the_links_of_closed_doors_by_the_rule_of_the_move_check() -> None:
+    # What is not said is as the map file sets it: the store door starts closed.
+    assert (("d", "s"),) == TEST_MAP.closed_links({})
+    assert (("d", "s"),) == TEST_MAP.closed_links({"store-door": False})
+    assert () == TEST_MAP.closed_links({"store-door": True})
+    blocker = TEST_MAP.closed_blocker("s", "d", {})
+    assert blocker is not None and "store-door" == blocker.id
+
+
+def test_a_heal_refused_for_good_is_told_from_one_that_may_pass() -> None:
+    world = world_on_test_map(
+        {
+            "doc": Member("blue", "medic", start="m3"),
+            "mate": Member("blue", "assault", start="m3"),
+            "victim": Member("blue", "assault", start="c"),
+            "shooter": Member("red", "assault", start="m1"),
+        }
+    )
+    assert needs_no_help("mate", rejection(world, "doc", "use", target="mate"))
+    assert needs_no_help("ghost", rejection(world, "doc", "use", target="ghost"))
+    fire_until_down(world, "shooter", "victim")
+    too_far = rejection(world, "doc", "use", target="victim")
+    assert too_far.startswith("victim is ")
+    assert not needs_no_help("victim", too_far)
+    for _ in range(100):
+        if ("state", "dead") in world.percepts_for("victim"):
+            break
+        world.step()
+    assert needs_no_help("victim", rejection(world, "doc", "use", target="victim"))
 
 
 def test_a_second_action_in_one_tick_is_rejected_but_moving_and_firing_combine() -> None:

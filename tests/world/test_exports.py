@@ -161,6 +161,7 @@ PUBLIC = sorted(
         "load_map",
         "make_mode",
         "map_from_data",
+        "needs_no_help",
         "parse_map",
         "perceive",
         "pick_classes",

@@ -19,6 +19,7 @@ area clustering) stay in their modules: ``warband.world.perception``, ``.combat`
 import typing as _typing
 
 from ._acts import REACH as REACH
+from ._acts import needs_no_help as needs_no_help
 from ._bodies import Member as Member
 from ._bodies import RosterEntry as RosterEntry
 from ._map_file import bundled_maps as bundled_maps
@@ -324,6 +325,7 @@ __all__ = [
     "load_map",
     "make_mode",
     "map_from_data",
+    "needs_no_help",
     "parse_map",
     "perceive",
     "pick_classes",

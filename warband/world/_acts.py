@@ -228,10 +228,26 @@ def _respawn_at(state: WorldState, agent: Character, args: Args, events: Events)
     agent.spawn_choice = str(args["waypoint"])
 
 
+_UNKNOWN_AGENT: Final = "unknown agent {target!r}"
+_NOT_WOUNDED: Final = "{target} is not wounded"
+_PAST_HELP: Final = "{target} is {life}; use a target to revive or heal a team mate"
+
+
+def needs_no_help(target: str, reason: str) -> bool:
+    """True when ``reason``, the world's refusal of ``use {"target": target}``, says the team
+    mate needs no help (it is not wounded) or is past it (dead, or no such agent): asking again
+    gets the same answer. Other refusals (too far, one action per tick) may pass."""
+    return reason in (
+        _NOT_WOUNDED.format(target=target),
+        _PAST_HELP.format(target=target, life=DEAD),
+        _UNKNOWN_AGENT.format(target=target),
+    )
+
+
 def _check_use_target(state: WorldState, agent: Character, target: str) -> str | None:
     other = state.agents.get(target)
     if other is None:
-        return f"unknown agent {target!r}"
+        return _UNKNOWN_AGENT.format(target=target)
     if other.team != agent.team:
         return f"{target} is not on your team"
     if other.life == DOWNED:
@@ -241,9 +257,9 @@ def _check_use_target(state: WorldState, agent: Character, target: str) -> str |
         if not agent.cls.can(HEAL):
             return f"only medics heal; {agent.id} is {article(agent.cls.name)}"
         if other.health.current == other.health.maximum:
-            return f"{target} is not wounded"
+            return _NOT_WOUNDED.format(target=target)
     else:
-        return f"{target} is {other.life}; use a target to revive or heal a team mate"
+        return _PAST_HELP.format(target=target, life=other.life)
     gap = distance(agent.position, other.position)
     return None if gap <= REACH else f"{target} is {gap:.1f} away; get within {REACH:g}"
 

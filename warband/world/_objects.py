@@ -56,11 +56,9 @@ def _base_open(state: WorldState, obj: MapObject) -> bool:
 
 
 def closed_blocker(state: WorldState, a: str, b: str) -> MapObject | None:
-    """The closed door or bars on the link ``a-b``, if any."""
-    for obj in state.map.link_blockers(a, b):
-        if not state.open[obj.id]:
-            return obj
-    return None
+    """The closed door or bars on the link ``a-b``, if any (the map's rule, with the open
+    doors and bars of this world)."""
+    return state.map.closed_blocker(a, b, state.open)
 
 
 def item_kind(state: WorldState, item: str) -> str:

@@ -218,6 +218,21 @@ class Map:
         """Doors and bars sitting on the link ``a-b`` (empty when nothing can block it)."""
         return self._blockers.get(link_key(a, b), ())
 
+    def closed_blocker(self, a: str, b: str, is_open: Mapping[str, bool]) -> MapObject | None:
+        """The door or bars on the link ``a-b`` that is closed, if any: the one rule for which
+        links can be crossed now (the world's move check, the bots' paths and positions).
+
+        ``is_open`` says which doors and bars are open (the world's state, or an agent's
+        ``open`` facts); one it does not name is as the map file sets it."""
+        for obj in self.link_blockers(a, b):
+            if not is_open.get(obj.id, obj.open):
+                return obj
+        return None
+
+    def closed_links(self, is_open: Mapping[str, bool]) -> tuple[Link, ...]:
+        """Every link a closed door or bars blocks now (see :meth:`closed_blocker`), sorted."""
+        return tuple(link for link in sorted(self._blockers) if self.closed_blocker(*link, is_open))
+
     def nearest_waypoint(self, point: Point) -> str:
         """Id of the waypoint closest to ``point`` (ties: first in file order)."""
         return min(self.waypoints, key=lambda w: distance_sq(w.pos, point)).id

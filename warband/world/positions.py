@@ -1,8 +1,10 @@
 """Position picking: score waypoints near a point for a behaviour (defend, snipe, flee, ...).
 
 As in Killzone 3, candidates are the waypoints within travel distance of a centre point (in
-the bot's corridor if it has one); each gets a weighted sum of properties, all scaled to
-0..1:
+the bot's corridor if it has one) that the bot can reach now: travel never crosses a link
+closed by a door or bars (``blocked_links``, as :meth:`Map.closed_links
+<warband.world.maps.Map.closed_links>` gives them). Each gets a weighted sum of properties,
+all scaled to 0..1:
 
 * ``cover``: mean cover the waypoint gives against the known threats;
 * ``threat_distance``: distance to the nearest threat (divided by ``distance_scale``, capped at 1);
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 
 from warband.exceptions import ConfigurationError
 from warband.world.geometry import Point, distance
-from warband.world.maps import Map
+from warband.world.maps import Link, Map, link_key
 
 
 @dataclass(frozen=True)
@@ -78,12 +80,14 @@ def pick_positions(
     radius: float = 20.0,
     allowed: Collection[str] | None = None,
     distance_scale: float = 30.0,
+    blocked_links: Collection[tuple[str, str]] = (),
 ) -> list[ScoredPosition]:
     """Candidates within travel distance ``radius`` of ``centre`` (default: ``origin``), best first.
 
     ``origin`` is the bot's waypoint (travel is measured from it); ``allowed`` restricts
-    candidates and travel to a corridor. Ties break on waypoint id. Raises ConfigurationError for an
-    unknown behaviour name (listing the known ones) and
+    candidates and travel to a corridor; travel never crosses ``blocked_links`` (links closed
+    now), so every candidate is one the bot can reach. Ties break on waypoint id. Raises
+    ConfigurationError for an unknown behaviour name (listing the known ones) and
     :class:`~warband.exceptions.UnknownIdError` for unknown waypoints.
     """
     weights = _weights(behaviour)
@@ -91,8 +95,9 @@ def pick_positions(
     if centre is not None:
         game_map.waypoint(centre)
     around = centre if centre is not None else origin
-    candidates = _within(game_map, around, radius, allowed)
-    travel = _within(game_map, origin, math.inf, allowed)
+    blocked = {link_key(a, b) for a, b in blocked_links}
+    candidates = _within(game_map, around, radius, allowed, blocked)
+    travel = _within(game_map, origin, math.inf, allowed, blocked)
     scored: list[ScoredPosition] = []
     for wp in sorted(candidates):
         if wp not in travel:
@@ -130,6 +135,7 @@ def best_position(
     centre: str | None = None,
     radius: float = 20.0,
     allowed: Collection[str] | None = None,
+    blocked_links: Collection[tuple[str, str]] = (),
 ) -> str | None:
     """Waypoint id of the best candidate of :func:`pick_positions`, or ``None`` if there is none."""
     ranked = pick_positions(
@@ -141,6 +147,7 @@ def best_position(
         centre=centre,
         radius=radius,
         allowed=allowed,
+        blocked_links=blocked_links,
     )
     return ranked[0].waypoint if ranked else None
 
@@ -164,9 +171,14 @@ def _nearest_scaled(pos: Point, others: Sequence[Point], scale: float) -> float:
 
 
 def _within(
-    game_map: Map, start: str, radius: float, allowed: Collection[str] | None
+    game_map: Map,
+    start: str,
+    radius: float,
+    allowed: Collection[str] | None,
+    blocked: Collection[Link],
 ) -> dict[str, float]:
-    """Travel distance from ``start`` to every waypoint within ``radius`` (Dijkstra)."""
+    """Travel distance from ``start`` to every waypoint within ``radius`` (Dijkstra), not
+    crossing the ``blocked`` links (in :func:`~warband.world.maps.link_key` form)."""
     best = {start: 0.0}
     heap = [(0.0, start)]
     while heap:
@@ -175,6 +187,8 @@ def _within(
             continue
         for nxt in game_map.neighbours(node):
             if allowed is not None and nxt not in allowed:
+                continue
+            if blocked and link_key(node, nxt) in blocked:
                 continue
             total = cost + game_map.link_length(node, nxt)
             if total <= radius and total < best.get(nxt, math.inf):
