@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from warband.agents import Agent, Role
+from warband.agents.agent import REFUSAL_MEMORY
+from warband.agents.execute import TaskStatus
 from warband.exceptions import ConfigurationError, DomainSyntaxError
 from warband.planning import FactDB, Task, parse_domain
 from warband.testing import run_actors
@@ -277,3 +279,45 @@ async def test_a_search_longer_than_the_budget_spans_ticks_and_finds_the_same_pl
     assert ["(!log 30)", "(!idle 50)"] == quick_state["steps"] == slow_state["steps"]
     assert 1 == quick_state["decisions"][0][0]
     assert slow_state["decisions"][0][0] > 3  # 60-odd expansions at 8 a tick
+
+
+class RefusalsSeen(Inspected):
+    """An agent whose final state holds, per tick, the ``act_refused`` facts it knew."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.refusals: dict[int, list[list[Value]]] = {}
+
+    def on_tick(self, tick: int) -> None:
+        super().on_tick(tick)
+        self.refusals[tick] = [list(f) for f in self.memory.facts.facts("act_refused")]
+
+    def final_state(self) -> dict[str, Any]:
+        return {**super().final_state(), "refusals": self.refusals}
+
+
+async def test_an_act_the_plan_does_not_wait_for_is_remembered_refused_for_a_while() -> None:
+    dasher = """
+    (:domain dasher)
+    (:primitive !dash ?waypoint)
+    (:primitive !remember ?fact)
+    (:primitive !idle ?ticks)
+    (:method (behave)
+      (:branch "dash far away, once" (not (dashed)) ((!dash b2) (!remember dashed)))
+      (:branch "idle" () ((!idle 1))))
+    """
+
+    def dash(agent: Agent, task: Task) -> TaskStatus:
+        agent.send_act("move", {"waypoint": str(task.args[0])}, about=("b2", "beyond"))
+        return "done"
+
+    bot = RefusalsSeen("bot-1", _role("dasher", dasher, tasks={"!dash": dash}), team="red")
+    result = await run_actors([bot], ticks=REFUSAL_MEMORY + 3, world=_world())
+    seen = result.final_states["bot-1"]["refusals"]
+    reason = "b2 is not linked to r1 (move one link at a time)"
+    assert [] == seen[1]
+    assert [["act_refused", "move", 1, reason, "b2", "beyond"]] == seen[2]
+    assert [["act_refused", "move", REFUSAL_MEMORY, reason, "b2", "beyond"]] == seen[
+        1 + REFUSAL_MEMORY
+    ]
+    assert [] == seen[2 + REFUSAL_MEMORY]

@@ -55,6 +55,13 @@ from .role import Role
 MAX_TASKS_PER_TICK = 32
 """Tasks that finish at once run back to back; this many at most in one tick."""
 
+REFUSAL_MEMORY = 10
+"""Ticks an agent remembers an act the world refused (its ``act_refused`` facts), counted from
+the tick it sent the act."""
+
+_Refusal = tuple[int, str, str, tuple[Value, ...]]
+"""An act the world refused: the tick it was sent, its verb, the reason, what it was about."""
+
 
 @dataclass
 class _Running:
@@ -120,6 +127,8 @@ class Agent(Actor):
         """The last StatusReport from each sender, as it came (memory holds it as a
         ``("status", sender, status, *details)`` fact)."""
         self._events: tuple[Fact, ...] = ()
+        self._loose_acts: dict[str, tuple[str, tuple[Value, ...], int]] = {}
+        self._refusals: list[_Refusal] = []
         self._acts = role.acts
         self._reporter = role.reporter() if role.reporter is not None else None
         self.group_aliases: dict[str, str] = {}
@@ -179,11 +188,21 @@ class Agent(Actor):
     def on_act_result(self, result: ActResult) -> None:
         running = self._doing
         if running is None or running.act_id != result.reply_to:
+            loose = self._loose_acts.pop(result.reply_to or "", None)
+            if loose is not None and not result.accepted:
+                self._refused(*loose, result.reason)
+                self._replan = True
             return
         if result.accepted:
             running.accepted = True
         else:
+            if running.act is not None:
+                about = _args_of(running.task)
+                self._refused(running.act.verb, about, running.started, result.reason)
             self._fail_running(f"the world refused {running.task}: {result.reason}")
+
+    def _refused(self, verb: str, about: tuple[Value, ...], sent: int, reason: str) -> None:
+        self._refusals.append((sent, verb, reason, about))
 
     # --- the loop -----------------------------------------------------------------------------
 
@@ -202,6 +221,22 @@ class Agent(Actor):
         memory.set_source("order_book", self.book.facts())
         statuses = [_status_fact(report) for report in self.status_reports.values()]
         memory.set_source("reports", [*statuses, *self._threats.values()])
+        if self._refusals:
+            self._refusals = [r for r in self._refusals if tick - r[0] <= REFUSAL_MEMORY]
+            memory.set_source(
+                "refusals",
+                [
+                    ("act_refused", verb, tick - sent, why, *about)
+                    for sent, verb, why, about in self._refusals
+                ],
+            )
+        if self._loose_acts:
+            # An answer that never came (the world left) is not waited for forever.
+            self._loose_acts = {
+                act: sent
+                for act, sent in self._loose_acts.items()
+                if tick - sent[2] <= REFUSAL_MEMORY
+            }
         for name, daemon in self.role.daemons.items():
             memory.set_source(f"daemon:{name}", daemon(memory, tick))
 
@@ -372,6 +407,23 @@ class Agent(Actor):
         self._doing = _Running(task, self.tick, act, sent.id)
         return "running"
 
+    def send_act(
+        self, verb: str, args: Mapping[str, Value], *, about: Sequence[Value] | None = None
+    ) -> Act:
+        """Send an Act the plan does not wait for: the task that sends it is done at once (a
+        bot's ``!go`` walks on while its plan fires).
+
+        If the world refuses it, the agent decides again and knows
+        ``("act_refused", verb, ago, reason, *about)`` for :data:`REFUSAL_MEMORY` ticks
+        (``ago``: how many ticks ago it sent the act, so that a domain compares it with its own
+        clock facts; ``about``: what the plan meant by it, by default the act's argument
+        values). A refused act a plan waits for (:meth:`act`, an act primitive)
+        is remembered the same way, with the task's arguments, and fails its task."""
+        sent = self.send(Act(recipient=self.world, verb=verb, args=dict(args)))
+        facts = tuple(args.values()) if about is None else tuple(about)
+        self._loose_acts[sent.id] = (verb, facts, self.tick)
+        return sent
+
     def hold_task(self, task: Task) -> TaskStatus:
         """Make the starting ``task`` last until :meth:`finish_task` or :meth:`fail_running`
         (or the role's task time-out, counted from now or from :meth:`keep_running`)."""
@@ -521,6 +573,13 @@ class Agent(Actor):
         }
 
 
+def _args_of(task: Task) -> tuple[Value, ...]:
+    """The values of a ground task's arguments (a plan's tasks are ground)."""
+    return tuple(
+        arg for arg in task.args if arg is None or isinstance(arg, bool | int | float | str)
+    )
+
+
 def _status_fact(report: StatusReport) -> Fact:
     details = [report.details[key] for key in sorted(report.details)]
     return ("status", report.sender, report.status, *details)
@@ -540,4 +599,4 @@ def _act_failure(events: Sequence[Fact], verb: str) -> str | None:
     return None
 
 
-__all__ = ["MAX_TASKS_PER_TICK", "Agent"]
+__all__ = ["MAX_TASKS_PER_TICK", "REFUSAL_MEMORY", "Agent"]
