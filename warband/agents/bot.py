@@ -18,12 +18,18 @@ gives that domain what it needs from Python:
   picking (:mod:`warband.world.positions`): ``cover_spot`` (take cover), ``retreat_spot``
   (fall back) and ``attack_spot`` (default combat); ``spawn_near`` (a dead bot's spawn: the
   best travel cost to its squad, :func:`~warband.agents.assignment.choose_spawn`);
+  ``heal_refused`` (the world refused a medic's heal of a mate for good, after it asked).
+  Paths and picked positions cross only the links the bot can cross now: the map's rule
+  (:meth:`~warband.world.Map.closed_links`) over the bot's ``open`` facts, the rule the world
+  applies to a move; and position picking leaves out, for :data:`REFUSED_SPOT_TICKS`, a spot
+  the world refused a move towards (``act_refused`` facts, :meth:`Agent.send_act
+  <warband.agents.Agent.send_act>`);
 - **tasks**: ``!join ?squad`` (the commander put the bot in a squad: it reports there from now
   on, and remembers ``(squad ?squad)``), ``!restrict ?waypoints`` and ``!clear_restrictions``
   (the squad's corridor, Listing 29.3: ``(allowed_waypoint w)`` facts ``next_hop`` keeps to),
-  ``!go ?waypoint`` (start walking a link and go on with the plan: the bot shoots while the
-  world walks it), and the engineer's ``!place_turret`` and ``!repair ?turret`` (``use`` acts:
-  ``!use ?target`` is already the medic's revive and heal);
+  ``!go ?waypoint ?toward`` (start walking a link on the way to ``?toward`` and go on with the
+  plan: the bot shoots while the world walks it), and the engineer's ``!place_turret`` and
+  ``!repair ?turret`` (``use`` acts: ``!use ?target`` is already the medic's revive and heal);
 - **area groups** (:class:`AreaGroups`): the bot keeps itself in its team's group of the area
   it stands in, so that ``!broadcast nearby ...`` reaches the team mates in that area (a hurt
   bot asks the medics nearby for a heal; a medic says it is coming);
@@ -37,7 +43,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..messaging import Act, StatusReport, ThreatReport
+from ..messaging import StatusReport, ThreatReport
 from ..planning import FactDB, Task, load_domain_file
 from ..values import Fact, Value
 from ..world import (
@@ -57,6 +63,7 @@ from ..world import (
     StrategicGraph,
     build_strategic_graph,
     get_weapon,
+    needs_no_help,
     pick_positions,
     waypoint_path,
 )
@@ -85,7 +92,12 @@ FIRED_ON_MEMORY = 10
 says how recent a hit must be to count (``@under_fire``)."""
 
 RECENT_TICKS = 10
-"""How long a call for a medic (and a medic's answer) stays news (``recent``)."""
+"""How long a call for a medic (and a medic's answer) stays news (``recent``). At most the
+agent's ``REFUSAL_MEMORY``: a medic refused a heal remembers it as long as the call is news."""
+
+REFUSED_SPOT_TICKS = 5
+"""How many ticks position picking leaves out a spot the world refused a move towards (at most
+the agent's ``REFUSAL_MEMORY``)."""
 
 COVER = PositionWeights(cover=3.0, threat_distance=0.5, line_of_fire=0.5, travel=-1.0)
 """Position picking for cover: cover from the threats first, still able to shoot back, near."""
@@ -180,11 +192,21 @@ def bot_functions(game_map: Map) -> dict[str, object]:
     points = {marker.id: marker.waypoint for marker in game_map.markers}
     capture_points = {m.id: m.waypoint for m in game_map.markers_of("capture")}
 
+    doors = any(game_map.link_blockers(*link) for link in game_map.links)
+
+    def closed(facts: FactDB) -> tuple[tuple[str, str], ...]:
+        """The links closed now, as the bot's ``open`` facts say (the world's rule)."""
+        if not doors:
+            return ()
+        return game_map.closed_links({str(f[1]): f[2] is True for f in facts.facts("open")})
+
     def next_hop(facts: FactDB, here: Value, goal: Value) -> Value:
         allowed = {str(f[1]) for f in facts.facts("allowed_waypoint")} or None
-        path = waypoint_path(game_map, str(here), str(goal), allowed=allowed)
+        shut = closed(facts)
+        path = waypoint_path(game_map, str(here), str(goal), allowed=allowed, blocked_links=shut)
         if path is None and allowed is not None:
-            path = waypoint_path(game_map, str(here), str(goal))  # restrictions cut us off
+            # The restrictions cut us off.
+            path = waypoint_path(game_map, str(here), str(goal), blocked_links=shut)
         return path[1] if path is not None and len(path) > 1 else None
 
     def point_waypoint(facts: FactDB, point: Value) -> Value:
@@ -244,6 +266,31 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         now = TICK.first(facts.facts("tick"))
         return now is not None and isinstance(when, int) and now.tick - when <= RECENT_TICKS
 
+    def refused_spots(facts: FactDB) -> set[str]:
+        """Spots the world refused a move towards (``act_refused move ago reason next
+        toward``) at most :data:`REFUSED_SPOT_TICKS` ago."""
+        return {
+            str(f[-1])
+            for f in facts.facts("act_refused")
+            if f[1] == "move" and isinstance(f[2], int) and f[2] <= REFUSED_SPOT_TICKS
+        }
+
+    def heal_refused(facts: FactDB, mate: Value, asked: Value) -> bool:
+        """The world refused a heal of ``mate`` sent after it asked (tick ``asked``) because
+        the mate needs none or is past help (:func:`~warband.world.needs_no_help`)."""
+        now = TICK.first(facts.facts("tick"))
+        if now is None or not isinstance(asked, int):
+            return False
+        return any(
+            f[1] == "use"
+            and len(f) > 4
+            and f[4] == mate
+            and isinstance(f[2], int)
+            and now.tick - f[2] > asked
+            and needs_no_help(str(mate), str(f[3]))
+            for f in facts.facts("act_refused")
+        )
+
     def cover_spot(facts: FactDB, here: Value, radius: Value) -> Value:
         """The waypoint within ``radius`` (travel, in the corridor) that covers best
         from the enemies in sight (position picking with :data:`COVER`); ``here`` when it is
@@ -259,7 +306,10 @@ def bot_functions(game_map: Map) -> dict[str, object]:
             threats=threats,
             radius=float(radius) if isinstance(radius, int | float) else 0.0,
             allowed=_corridor(facts),
+            blocked_links=closed(facts),
         )
+        refused = refused_spots(facts)
+        ranked = [c for c in ranked if c.waypoint not in refused]
         if not ranked or ranked[0].cover <= 0.0:
             return None
         return ranked[0].waypoint
@@ -309,9 +359,12 @@ def bot_functions(game_map: Map) -> dict[str, object]:
             centre=str(enemy_at),
             radius=reach,
             allowed=_corridor(facts),
+            blocked_links=closed(facts),
         )
-        occupied = {s.waypoint for s in SEES.all(facts.facts("sees")) if s.team != team}
-        ranked = [c for c in ranked if c.waypoint not in occupied]  # not onto the enemy
+        # Not onto the enemy, nor to a spot the world just refused a move towards.
+        shunned = {s.waypoint for s in SEES.all(facts.facts("sees")) if s.team != team}
+        shunned |= refused_spots(facts)
+        ranked = [c for c in ranked if c.waypoint not in shunned]
         if not ranked or ranked[0].waypoint == here:
             return None
         stay = next((c.score for c in ranked if c.waypoint == here), None)
@@ -379,6 +432,7 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         "in_range": in_range,
         "weapon_for": weapon_for,
         "spawn_near": spawn_near,
+        "heal_refused": heal_refused,
     }
 
 
@@ -414,8 +468,10 @@ def _go(agent: Agent, task: Task) -> TaskStatus:
     waypoint = task.args[0] if task.args else None
     if not isinstance(waypoint, str):
         return agent.fail_task(f"{task}: !go needs a waypoint")
-    # Done at once: the world walks the bot on (its movement queue) while the plan goes on.
-    agent.send(Act(recipient=agent.world, verb="move", args={"waypoint": waypoint}))
+    toward = task.args[1] if len(task.args) > 1 else waypoint
+    # Done at once: the world walks the bot on (its movement queue) while the plan goes on. A
+    # refusal comes back as (act_refused move ago reason waypoint toward).
+    agent.send_act("move", {"waypoint": waypoint}, about=(waypoint, str(toward)))
     return "done"
 
 
