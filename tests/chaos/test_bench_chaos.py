@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
 
-from tests.conftest import CommandResult, last_json_line
+from tests.conftest import REPO, CommandResult, last_json_line
 
 pytestmark = pytest.mark.processes
 
@@ -41,3 +42,15 @@ def test_bench_chaos_runs_the_backpressure_fault_next_to_a_raw_baseline(
         entry["lost"],
         entry["duplicated"],
     )
+
+
+def test_the_default_run_is_every_fault_of_the_readme_table_but_fuzz_in_the_table_order() -> None:
+    from bench.chaos import FAULTS
+
+    readme = (REPO / "bench" / "README.md").read_text()
+    section = readme[readme.index("## chaos") :]
+    section = section[: section.index("\n## ", 1)]
+    listed = re.findall(r"^\| `([a-z-]+)`", section, flags=re.MULTILINE)
+
+    assert listed == list(FAULTS)
+    assert "fuzz" == listed[-1]  # run only with --fuzz N, after the others
