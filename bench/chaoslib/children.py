@@ -23,9 +23,6 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 PY = sys.executable
 
-Start = Callable[[list[str], str], "Child"]
-"""Start a child: its argv and its name (in error messages)."""
-
 
 class Child:
     """A child process whose stdout carries JSON lines; killed and reaped by :meth:`close`."""
@@ -84,6 +81,10 @@ class Child:
         self._reader.join(2)
         if self.process.stdout is not None:
             self.process.stdout.close()
+
+
+Start = Callable[[list[str], str], Child]
+"""Start a child: its argv and its name (in error messages)."""
 
 
 @contextlib.contextmanager
