@@ -148,13 +148,6 @@ def _restart_crashing_process(endpoint: str) -> int:
     return managed.restarts
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason=(
-        "known bug, about 1 run in 5: one actor restarted at once under its old id never gets "
-        "back in (no broker answers its _Register within 30 s); see the issue 12 note"
-    ),
-)
 def test_actors_restarted_at_once_under_their_old_ids_all_get_in_and_leave_nothing_behind(
     broker: Broker,
 ) -> None:

@@ -673,12 +673,11 @@ class Broker:
     def _check_links(self, router: zmq.Socket[bytes], watch: RouterWatch) -> None:
         """Log connections that closed, and refuse the ones ZeroMQ keeps silent (router_watch)."""
         self._next_link_check = time.monotonic() + _POLL_MS / 1000
-        closed, silent = watch.poll()
-        if any(link.routing_id is not None for link in closed):
-            # The monitor can tell of a closed connection before the router has handed over
-            # the last frames that came on it (an agent's _Stats and _Leave as it stops): route
-            # those first, or the peer counts as gone and its own last words are refused.
-            self._route_queued(router, watch)
+        # Before each closed connection is forgotten, the watch has the frames it left routed
+        # (an agent's _Stats and _Leave as it stops): the monitor can tell of the close before
+        # the router hands them over, and then the peer would count as gone and its own last
+        # words be refused; and they must not be heard as a later connection's (router_watch).
+        closed, silent = watch.poll(lambda: self._route_queued(router, watch))
         for link in closed:
             if link.routing_id is not None:
                 peer = link.routing_id.decode("utf-8", "replace")

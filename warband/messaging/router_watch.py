@@ -21,6 +21,7 @@ import contextlib
 import os
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import zmq
@@ -94,9 +95,11 @@ class RouterWatch:
                 return link.address
         return None
 
-    def poll(self) -> tuple[list[Link], list[Link]]:
+    def poll(self, route_queued: Callable[[], object]) -> tuple[list[Link], list[Link]]:
         """Read the monitor; return (connections that closed, connections silent for too long).
 
+        ``route_queued`` must read (and pass to :meth:`heard`) every frame already queued in the
+        router, without waiting for more: it is called before a closed connection is forgotten.
         The silent ones are forgotten here: the caller reports and closes them.
         """
         closed: list[Link] = []
@@ -104,16 +107,17 @@ class RouterWatch:
             event = parse_monitor_message(self._monitor.recv_multipart())
             fd = int(event["value"])
             if event["event"] == zmq.EVENT_ACCEPTED:
+                if fd in self._links:
+                    # Its close was not reported (the monitor's queue overflowed), yet the
+                    # number was free again: that connection is gone.
+                    self._forget(fd, route_queued, closed)
                 link = Link(fd, _peer_address(fd), time.monotonic())
                 self._links[fd] = link
                 link.routing_id = self._heard_early.pop(fd, None)
                 if link.routing_id is None:
                     self._unheard[fd] = link
             elif event["event"] == zmq.EVENT_DISCONNECTED:
-                self._unheard.pop(fd, None)
-                gone = self._links.pop(fd, None)
-                if gone is not None:
-                    closed.append(gone)
+                self._forget(fd, route_queued, closed)
         self._heard_early.clear()
         deadline = time.monotonic() - self.first_frame_timeout
         silent = [link for link in self._unheard.values() if link.accepted <= deadline]
@@ -121,6 +125,27 @@ class RouterWatch:
             del self._unheard[link.fd]
             del self._links[link.fd]
         return closed, silent
+
+    def _forget(self, fd: int, route_queued: Callable[[], object], closed: list[Link]) -> None:
+        """Forget the closed connection on ``fd``, once the frames it left are read.
+
+        libzmq queues a connection's last frames before it reports the close, so they are all
+        read here while ``fd`` still names that connection. Read later, with a new connection
+        on the same descriptor (a restarted agent, whose old connection's last frames carry
+        its id), they would mark that connection heard: were it one libzmq keeps apart (it
+        came while the old one still held the id), it would never be found silent, and the
+        agent never got back in.
+        """
+        route_queued()
+        self._unheard.pop(fd, None)
+        gone = self._links.pop(fd, None)
+        if gone is not None:
+            closed.append(gone)
+        else:
+            # Read from a connection no longer followed (refused as silent): the next
+            # connection on this descriptor must not inherit it. One that came after it and
+            # already spoke is not heard yet, and will be when it speaks again.
+            self._heard_early.pop(fd, None)
 
     def close_link(self, link: Link) -> bool:
         """Shut the connection down under libzmq, which then drops it as if the peer had left.
