@@ -116,19 +116,6 @@ def traces_url(endpoint: str) -> str:
     return base if base.endswith(TRACES_PATH) else base + TRACES_PATH
 
 
-def require() -> None:
-    """Raise ConfigurationError naming the extra to install when OpenTelemetry is missing.
-
-    For a process that starts others which export (``warband run --processes``): the error
-    comes once, before any child starts.
-    """
-    try:
-        import opentelemetry.exporter.otlp.proto.http.trace_exporter
-        import opentelemetry.sdk.trace  # noqa: F401
-    except ImportError:
-        raise ConfigurationError(_MISSING_EXTRA.format(variable=ENDPOINT_VARIABLE)) from None
-
-
 def configure(endpoint: str | None, process: str, *, exporter: Any = None) -> None:
     """Export this process's spans to ``endpoint`` over OTLP/HTTP, or to ``exporter``.
 
