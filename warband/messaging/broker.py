@@ -137,6 +137,7 @@ class Broker:
         """Seconds a TCP or IPC connection may stay silent before it is closed as refused."""
         self._watch: RouterWatch | None = None
         self._last_frame: zmq.Frame | None = None
+        self._hear_register = False
         self.stats = BrokerStats()
         self._context = context or zmq.Context.instance()
         self._codec = codec or Codec()
@@ -234,7 +235,14 @@ class Broker:
             self._bound.set()
             raise self._bind_error from None
         self._log.info("broker.start", endpoint=self.bound_endpoint)
-        self._watch = RouterWatch(router, first_frame_timeout=self.first_frame_timeout)
+
+        def route_queued() -> None:
+            self._route_queued(router, watch)
+
+        watch = RouterWatch(
+            router, first_frame_timeout=self.first_frame_timeout, route_queued=route_queued
+        )
+        self._watch = watch
         self._bound.set()
         try:
             self._route_until_stopped(router)
@@ -287,10 +295,13 @@ class Broker:
         self, router: zmq.Socket[bytes], watch: RouterWatch, frames: list[bytes], last: zmq.Frame
     ) -> None:
         """Handle one message taken from the router (``last``: its last frame as received)."""
-        if watch.pending:
-            watch.heard(last, frames[0])
         self._last_frame = last
+        self._hear_register = False
         self._handle(router, frames)
+        # Heard once handled: hearing may read the connection monitor and route the frames a
+        # closed connection left, which came after this one.
+        if watch.pending or self._hear_register:
+            watch.heard(last, frames[0])
 
     def _route_queued(self, router: zmq.Socket[bytes], watch: RouterWatch) -> None:
         """Route what already waits in the router's queue, without waiting for more."""
@@ -433,8 +444,7 @@ class Broker:
             self._gave_up(router, message.agent, message.reason or "gave_up")
 
     def _register(self, router: zmq.Socket[bytes], peer: str, message: _Register) -> None:
-        if self._watch is not None and self._last_frame is not None:
-            self._watch.heard(self._last_frame, peer.encode())
+        self._hear_register = True  # its connection is known by it from now on (_take)
         if message.lockstep and peer in self._groups[ALL_GROUP]:
             # A lockstep actor changing its groups during tick N: every broadcast of tick N
             # was sent before the clock's Tick N+1 reached us (each actor's TickDone follows
@@ -677,7 +687,7 @@ class Broker:
         # (an agent's _Stats and _Leave as it stops): the monitor can tell of the close before
         # the router hands them over, and then the peer would count as gone and its own last
         # words be refused; and they must not be heard as a later connection's (router_watch).
-        closed, silent = watch.poll(lambda: self._route_queued(router, watch))
+        closed, silent = watch.poll()
         for link in closed:
             if link.routing_id is not None:
                 peer = link.routing_id.decode("utf-8", "replace")

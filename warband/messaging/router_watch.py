@@ -43,20 +43,38 @@ class Link:
 
 
 class RouterWatch:
-    """Follows the ROUTER's connections through a socket monitor (see the module docstring)."""
+    """Follows the ROUTER's connections through a socket monitor (see the module docstring).
 
-    def __init__(self, router: zmq.Socket[bytes], *, first_frame_timeout: float) -> None:
+    A descriptor names a connection only until it closes: the kernel gives the number to the
+    next connection at once, while the monitor's events and the router's frames are read in
+    turns. Two orderings make the join sound. libzmq reports a connection accepted before any
+    of its frames can be read, and queues its last frames before it reports it closed; so
+    :meth:`heard` reads the monitor before it joins a frame to a connection it does not know
+    yet, and the frames a closed connection left are routed (``route_queued``) before it is
+    forgotten. A frame that could still have come over either of two connections on the same
+    descriptor is joined to neither: a connection wrongly taken as heard would never be found
+    silent (a restarted agent, kept apart by libzmq, locked out), and a closed one wrongly
+    named would report a connected agent gone; one wrongly left unheard only has to speak
+    again, or is closed as silent and reconnects.
+    """
+
+    def __init__(
+        self,
+        router: zmq.Socket[bytes],
+        *,
+        first_frame_timeout: float,
+        route_queued: Callable[[], object],
+    ) -> None:
+        """``route_queued`` reads and routes every frame already queued in ``router``, without
+        waiting for more (passing them to :meth:`heard` as usual)."""
         self.first_frame_timeout = first_frame_timeout
         self._router = router
+        self._route_queued = route_queued
         self._monitor = router.get_monitor_socket(_EVENTS)
         self._links: dict[int, Link] = {}
         self._unheard: dict[int, Link] = {}
-        # Frames can arrive before the monitor's event for their connection is read. Such an
-        # event is queued before the connection's first frame, so the next poll reads it: an
-        # entry that poll did not claim came over a connection already closed or forgotten, and
-        # is dropped there (kept, a new connection on the reused descriptor would inherit it
-        # and never be found silent).
-        self._heard_early: dict[int, bytes] = {}
+        self._closed: list[Link] = []
+        self._reading = False
 
     @property
     def pending(self) -> bool:
@@ -64,9 +82,11 @@ class RouterWatch:
         return bool(self._unheard)
 
     def heard(self, frame: zmq.Frame, routing_id: bytes) -> None:
-        """Note that ``frame`` (received from ``routing_id``) came over its connection.
+        """Note that ``frame`` (received from ``routing_id``, and handled) came over its
+        connection.
 
-        The broker calls this for every frame while :attr:`pending`, and for every ``_Register``.
+        The broker calls this for every frame while :attr:`pending`, and for every ``_Register``,
+        once the frame is handled: this may read the monitor and route frames queued after it.
         """
         try:
             fd = frame.get(_SRCFD)
@@ -74,15 +94,22 @@ class RouterWatch:
             return  # inproc: no descriptor
         if not isinstance(fd, int):
             return
-        link = self._unheard.pop(fd, None)
-        if link is not None:
-            link.routing_id = routing_id
-            return
         known = self._links.get(fd)
-        if known is None or known.routing_id != routing_id:
-            # Its connection's event is still in the monitor's queue (and the descriptor
-            # may still name a closed connection there, whose event comes first).
-            self._heard_early[fd] = routing_id
+        if (known is not None and known.routing_id == routing_id) or self._reading:
+            # Already joined; or routed while a closed connection's last frames are read, when
+            # the connections on its descriptor are not all known yet.
+            return
+        # The frame's connection was reported accepted before the frame could be read: its
+        # event is in the monitor's queue now, maybe after the close of an older connection on
+        # this descriptor, or before the close of its own and the accept of a newer one.
+        candidates = [known] if known is not None else []
+        candidates += self._read_events().get(fd, [])
+        candidates = [c for c in candidates if c.routing_id in (None, routing_id)]
+        if len(candidates) == 1 and candidates[0].routing_id is None:
+            link = candidates[0]
+            link.routing_id = routing_id
+            if self._unheard.get(fd) is link:
+                del self._unheard[fd]
 
     def has_link(self, routing_id: bytes) -> bool:
         """True while some open connection has spoken as ``routing_id``."""
@@ -95,30 +122,14 @@ class RouterWatch:
                 return link.address
         return None
 
-    def poll(self, route_queued: Callable[[], object]) -> tuple[list[Link], list[Link]]:
+    def poll(self) -> tuple[list[Link], list[Link]]:
         """Read the monitor; return (connections that closed, connections silent for too long).
 
-        ``route_queued`` must read (and pass to :meth:`heard`) every frame already queued in the
-        router, without waiting for more: it is called before a closed connection is forgotten.
-        The silent ones are forgotten here: the caller reports and closes them.
+        The closed ones include those found while hearing frames since the last poll. The
+        silent ones are forgotten here: the caller reports and closes them.
         """
-        closed: list[Link] = []
-        while self._monitor.poll(0):
-            event = parse_monitor_message(self._monitor.recv_multipart())
-            fd = int(event["value"])
-            if event["event"] == zmq.EVENT_ACCEPTED:
-                if fd in self._links:
-                    # Its close was not reported (the monitor's queue overflowed), yet the
-                    # number was free again: that connection is gone.
-                    self._forget(fd, route_queued, closed)
-                link = Link(fd, _peer_address(fd), time.monotonic())
-                self._links[fd] = link
-                link.routing_id = self._heard_early.pop(fd, None)
-                if link.routing_id is None:
-                    self._unheard[fd] = link
-            elif event["event"] == zmq.EVENT_DISCONNECTED:
-                self._forget(fd, route_queued, closed)
-        self._heard_early.clear()
+        self._read_events()
+        closed, self._closed = self._closed, []
         deadline = time.monotonic() - self.first_frame_timeout
         silent = [link for link in self._unheard.values() if link.accepted <= deadline]
         for link in silent:
@@ -126,26 +137,43 @@ class RouterWatch:
             del self._links[link.fd]
         return closed, silent
 
-    def _forget(self, fd: int, route_queued: Callable[[], object], closed: list[Link]) -> None:
-        """Forget the closed connection on ``fd``, once the frames it left are read.
+    def _read_events(self) -> dict[int, list[Link]]:
+        """Read every event queued in the monitor; return the links accepted, per descriptor."""
+        accepted: dict[int, list[Link]] = {}
+        if self._reading:
+            return accepted
+        self._reading = True
+        try:
+            while self._monitor.poll(0):
+                event = parse_monitor_message(self._monitor.recv_multipart())
+                fd = int(event["value"])
+                if event["event"] == zmq.EVENT_ACCEPTED:
+                    if fd in self._links:
+                        # Its close was not reported (the monitor's queue overflowed), yet the
+                        # number was free again: that connection is gone.
+                        self._forget(fd)
+                    link = Link(fd, _peer_address(fd), time.monotonic())
+                    self._links[fd] = link
+                    self._unheard[fd] = link
+                    accepted.setdefault(fd, []).append(link)
+                elif event["event"] == zmq.EVENT_DISCONNECTED:
+                    self._forget(fd)
+        finally:
+            self._reading = False
+        return accepted
 
-        libzmq queues a connection's last frames before it reports the close, so they are all
-        read here while ``fd`` still names that connection. Read later, with a new connection
-        on the same descriptor (a restarted agent, whose old connection's last frames carry
-        its id), they would mark that connection heard: were it one libzmq keeps apart (it
-        came while the old one still held the id), it would never be found silent, and the
-        agent never got back in.
+    def _forget(self, fd: int) -> None:
+        """Forget the closed connection on ``fd``, once the frames it left are routed.
+
+        They were all queued before its close was reported: routed now, none can be read
+        later, when ``fd`` may name the next connection (a restarted agent's, whose old
+        connection's last frames carry its id).
         """
-        route_queued()
+        self._route_queued()
         self._unheard.pop(fd, None)
         gone = self._links.pop(fd, None)
         if gone is not None:
-            closed.append(gone)
-        else:
-            # Read from a connection no longer followed (refused as silent): the next
-            # connection on this descriptor must not inherit it. One that came after it and
-            # already spoke is not heard yet, and will be when it speaks again.
-            self._heard_early.pop(fd, None)
+            self._closed.append(gone)
 
     def close_link(self, link: Link) -> bool:
         """Shut the connection down under libzmq, which then drops it as if the peer had left.
