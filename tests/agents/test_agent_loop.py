@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 
 from warband.agents import Agent, Role
-from warband.agents.agent import REFUSAL_MEMORY
+from warband.agents.agent import ACT_REFUSED, REFUSAL_MEMORY
+from warband.agents.cooperation import world_state
 from warband.agents.execute import TaskStatus
 from warband.exceptions import ConfigurationError, DomainSyntaxError
-from warband.planning import FactDB, Task, parse_domain
+from warband.planning import FactDB, Task, WorldState, parse_domain
 from warband.testing import run_actors
-from warband.values import Value
+from warband.values import Fact, Value
 from warband.world import World, load_map, waypoint_path
 
 TEST_MAP = load_map("test")
@@ -321,3 +322,9 @@ async def test_an_act_the_plan_does_not_wait_for_is_remembered_refused_for_a_whi
         1 + REFUSAL_MEMORY
     ]
     assert [] == seen[2 + REFUSAL_MEMORY]
+
+
+def test_a_refused_act_stays_out_of_a_goap_agents_state() -> None:
+    at: Fact = ("at", "bot-1", "r1")
+    refused: Fact = (ACT_REFUSED, "move", 1, "b2 is not linked to r1", "b2")
+    assert WorldState.from_facts([at]) == world_state([at, refused])

@@ -55,6 +55,10 @@ from .role import Role
 MAX_TASKS_PER_TICK = 32
 """Tasks that finish at once run back to back; this many at most in one tick."""
 
+ACT_REFUSED = "act_refused"
+"""The fact an agent knows a refused act by (:meth:`Agent.send_act`): loop bookkeeping, with no
+GOAP projection."""
+
 REFUSAL_MEMORY = 10
 """Ticks an agent remembers an act the world refused (its ``act_refused`` facts), counted from
 the tick it sent the act."""
@@ -226,7 +230,7 @@ class Agent(Actor):
             memory.set_source(
                 "refusals",
                 [
-                    ("act_refused", verb, tick - sent, why, *about)
+                    (ACT_REFUSED, verb, tick - sent, why, *about)
                     for sent, verb, why, about in self._refusals
                 ],
             )
@@ -599,4 +603,4 @@ def _act_failure(events: Sequence[Fact], verb: str) -> str | None:
     return None
 
 
-__all__ = ["MAX_TASKS_PER_TICK", "REFUSAL_MEMORY", "Agent"]
+__all__ = ["ACT_REFUSED", "MAX_TASKS_PER_TICK", "REFUSAL_MEMORY", "Agent"]

@@ -59,7 +59,7 @@ from ..planning.cooperation import (
 from ..planning.state import Condition, Key
 from ..values import Fact, goap_properties
 from ..world import SEES
-from .agent import Agent
+from .agent import ACT_REFUSED, Agent
 from .decide import AgentPlan, Decision, DecisionKind, goap_tasks, rank_goals
 from .execute import TaskHandler, TaskStatus
 from .role import Role
@@ -96,9 +96,11 @@ def from_wire(condition: WireCondition) -> Condition:
 
 def world_state(facts: Iterable[Fact]) -> WorldState:
     """The GOAP projection of the facts that have one (Percept facts such as ``position`` or
-    ``tick`` have none and are left out)."""
+    ``tick`` have none and are left out, nor has the loop's ``act_refused`` bookkeeping)."""
     kept: list[Fact] = []
     for fact in facts:
+        if fact[0] == ACT_REFUSED:
+            continue  # ages every tick, no goal reads it (kept, F.E.A.R.'s soldier tried less)
         try:
             goap_properties(fact, PlanningError)
         except PlanningError:
