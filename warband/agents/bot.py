@@ -67,6 +67,7 @@ from ..world import (
     pick_positions,
     waypoint_path,
 )
+from .agent import ACT_REFUSED
 from .assignment import choose_spawn
 from .commander import travel_distance
 from .execute import TaskStatus, check_acts
@@ -271,7 +272,7 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         toward``) at most :data:`REFUSED_SPOT_TICKS` ago."""
         return {
             str(f[-1])
-            for f in facts.facts("act_refused")
+            for f in facts.facts(ACT_REFUSED)
             if f[1] == "move" and isinstance(f[2], int) and f[2] <= REFUSED_SPOT_TICKS
         }
 
@@ -288,7 +289,7 @@ def bot_functions(game_map: Map) -> dict[str, object]:
             and isinstance(f[2], int)
             and now.tick - f[2] > asked
             and needs_no_help(str(mate), str(f[3]))
-            for f in facts.facts("act_refused")
+            for f in facts.facts(ACT_REFUSED)
         )
 
     def cover_spot(facts: FactDB, here: Value, radius: Value) -> Value:
