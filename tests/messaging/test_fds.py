@@ -154,7 +154,9 @@ def test_actors_restarted_at_once_under_their_old_ids_all_get_in_and_leave_nothi
     # The same 50 ids, stopped and started again right away, 12 times: a new connection often
     # comes before the broker has seen the old one go, and is refused as a squatter until it
     # has. The broker must keep reading its connection monitor while busy, or the events that
-    # tell the old connection went away are dropped and the new one is never let in.
+    # tell the old connection went away are dropped and the new one is never let in; and the
+    # old connection's last frames, read late, must not mark the new one heard on the
+    # descriptor it reused (test_router_watch.py has that sequence on its own).
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     try:
         asyncio.run(_start_and_stop(broker.bound_endpoint, context, 0))
