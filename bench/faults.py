@@ -422,14 +422,20 @@ START_ORDER_SCENARIO = REPO / "tests" / "scenarios" / "start_order.py"
 
 def _start_broker(endpoint: str) -> None:
     from warband.messaging.broker import Broker
+    from warband.messaging.tracing import configure_logging
 
+    # As `warband broker` without --log: warnings and errors on stderr. Left unconfigured,
+    # structlog would print every info event on the benchmark's stdout.
+    configure_logging(None, "broker")
     Broker(endpoint).serve()  # until it is killed
 
 
 def _start_agent(agent_id: str, endpoint: str, result: str, bots: int) -> None:
     from warband.launcher import RunOptions, run_agent
+    from warband.messaging.tracing import configure_logging
     from warband.scenario import load_scenario
 
+    configure_logging(None, agent_id)  # as `warband agent` without --log
     options = RunOptions(params={"bots": str(bots)}, start_timeout=30, tick_timeout=10)
     scenario = load_scenario(START_ORDER_SCENARIO)
     raise SystemExit(run_agent(scenario, agent_id, endpoint, options, Path(result)))

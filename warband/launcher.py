@@ -221,9 +221,9 @@ def run_scenario(
     ``run <scenario>`` (:func:`warband.messaging.otel.run_span`; parent: ``TRACEPARENT`` if set),
     ended with the run's outcome, its ticks and how many processes it had; status ERROR when
     the run did not complete, with the exception recorded when it raised. The span parents
-    nothing in the run (the module docstring of :mod:`warband.messaging.otel` says why), so no
-    trace context goes to the run's processes. Raises what :func:`run_in_process` and
-    :func:`run_in_processes` raise.
+    nothing in the run (the module docstring of :mod:`warband.messaging.otel` says why): the
+    roots of the run's traces link to it instead, in every process of the run. Raises what
+    :func:`run_in_process` and :func:`run_in_processes` raise.
     """
     from .messaging import otel
 
@@ -235,7 +235,8 @@ def run_scenario(
     if span is None:
         return runner(scenario, options, progress)
     try:
-        report = runner(scenario, options, progress)
+        with span.linked():
+            report = runner(scenario, options, progress)
     except RunInterrupted as interrupted:
         span.end(_span_attributes(interrupted.report, "interrupted"), failure=str(interrupted))
         raise

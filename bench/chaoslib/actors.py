@@ -13,6 +13,7 @@ from collections.abc import Callable
 from warband.messaging import event_loop
 from warband.messaging.actor import Actor, handles
 from warband.messaging.catalog import EndTalk, RequestTalk, StatusReport, TalkReply
+from warband.messaging.tracing import configure_logging
 
 from .children import emit
 from .timing import BLACKHOLE_S, PING_S, RATE, STUCK_PING_S
@@ -108,6 +109,9 @@ class Bot(_Realtime):
 def run_actor(role: str, endpoint: str, number: float) -> None:
     """Run the actor of ``role`` (``sink``: for ``number`` s; ``source``: ``number`` messages;
     ``bot``) at the broker at ``endpoint`` until it stops."""
+    # Warnings and errors on stderr, as `warband agent` without --log; unconfigured, structlog
+    # prints every event on stdout, the JSON lines this child reports on.
+    configure_logging(None, role)
     event_loop.run(_run(role, endpoint, number))
 
 

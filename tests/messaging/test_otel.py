@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -55,6 +56,8 @@ class Span:
     parent_id: str | None
     attributes: dict[str, Any]
     process: str = ""
+    links: tuple[tuple[str, str, str], ...] = ()
+    """(trace id, span id, the link's ``warband.link``) of each span link."""
 
     @property
     def actor(self) -> str:
@@ -88,6 +91,14 @@ class OtlpReceiver:
                             parent_id=span.parent_span_id.hex() or None,
                             attributes={a.key: _value(a.value) for a in span.attributes},
                             process=str(resource.get("warband.process", "")),
+                            links=tuple(
+                                (
+                                    link.trace_id.hex(),
+                                    link.span_id.hex(),
+                                    str({a.key: _value(a.value) for a in link.attributes}),
+                                )
+                                for link in span.links
+                            ),
                         )
                     )
         with self.lock:
@@ -241,6 +252,13 @@ def test_a_processes_run_exports_one_trace_per_conversation_across_processes(
         processes = {span.process for span in spans if span.trace_id == order.trace_id}
         assert {"broker", "commander", order.actor} <= processes, "a trace crosses processes"
     assert all(span.process == span.actor for span in handled(spans))
+    # Each trace's root, in whichever process it started, links to the launcher's run span;
+    # no other span does.
+    to_run = ((run.trace_id, run.span_id, str({"warband.link": "run"})),)
+    roots = [span for span in handled(spans) if span.parent_id is None]
+    assert {"commander"} <= {root.process for root in roots}
+    assert all(to_run == root.links for root in roots)
+    assert not any(span.links for span in spans if span.parent_id is not None)
 
 
 @pytest.mark.processes
@@ -561,6 +579,19 @@ def test_a_run_has_a_span_of_its_own_under_the_traceparent_variable_and_parent_o
     # The match's conversations stay traces of their own: nothing hangs under the run.
     assert not any(s.parent is not None and s.parent.span_id == run.context.span_id for s in spans)
     assert all(s.context.trace_id != run.context.trace_id for s in spans if s is not run)
+    # They link to it instead: every root of a trace in the run, and nothing else.
+    roots = [s for s in spans if s.parent is None and s is not run]
+    assert roots
+    for root in roots:
+        (link,) = root.links
+        assert (run.context.trace_id, run.context.span_id, {"warband.link": "run"}) == (
+            link.context.trace_id,
+            link.context.span_id,
+            dict(link.attributes),
+        )
+    assert not any(s.links for s in spans if s.parent is not None)
+    # The link ends with the run: the variable for the run's processes is gone too.
+    assert otel.RUN_SPAN_VARIABLE not in os.environ
 
 
 def test_a_run_that_raises_ends_its_span_in_error_with_the_exception(in_memory: Any) -> None:

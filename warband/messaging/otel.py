@@ -63,6 +63,11 @@ run, on purpose: a match's messages are one trace per conversation (the rules ab
 hanging every conversation under the run would make one trace of tens of thousands of spans
 out of a match, and claim a causality (the run "caused" a commander's plan) no tool can use.
 The run span is never made current, so it cannot become a parent by accident (rule 3).
+Instead, every span that starts a new trace in the run (rule 4's roots) carries a span
+**link** to the run span (OpenTelemetry's "related, not caused by"), with the attribute
+``warband.link`` = ``"run"``: from any conversation a tracing tool leads to its run, and from
+the run (by its trace and span id) to every conversation. The run's processes learn the run
+span from :data:`RUN_SPAN_VARIABLE`, which the launcher sets for the children it starts.
 ``warband sweep`` exports ``sweep <scenario>`` and, under it, one ``sweep run <scenario>`` per
 seed; each seed's ``warband run`` gets that span in :data:`TRACEPARENT`, so its own
 ``run <scenario>`` span is the seed's child: one trace per sweep.
@@ -71,9 +76,10 @@ seed; each seed's ``warband run`` gets that span in :data:`TRACEPARENT`, so its 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import ConfigurationError
@@ -87,6 +93,9 @@ ENDPOINT_VARIABLE = "OTEL_EXPORTER_OTLP_ENDPOINT"
 TRACEPARENT = "TRACEPARENT"
 """The environment variable a parent process's span reaches a child in (OpenTelemetry's
 environment carrier: the W3C ``traceparent`` header's value under its name in capitals)."""
+RUN_SPAN_VARIABLE = "WARBAND_RUN_SPAN"
+"""The environment variable the run span reaches a run's processes in (a W3C traceparent):
+the roots of their traces link to it. Set by the launcher, read by :func:`configure`."""
 REQUEST_TIMEOUT_EVENT = "warband.request.timeout"
 """The event on the span a timed-out ``request(...)`` was made from."""
 TRACES_PATH = "/v1/traces"
@@ -101,6 +110,8 @@ _MISSING_EXTRA = (
 
 _provider: Any = None
 _tracer: Any = None
+_run_links: Any = None
+"""The links the root spans of this process's traces carry (to the run span), or None."""
 
 
 def endpoint_from(flag: str | None) -> str | None:
@@ -158,6 +169,23 @@ def configure(endpoint: str | None, process: str, *, exporter: Any = None) -> No
     provider.add_span_processor(processor)
     _provider = provider
     _tracer = provider.get_tracer("warband")
+    link_to_run(os.environ.get(RUN_SPAN_VARIABLE))
+
+
+def link_to_run(traceparent: str | None) -> None:
+    """Link the roots of the traces this process starts from now on to the span
+    ``traceparent`` names (a run's), or to none; a malformed one is no link."""
+    global _run_links
+    _run_links = None
+    if not traceparent:
+        return
+    from opentelemetry.trace import Link, get_current_span
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    context = TraceContextTextMapPropagator().extract({"traceparent": traceparent})
+    span_context = get_current_span(context).get_span_context()
+    if span_context.is_valid:
+        _run_links = (Link(span_context, {"warband.link": "run"}),)
 
 
 def configured() -> bool:
@@ -167,8 +195,8 @@ def configured() -> bool:
 
 def shutdown() -> None:
     """Export what is still queued and stop exporting; no-op when not configured."""
-    global _provider, _tracer
-    provider, _provider, _tracer = _provider, None, None
+    global _provider, _tracer, _run_links
+    provider, _provider, _tracer, _run_links = _provider, None, None, None
     if provider is not None:
         provider.shutdown()
 
@@ -288,7 +316,11 @@ class ActorTelemetry:
         if message.reply_to is not None:
             attributes["warband.reply_to"] = message.reply_to
         span = self._tracer.start_span(
-            type(message).__name__, context=parent, kind=self._consumer, attributes=attributes
+            type(message).__name__,
+            context=parent,
+            kind=self._consumer,
+            attributes=attributes,
+            links=_run_links if message.trace is None else None,
         )
         _remember(self._handled, message.id, span)
         if message.conversation is not None:
@@ -386,6 +418,22 @@ class RunSpan:
             f"00-{span_context.trace_id:032x}-{span_context.span_id:016x}-"
             f"{int(span_context.trace_flags):02x}"
         )
+
+    @contextlib.contextmanager
+    def linked(self) -> Iterator[None]:
+        """While the block runs, the roots of new traces link to this span: this process's
+        (:func:`link_to_run`), and the processes it starts (:data:`RUN_SPAN_VARIABLE`)."""
+        before = os.environ.get(RUN_SPAN_VARIABLE)
+        os.environ[RUN_SPAN_VARIABLE] = self.traceparent
+        link_to_run(self.traceparent)
+        try:
+            yield
+        finally:
+            if before is None:
+                os.environ.pop(RUN_SPAN_VARIABLE, None)
+            else:
+                os.environ[RUN_SPAN_VARIABLE] = before
+            link_to_run(before)
 
     def child(self, name: str, attributes: Mapping[str, Any]) -> RunSpan:
         """A span under this one, for a part of the work (one seed of a sweep)."""
