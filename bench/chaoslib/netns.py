@@ -64,8 +64,47 @@ class Hosts:
             _ip("netns", "exec", host, "tc", "qdisc", action, "dev", dev, "root", *qdisc)
 
     def _links(self, state: str) -> None:
+        if state == "up":
+            self._pin_neighbours()
         for host, dev in ((self.a, self.dev_a), (self.b, self.dev_b)):
             _ip("-n", host, "link", "set", dev, state)
+
+    def _pin_neighbours(self) -> None:
+        """Give each end the other's MAC address for good before the link comes up.
+
+        Setting a link down flushes its neighbour table, so without this the first frame
+        after the heal waits for ARP; the two ends come up one after the other, and an ARP
+        request sent before the far end is up is retried only a second later: the flow
+        resumed 1.02 s after some heals (the raw baseline's too) instead of at once. A
+        permanent entry added while the link is down survives it coming up.
+        """
+        for host, dev, far_host, far_dev, far_addr in (
+            (self.a, self.dev_a, self.b, self.dev_b, self.addr_b),
+            (self.b, self.dev_b, self.a, self.dev_a, self.addr_a),
+        ):
+            mac = _mac(far_host, far_dev)
+            _ip(
+                "-n",
+                host,
+                "neigh",
+                "replace",
+                far_addr,
+                "lladdr",
+                mac,
+                "dev",
+                dev,
+                "nud",
+                "permanent",
+            )
+
+
+def _mac(host: str, dev: str) -> str:
+    shown = subprocess.run(
+        ["ip", "-n", host, "-o", "link", "show", dev], capture_output=True, text=True, check=False
+    ).stdout.split()
+    if "link/ether" not in shown:
+        raise NetnsUnavailable(f"`ip -n {host} link show {dev}` gave no link/ether address")
+    return shown[shown.index("link/ether") + 1]
 
 
 def _ip(*argv: str) -> None:
