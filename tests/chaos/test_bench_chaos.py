@@ -54,3 +54,17 @@ def test_the_default_run_is_every_fault_of_the_readme_table_but_fuzz_in_the_tabl
 
     assert listed == list(FAULTS)
     assert "fuzz" == listed[-1]  # run only with --fuzz N, after the others
+
+
+def test_faults_asked_twice_run_once_and_an_unknown_one_stops_before_any_runs() -> None:
+    from bench.chaos import FUZZ_DEFAULT, _faults_asked, _parser
+
+    args = _parser().parse_args(["--only", "fuzz", "--only", "churn", "--only", "fuzz"])
+    assert ["fuzz", "churn"] == _faults_asked(args)
+    assert FUZZ_DEFAULT == args.fuzz  # fuzz asked by name fuzzes something
+    args = _parser().parse_args(["--only", "fuzz", "--fuzz", "1000000"])
+    assert (["fuzz"], 1_000_000) == (_faults_asked(args), args.fuzz)
+    args = _parser().parse_args(["--only", "churn", "--fuzz", "10"])
+    assert ["churn", "fuzz"] == _faults_asked(args)
+    with pytest.raises(SystemExit, match="unknown fault 'chrun'.*partition"):
+        _faults_asked(_parser().parse_args(["--only", "churn", "--only", "chrun"]))
