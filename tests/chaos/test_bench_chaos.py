@@ -66,5 +66,5 @@ def test_faults_asked_twice_run_once_and_an_unknown_one_stops_before_any_runs() 
     assert (["fuzz"], 1_000_000) == (_faults_asked(args), args.fuzz)
     args = _parser().parse_args(["--only", "churn", "--fuzz", "10"])
     assert ["churn", "fuzz"] == _faults_asked(args)
-    with pytest.raises(SystemExit, match="unknown fault 'chrun'.*partition"):
+    with pytest.raises(SystemExit, match=r"unknown fault 'chrun'.*partition"):
         _faults_asked(_parser().parse_args(["--only", "churn", "--only", "chrun"]))
