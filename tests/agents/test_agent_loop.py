@@ -18,6 +18,8 @@ from warband.testing import run_actors
 from warband.values import Fact, Value
 from warband.world import World, load_map, waypoint_path
 
+from ..conftest import read_log_events
+
 TEST_MAP = load_map("test")
 
 
@@ -177,6 +179,43 @@ async def test_a_higher_branch_replaces_the_running_plan_and_an_equal_path_keeps
     assert (2, "kept", "behave:1") == kinds[1]
     assert (3, "replaced", "behave:0") == kinds[2]
     assert (4, "kept", "behave:0") == kinds[3]
+
+
+async def test_each_tick_logs_the_plan_it_runs_also_after_a_replacement(tmp_path: Path) -> None:
+    from warband.messaging.tracing import configure_logging, flush_logging
+
+    domain = """
+    (:domain alert)
+    (:primitive !idle ?ticks)
+    (:primitive !log ?text)
+    (:method (behave)
+      (:branch "alarm" (alarm) ((!log alarm) (!idle 5)))
+      (:branch "patrol" () ((!idle 5))))
+    """
+
+    class Alarmed(Inspected):
+        def on_tick(self, tick: int) -> None:
+            if tick == 3:
+                self.memory.remember("alarm")
+            super().on_tick(tick)
+
+    configure_logging(tmp_path, "main")
+    try:
+        await run_actors([Alarmed("bot-1", _role("bot", domain), team="red")], ticks=5)
+        flush_logging()
+    finally:
+        configure_logging(None, "main")
+    logged = [
+        (event["tick"], event["decision"], event["plan"])
+        for event in read_log_events(tmp_path)
+        if event.get("event") == "agent.plan"
+    ]
+    patrol, alarm = ["(!idle 5)"], ["(!log alarm)", "(!idle 5)"]
+    assert [(1, "new", patrol), (2, "kept", patrol), (3, "replaced", alarm)] == logged[:3]
+    assert all(plan == alarm for _, _, plan in logged[3:])
+    # A decision that is not "kept" carries the memory it saw, facts as JSON arrays.
+    replaced = next(e for e in read_log_events(tmp_path) if e.get("decision") == "replaced")
+    assert ["alarm"] in replaced["memory"]["memory"]
 
 
 def test_a_primitive_nothing_executes_is_refused_when_the_role_is_made() -> None:

@@ -76,6 +76,20 @@ def test_other_events_share_the_file_with_their_bound_context(tmp_path: Path) ->
     assert str(event["timestamp"]).endswith("+00:00")
 
 
+def test_a_value_json_has_no_type_for_is_written_as_its_repr(tmp_path: Path) -> None:
+    configure_logging(tmp_path, "main")
+    where = Path("maps/test.map")
+    get_logger().info("odd.values", path=where, pair=(1, 2), ok=[1, "a"], table={"k": None})
+    flush_logging()
+    (event,) = _lines(tmp_path / f"main.{os.getpid()}.jsonl")
+    assert (repr(where), repr((1, 2)), [1, "a"], {"k": None}) == (
+        event["path"],
+        event["pair"],
+        event["ok"],
+        event["table"],
+    )
+
+
 def test_without_a_log_directory_tracing_is_off_and_writes_nothing(tmp_path: Path) -> None:
     configure_logging(None, "main")
     trace_send("a:1", "Order", "a", "b", None, 1)

@@ -117,6 +117,7 @@ class Agent(Actor):
         self.task_failure = ""
         self.decisions = 0
         self.recent_decisions: deque[tuple[int, str, str | None, str]] = deque(maxlen=64)
+        self._plan_written: tuple[AgentPlan | None, list[str]] = (None, [])
         """The last decisions: (tick, kind, plan label, reason)."""
         self.tasks_run = 0
         self.reports_sent = 0
@@ -379,7 +380,7 @@ class Agent(Actor):
             "decision": decision.kind,
             "reason": decision.reason,
             "tick": tick,
-            "plan": [str(step) for step in plan.steps] if plan else None,
+            "plan": self._plan_text(plan) if plan else None,
             "label": plan.label if plan else None,
             "expansions": decision.expansions,
             # The plan step the agent is on as the tick runs: `warband view` shows it as the task.
@@ -390,6 +391,12 @@ class Agent(Actor):
             fields["memory"] = self.memory.snapshot()
             fields["tree"] = decision.tree or None
         self.log.info("agent.plan", **fields)
+
+    def _plan_text(self, plan: AgentPlan) -> list[str]:
+        # A plan is kept for many ticks and logged at each: its steps are written out once.
+        if self._plan_written[0] is not plan:
+            self._plan_written = (plan, [str(step) for step in plan.steps])
+        return self._plan_written[1]
 
     def send(self, message: M) -> M:
         if isinstance(message, StatusReport | ThreatReport | CompletionReport):

@@ -133,9 +133,10 @@ class Memory:
     def __iter__(self) -> Iterator[Fact]:
         return iter(self.facts)
 
-    def snapshot(self) -> dict[str, list[list[Value]]]:
-        """Every source's facts as plain lists, for a log event (``warband explain`` reads it)."""
-        return {name: [list(fact) for fact in self.source(name)] for name in self.sources()}
+    def snapshot(self) -> dict[str, list[Fact]]:
+        """Every source's facts, for a log event (``warband explain`` reads it); each fact is
+        written as a JSON array, as a list would be."""
+        return {name: list(self.source(name)) for name in self.sources()}
 
 
 def _as_fact(fact: Sequence[Value]) -> Fact:

@@ -199,9 +199,14 @@ def _to_sink(logger: Any, method_name: str, event_dict: dict[str, Any]) -> str:
     raise structlog.DropEvent
 
 
+_JSON_VALUES = (str, int, float, bool, type(None), list, dict)
+"""The values an event keeps as they are; any other is written as its repr. A tuple, not the
+union ``str | int | ...``: that one would be built anew for every value of every event."""
+
+
 def _jsonable(event: dict[str, Any]) -> dict[str, Any]:
     for key, value in event.items():
-        if not isinstance(value, str | int | float | bool | type(None) | list | dict):
+        if not isinstance(value, _JSON_VALUES):
             event[key] = repr(value)
     return event
 
