@@ -156,23 +156,27 @@ async def test_the_agent_is_told_which_task_failed_and_why_before_its_plan_is_dr
     assert [dropped[0][3]] == [reason for _, reason in failed[:1]]
 
 
+ALERT_DOMAIN = """
+(:domain alert)
+(:primitive !idle ?ticks)
+(:primitive !log ?text)
+(:method (behave)
+  (:branch "alarm" (alarm) ((!log alarm) (!idle 5)))
+  (:branch "patrol" () ((!idle 5))))
+"""
+
+
+class Alarmed(Inspected):
+    """Patrols until it remembers an alarm at tick 3, which a higher branch answers."""
+
+    def on_tick(self, tick: int) -> None:
+        if tick == 3:
+            self.memory.remember("alarm")
+        super().on_tick(tick)
+
+
 async def test_a_higher_branch_replaces_the_running_plan_and_an_equal_path_keeps_it() -> None:
-    domain = """
-    (:domain alert)
-    (:primitive !idle ?ticks)
-    (:primitive !log ?text)
-    (:method (behave)
-      (:branch "alarm" (alarm) ((!log alarm) (!idle 5)))
-      (:branch "patrol" () ((!idle 5))))
-    """
-
-    class Alarmed(Inspected):
-        def on_tick(self, tick: int) -> None:
-            if tick == 3:
-                self.memory.remember("alarm")
-            super().on_tick(tick)
-
-    bot = Alarmed("bot-1", _role("bot", domain), team="red")
+    bot = Alarmed("bot-1", _role("bot", ALERT_DOMAIN), team="red")
     result = await run_actors([bot], ticks=6)
     kinds = [(d[0], d[1], d[2]) for d in result.final_states["bot-1"]["decisions"]]
     assert (1, "new", "behave:1") == kinds[0]
@@ -184,24 +188,9 @@ async def test_a_higher_branch_replaces_the_running_plan_and_an_equal_path_keeps
 async def test_each_tick_logs_the_plan_it_runs_also_after_a_replacement(tmp_path: Path) -> None:
     from warband.messaging.tracing import configure_logging, flush_logging
 
-    domain = """
-    (:domain alert)
-    (:primitive !idle ?ticks)
-    (:primitive !log ?text)
-    (:method (behave)
-      (:branch "alarm" (alarm) ((!log alarm) (!idle 5)))
-      (:branch "patrol" () ((!idle 5))))
-    """
-
-    class Alarmed(Inspected):
-        def on_tick(self, tick: int) -> None:
-            if tick == 3:
-                self.memory.remember("alarm")
-            super().on_tick(tick)
-
     configure_logging(tmp_path, "main")
     try:
-        await run_actors([Alarmed("bot-1", _role("bot", domain), team="red")], ticks=5)
+        await run_actors([Alarmed("bot-1", _role("bot", ALERT_DOMAIN), team="red")], ticks=5)
         flush_logging()
     finally:
         configure_logging(None, "main")
