@@ -20,17 +20,11 @@ from tests.conftest import REPO, read_log_events
 from tests.view.conftest import RECORDED_TICKS, ViewProcess, overlay_snapshot, write_log
 from warband.agents.explain import explain
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TIMEOUT_MS = 20_000
+APT_TIMEOUT_S = 900
 
 pytestmark = pytest.mark.processes
 
-if CHROMIUM is None:
-    pytest.skip(
-        "no chromium on PATH: the browser test drives the system's chromium "
-        "(Debian: apt-get install chromium)",
-        allow_module_level=True,
-    )
 sync_api = pytest.importorskip(
     "playwright.sync_api",
     reason="the browser test needs Playwright: pip install 'warband[browser]' "
@@ -38,18 +32,50 @@ sync_api = pytest.importorskip(
 )
 
 
+def _system_chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    """The system's chromium; installed from Debian's packages when it is missing and this
+    runs as root with apt-get (a fresh CI machine), else the browser tests skip saying why."""
+    found = _system_chromium()
+    if found is not None:
+        return found
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        pytest.skip(
+            "no chromium on PATH, and not root with apt-get to install it: the browser test "
+            "drives the system's chromium (Debian: apt-get install chromium)"
+        )
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for argv in (
+        ["apt-get", "update", "-qq"],
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"],
+    ):
+        done = subprocess.run(
+            argv, capture_output=True, text=True, env=env, timeout=APT_TIMEOUT_S, check=False
+        )
+        if done.returncode != 0:
+            pytest.skip(f"no chromium, and `{' '.join(argv)}` failed: {done.stderr[-500:]}")
+    found = _system_chromium()
+    if found is None:
+        pytest.skip("apt-get installed chromium, yet no chromium is on PATH")
+    return found
+
+
 @pytest.fixture
-def browser() -> Iterator[Any]:
+def browser(chromium: str) -> Iterator[Any]:
     """Headless Chromium (the system's), closed afterwards."""
     with sync_api.sync_playwright() as playwright:
         try:
             # --no-sandbox: CI containers run as root, where Chromium's sandbox refuses to start.
             browser = playwright.chromium.launch(
-                executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+                executable_path=chromium, headless=True, args=["--no-sandbox"]
             )
         except sync_api.Error as error:
             # e.g. Ubuntu's chromium, a stub for a snap that cannot run in a container.
-            pytest.skip(f"{CHROMIUM} does not start under Playwright: {error}")
+            pytest.skip(f"{chromium} does not start under Playwright: {error}")
         try:
             yield browser
         finally:
