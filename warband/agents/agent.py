@@ -117,8 +117,8 @@ class Agent(Actor):
         self.task_failure = ""
         self.decisions = 0
         self.recent_decisions: deque[tuple[int, str, str | None, str]] = deque(maxlen=64)
-        self._plan_written: tuple[AgentPlan | None, list[str]] = (None, [])
         """The last decisions: (tick, kind, plan label, reason)."""
+        self._plan_written: tuple[AgentPlan | None, list[str]] = (None, [])
         self.tasks_run = 0
         self.reports_sent = 0
         self.planning_seconds = 0.0
