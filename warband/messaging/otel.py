@@ -180,10 +180,8 @@ def link_to_run(traceparent: str | None) -> None:
     if not traceparent:
         return
     from opentelemetry.trace import Link, get_current_span
-    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-    context = TraceContextTextMapPropagator().extract({"traceparent": traceparent})
-    span_context = get_current_span(context).get_span_context()
+    span_context = get_current_span(_context_from(traceparent)).get_span_context()
     if span_context.is_valid:
         _run_links = (Link(span_context, {"warband.link": "run"}),)
 
@@ -285,12 +283,7 @@ class ActorTelemetry:
         if span is None:
             span = self._current_span()
         span_context = span.get_span_context()
-        if not span_context.is_valid:
-            return None
-        return (
-            f"00-{span_context.trace_id:032x}-{span_context.span_id:016x}-"
-            f"{int(span_context.trace_flags):02x}"
-        )
+        return _traceparent(span_context) if span_context.is_valid else None
 
     def deliver(self, message: Message, dispatch: Callable[[Message], None]) -> None:
         """Run ``dispatch(message)`` inside the span of handling ``message``.
@@ -394,30 +387,19 @@ class RunSpan:
     def __init__(
         self, tracer: Any, name: str, attributes: Mapping[str, Any], parent: str | None
     ) -> None:
-        from opentelemetry.context import Context
         from opentelemetry.trace import SpanKind, Status, StatusCode
-        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
         self._tracer = tracer
         self._status = Status
         self._error = StatusCode.ERROR
-        context = (
-            TraceContextTextMapPropagator().extract({"traceparent": parent})
-            if parent
-            else Context()
-        )
         self._span = tracer.start_span(
-            name, context=context, kind=SpanKind.INTERNAL, attributes=dict(attributes)
+            name, context=_context_from(parent), kind=SpanKind.INTERNAL, attributes=dict(attributes)
         )
 
     @property
     def traceparent(self) -> str:
         """This span as a W3C traceparent, for a child process's :data:`TRACEPARENT`."""
-        span_context = self._span.get_span_context()
-        return (
-            f"00-{span_context.trace_id:032x}-{span_context.span_id:016x}-"
-            f"{int(span_context.trace_flags):02x}"
-        )
+        return _traceparent(self._span.get_span_context())
 
     @contextlib.contextmanager
     def linked(self) -> Iterator[None]:
@@ -454,6 +436,25 @@ class RunSpan:
         elif failure is not None:
             self._span.set_status(self._status(self._error, failure))
         self._span.end()
+
+
+def _traceparent(span_context: Any) -> str:
+    """``span_context`` as the value of a W3C ``traceparent`` header."""
+    return (
+        f"00-{span_context.trace_id:032x}-{span_context.span_id:016x}-"
+        f"{int(span_context.trace_flags):02x}"
+    )
+
+
+def _context_from(traceparent: str | None) -> Any:
+    """The OpenTelemetry context whose parent ``traceparent`` names; an empty one (a new
+    trace) for None or a malformed value."""
+    from opentelemetry.context import Context
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    if not traceparent:
+        return Context()
+    return TraceContextTextMapPropagator().extract({"traceparent": traceparent})
 
 
 def _describe(error: BaseException) -> str:
