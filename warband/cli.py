@@ -633,7 +633,8 @@ def _start_otel(flag: str | None, process: str) -> None:
     A missing extra is refused here, before a ``--processes`` launcher or a sweep starts any
     child. The launcher and the sweep export their own spans (``run <scenario>``, ``sweep
     <scenario>``); each child exports its own (``--otel`` is passed on, the variable
-    inherited). Queued spans go out when the process exits.
+    inherited). Queued spans go out when the process exits (for at most
+    :data:`~warband.messaging.otel.SHUTDOWN_FLUSH_S`).
     """
     from .messaging import otel
 

@@ -661,3 +661,27 @@ def test_a_sweep_exports_one_trace_with_a_span_per_run_each_parent_of_that_runs_
     orders = [span for span in spans if span.name == "Order"]
     assert 4 == len(orders)
     assert sweep.trace_id not in {order.trace_id for order in orders}
+
+
+def test_a_stopping_process_waits_a_bounded_time_for_a_collector_that_never_answers() -> None:
+    import socket
+    import time
+
+    # A collector that takes the connection and never answers: the OTLP exporter alone would
+    # wait out its 10 s request time-out and retries at exit, past the 5 s a run has to end.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        otel.configure(f"http://127.0.0.1:{silent.getsockname()[1]}", "test")
+        span = otel.run_span("run silent", {})
+        assert span is not None
+        span.end({})
+        exporter = otel._exporter
+        started = time.monotonic()
+        otel.shutdown()
+        waited = time.monotonic() - started
+    assert not otel.configured()
+    assert exporter._shutdown, "the retrying export was ended, its spans dropped"
+    # 2 x SHUTDOWN_FLUSH_S is the design; the rest is slack for a loaded machine, still
+    # below the exporter's own 10 s.
+    assert waited < 2 * otel.SHUTDOWN_FLUSH_S + 5, waited

@@ -76,9 +76,11 @@ seed; each seed's ``warband run`` gets that span in :data:`TRACEPARENT`, so its 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import socket
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -99,6 +101,8 @@ the roots of their traces link to it. Set by the launcher, read by :func:`config
 REQUEST_TIMEOUT_EVENT = "warband.request.timeout"
 """The event on the span a timed-out ``request(...)`` was made from."""
 TRACES_PATH = "/v1/traces"
+SHUTDOWN_FLUSH_S = 1.0
+"""The longest a stopping process waits for its last spans to be exported."""
 REMEMBERED = 4096
 """Handled messages and conversations an actor remembers the span of, for later replies."""
 
@@ -110,6 +114,7 @@ _MISSING_EXTRA = (
 
 _provider: Any = None
 _tracer: Any = None
+_exporter: Any = None
 _run_links: Any = None
 """The links the root spans of this process's traces carry (to the run span), or None."""
 
@@ -136,7 +141,7 @@ def configure(endpoint: str | None, process: str, *, exporter: Any = None) -> No
     the SDK's ``InMemorySpanExporter``) replaces the OTLP one and is flushed span by span.
     Actors started afterwards export; raises ConfigurationError when the extra is missing.
     """
-    global _provider, _tracer
+    global _provider, _tracer, _exporter
     try:
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
@@ -153,7 +158,8 @@ def configure(endpoint: str | None, process: str, *, exporter: Any = None) -> No
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         except ImportError:
             raise ConfigurationError(_MISSING_EXTRA.format(variable=ENDPOINT_VARIABLE)) from None
-        processor: Any = BatchSpanProcessor(OTLPSpanExporter(endpoint=traces_url(endpoint)))
+        exporter = OTLPSpanExporter(endpoint=traces_url(endpoint))
+        processor: Any = BatchSpanProcessor(exporter)
     else:
         processor = SimpleSpanProcessor(exporter)
     shutdown()
@@ -165,9 +171,13 @@ def configure(endpoint: str | None, process: str, *, exporter: Any = None) -> No
             "process.pid": os.getpid(),
         }
     )
-    provider = TracerProvider(resource=resource)
+    # Not the SDK's own exit hook, which waits as long as the exporter retries: ours is bounded.
+    provider = TracerProvider(resource=resource, shutdown_on_exit=False)
+    atexit.unregister(shutdown)  # once, however often this process configures export
+    atexit.register(shutdown)
     provider.add_span_processor(processor)
     _provider = provider
+    _exporter = exporter
     _tracer = provider.get_tracer("warband")
     link_to_run(os.environ.get(RUN_SPAN_VARIABLE))
 
@@ -192,11 +202,32 @@ def configured() -> bool:
 
 
 def shutdown() -> None:
-    """Export what is still queued and stop exporting; no-op when not configured."""
-    global _provider, _tracer, _run_links
-    provider, _provider, _tracer, _run_links = _provider, None, None, None
-    if provider is not None:
-        provider.shutdown()
+    """Export what is still queued, for at most :data:`SHUTDOWN_FLUSH_S`, and stop exporting;
+    no-op when not configured.
+
+    The bound keeps a process that stops (a run's end, SIGTERM) from waiting on a collector
+    that does not answer: the OTLP exporter retries a batch, and waits on each request, for
+    up to 10 s, and a run's processes would outlive the 5 s a signalled run has to end. What
+    is not exported by then is dropped, and the SDK logs it."""
+    global _provider, _tracer, _run_links, _exporter
+    provider, exporter = _provider, _exporter
+    _provider, _tracer, _run_links, _exporter = None, None, None, None
+    if provider is None:
+        return
+    # The SDK's force_flush exports in the calling thread and ignores its own time-out while
+    # the exporter retries, so the flush runs in a thread of its own that is waited for.
+    flush = threading.Thread(target=provider.force_flush, name="otel-flush", daemon=True)
+    flush.start()
+    flush.join(SHUTDOWN_FLUSH_S)
+    if flush.is_alive():
+        exporter.shutdown()  # ends a retrying export now; its spans are dropped
+        flush.join(SHUTDOWN_FLUSH_S)
+    if flush.is_alive():
+        # A request still waits on a collector that took it and never answers. Shutting the
+        # provider down would wait for it too (the export lock): leave it, and its daemon
+        # threads, to the process's exit.
+        return
+    provider.shutdown()
 
 
 def actor_telemetry(actor_id: str) -> ActorTelemetry | None:
