@@ -8,12 +8,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 
 from warband.exceptions import ConfigurationError
 from warband.messaging.tracing import (
     configure_logging,
     flush_logging,
     get_logger,
+    log_every_tick,
     trace_recv,
     trace_send,
     tracing_enabled,
@@ -149,3 +151,63 @@ def test_timestamps_are_iso_8601_utc_with_microseconds() -> None:
     nanoseconds = int(moment.timestamp()) * 1_000_000_000 + 123_456_789
     assert moment.isoformat(timespec="microseconds") == _iso_utc(nanoseconds)
     assert "2026-11-23T09:12:18.000000+00:00" == _iso_utc(nanoseconds - 123_456_789 + 10**9)
+
+
+def test_the_trace_records_of_a_block_are_stamped_to_the_microsecond_across_seconds() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    import msgspec
+
+    from warband.messaging.tracing import _lines as block_lines
+
+    start = datetime(2026, 11, 23, 9, 12, 59, 999_998, tzinfo=UTC)
+    start_ns = int(start.timestamp()) * 1_000_000_000 + 999_998_000
+    after_ns = [0, 1_000, 2_999, 3_000, 1_000_000_000 + 7_000]  # the block crosses two seconds
+    records: list[object] = [
+        (start_ns + ns, "msg.send", f"a:{i}", "Order", "a", "b", None, i, None)
+        for i, ns in enumerate(after_ns)
+    ]
+    other = msgspec.Raw(b'{"event":"agent.plan"}')
+    records.insert(2, other)  # an event already encoded keeps its place
+
+    lines = block_lines(records, pid=7)  # type: ignore[arg-type]
+
+    assert other is lines[2]
+    stamps = [line.timestamp for line in lines if not isinstance(line, msgspec.Raw)]
+    expected = [start + timedelta(microseconds=ns // 1000) for ns in after_ns]
+    assert [moment.isoformat(timespec="microseconds") for moment in expected] == stamps
+
+
+def test_an_event_logged_every_tick_is_written_as_structlog_would_write_it(
+    tmp_path: Path,
+) -> None:
+    configure_logging(tmp_path, "main")
+    logger = get_logger(agent="blue-1")
+    fields = {"tick": 3, "plan": ["(!go a b)"], "where": Path("a")}
+    structlog.contextvars.bind_contextvars(run="r-1", agent="not this one")
+    try:
+        logger.info("agent.plan", **fields)
+        log_every_tick(logger, "agent.plan", **fields)
+    finally:
+        structlog.contextvars.clear_contextvars()
+    flush_logging()
+
+    by_structlog, fast = _lines(tmp_path / f"main.{os.getpid()}.jsonl")
+    assert list(by_structlog) == list(fast)  # the same keys in the same order
+    assert {**by_structlog, "timestamp": None} == {**fast, "timestamp": None}
+    assert ("blue-1", "r-1", repr(Path("a"))) == (fast["agent"], fast["run"], fast["where"])
+
+
+def test_an_event_logged_every_tick_goes_to_structlog_when_no_file_or_viewer_takes_it() -> None:
+    configure_logging(None, "main")
+    with structlog.testing.capture_logs() as logs:
+        log_every_tick(get_logger(agent="blue-1"), "agent.plan", tick=3)
+    assert [{"agent": "blue-1", "tick": 3, "event": "agent.plan", "log_level": "info"}] == logs
+
+
+def test_an_event_logged_every_tick_is_left_out_below_the_level(tmp_path: Path) -> None:
+    configure_logging(tmp_path, "main", level="warning")
+    log_every_tick(get_logger(agent="blue-1"), "agent.plan", tick=3)
+    get_logger().warning("tick.timeout", tick=3)
+    flush_logging()
+    assert ["tick.timeout"] == [e["event"] for e in _lines(tmp_path / f"main.{os.getpid()}.jsonl")]

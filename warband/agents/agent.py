@@ -42,7 +42,7 @@ from ..messaging import (
 )
 from ..messaging._state import M
 from ..messaging.catalog import Message, _Left
-from ..messaging.tracing import tracing_enabled
+from ..messaging.tracing import log_every_tick, tracing_enabled
 from ..planning import Task
 from ..values import Fact, Value
 from ..world import ACT_FAILED, BLOCKED, WORLD_ID
@@ -390,7 +390,7 @@ class Agent(Actor):
             # What `warband explain` shows: the memory the decision saw, and why.
             fields["memory"] = self.memory.snapshot()
             fields["tree"] = decision.tree or None
-        self.log.info("agent.plan", **fields)
+        log_every_tick(self.log, "agent.plan", **fields)
 
     def _plan_text(self, plan: AgentPlan) -> list[str]:
         # A plan is kept for many ticks and logged at each: its steps are written out once.

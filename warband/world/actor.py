@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..messaging import Act, ActResult, Clock, Percept, handles
-from ..messaging.tracing import logging_to_files
+from ..messaging.tracing import log_every_tick, logging_to_files
 from ..values import Value
 from ._snapshot import SNAPSHOT_EVENT as SNAPSHOT_EVENT
 
@@ -178,7 +178,7 @@ class WorldActor(Clock):
 
     def _log_snapshot(self, tick: int) -> None:
         if logging_to_files():
-            self.log.info(SNAPSHOT_EVENT, tick=tick, snapshot=self.model.snapshot())
+            log_every_tick(self.log, SNAPSHOT_EVENT, tick=tick, snapshot=self.model.snapshot())
 
     def final_state(self) -> dict[str, Any]:
         outcome = self.model.outcome()
