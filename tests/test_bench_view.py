@@ -15,6 +15,8 @@ CONTRACT_KEYS = {
     "logged_ticks_per_s",
     "viewed_ticks_per_s",
     "ratio",
+    "ratio_worst",
+    "ratio_best",
     "ratio_to_logged",
     "events_received",
     "events_dropped",
@@ -38,3 +40,5 @@ def test_a_quick_run_measures_the_match_plain_logged_and_viewed_by_a_page(
     assert 0 < entry["events_received"], entry
     assert 0 < entry["page_frames"], entry
     assert isinstance(entry["target_met"], bool), entry
+    # One round: its one ratio is the median, the lowest and the highest.
+    assert entry["ratio_worst"] == entry["ratio"] == entry["ratio_best"] > 0, entry
