@@ -3,12 +3,13 @@ group and the class abilities, each with the shipped ``bot.htn`` against a real 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from warband.agents import Agent, Role
 from warband.agents.bot import AreaGroups, BotReports, bot_role
 from warband.agents.squad import SquadReports
-from warband.messaging import Act
+from warband.messaging import Act, configure_logging
 from warband.planning import FactDB, parse_domain
 from warband.testing import run_actors
 from warband.world import World, build_strategic_graph, load_map, map_from_data
@@ -364,8 +365,7 @@ async def test_a_bot_starts_the_move_its_corridor_restricts_in_the_tick_it_takes
     assert state["restricted_at"] == state["first_move_at"], state
 
 
-def test_a_bot_in_close_combat_keeps_fighting_when_a_corridor_order_comes() -> None:
-    decider = bot_role(TEST_MAP).decider({"self": "bot-1", "team": "red"})
+def _close_combat_facts() -> FactDB:
     facts = FactDB()
     for fact in (
         ("tick", 5),
@@ -381,9 +381,28 @@ def test_a_bot_in_close_combat_keeps_fighting_when_a_corridor_order_comes() -> N
         ("order", "o-1", "squad-1", "restrict", "c,m3,b1,b2"),
     ):
         facts.assert_fact(str(fact[0]), *fact[1:])
-    decision = decider.decide(facts, None, budget=20_000)
+    return facts
+
+
+def test_a_bot_in_close_combat_keeps_fighting_when_a_corridor_order_comes() -> None:
+    decider = bot_role(TEST_MAP).decider({"self": "bot-1", "team": "red"})
+    decision = decider.decide(_close_combat_facts(), None, budget=20_000)
     assert decision is not None and decision.plan is not None
     assert ["!fire"] == [task.name for task in decision.plan.steps]
+
+
+def test_a_decision_writes_out_its_tree_only_when_messages_are_traced(tmp_path: Path) -> None:
+    trees = []
+    for log_dir in (None, tmp_path):
+        configure_logging(log_dir, "tests")
+        decider = bot_role(TEST_MAP).decider({"self": "bot-1", "team": "red"})
+        decision = decider.decide(_close_combat_facts(), None, budget=20_000)
+        assert decision is not None
+        trees.append(decision.tree)
+    configure_logging(None, "tests")
+    untraced, traced = trees
+    assert "" == untraced
+    assert traced.startswith("behave\n") and "(!fire blue-1)" in traced, traced
 
 
 # --- respawning: the spawn nearest the squad ---------------------------------------------------

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from ..messaging.tracing import tracing_enabled
 from ..planning import (
     Brain,
     FactDB,
@@ -71,7 +72,9 @@ class Decision:
     plan: AgentPlan | None
     reason: str
     tree: str = ""
-    """The decomposition (HTN) or search tree (GOAP) behind a new plan, as text."""
+    """The decomposition (HTN) or search tree (cooperative GOAP) behind a new plan, as text;
+    made only while messages are traced
+    (:func:`~warband.messaging.tracing.tracing_enabled`): the agent logs it then."""
     expansions: int = 0
 
 
@@ -121,7 +124,7 @@ class HtnDecider:
                 self.root,
                 constants=self.constants,
                 current=running_plan,
-                explain=True,
+                explain=tracing_enabled(),  # why branches failed: only the tree shows it
                 max_expansions=self.max_expansions,
             )
             self._searched_for = running_plan
@@ -147,7 +150,9 @@ class HtnDecider:
             return Decision("kept", current, choice.reason, expansions=result.expansions)
         plan = AgentPlan(chosen.steps, _label(chosen), chosen)
         kind = "replaced" if current is not None else "new"
-        tree = htn_tree_text(decomposition_tree(chosen, self.planner.domain))
+        tree = ""
+        if tracing_enabled():  # only the agent.plan event of a traced run shows it
+            tree = htn_tree_text(decomposition_tree(chosen, self.planner.domain))
         return Decision(kind, plan, choice.reason, tree, result.expansions)
 
     def drop(self, current: AgentPlan, reason: str) -> Decision:
