@@ -61,6 +61,13 @@ BARE_STRING = re.compile(r"[A-Za-z_\[][A-Za-z0-9_.:\-\[\]/*+]*")
 Never operator-like (no ``=``, ``<``, ``>``, ``!``, quotes or spaces), so both readers tell a
 value from junk such as ``a === true``."""
 _RESERVED = frozenset({"true", "false", "nil"})
+
+# Type tuples for the isinstance checks every fact goes through: a union (`str | int`) would be
+# built anew at every call, which costs as much again as the check.
+_PLAIN_VALUES = (bool, int, str)
+_STR_OR_INT = (str, int)
+_NUMBERS = (int, float)
+_SEQUENCES = (tuple, list)
 """Bare words that read as something other than a string; a string spelled so is quoted."""
 _SUBJECT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:\-]*")
 """An entity id usable as a GOAP key's subject (as :class:`warband.planning.Key` reads it)."""
@@ -115,7 +122,7 @@ def value_problem(value: object) -> str | None:
     Refused: other types (lists, dicts, objects...) and floats that are not finite (``nan``
     equals nothing, not even itself, so a fact holding it could never be found again).
     """
-    if value is None or isinstance(value, bool | int | str):
+    if value is None or isinstance(value, _PLAIN_VALUES):
         return None
     if isinstance(value, float):
         return None if math.isfinite(value) else f"{value!r} is not a finite number"
@@ -133,11 +140,11 @@ def check_value(value: object, where: str, error: type[WarbandError] = WarbandEr
 def check_fact(fact: object, error: type[WarbandError] = WarbandError) -> Fact:
     """Return ``fact`` as a tuple if it is a :data:`Fact` (a list, as on the wire, is accepted);
     else raise ``error`` saying what is wrong."""
-    if not isinstance(fact, tuple | list) or not fact or not isinstance(fact[0], str):
+    if not isinstance(fact, _SEQUENCES) or not fact or not isinstance(fact[0], str):
         raise error(f"bad fact {fact!r}: a fact is a tuple (name, arg1, ...) whose name is a str")
     for value in fact[1:]:
         # str and int (bool included) first: the planner checks every fact it adds.
-        if not isinstance(value, str | int):
+        if not isinstance(value, _STR_OR_INT):
             problem = value_problem(value)
             if problem is not None:
                 raise error(f"bad fact {tuple(fact)!r}: argument {problem}")
@@ -151,7 +158,7 @@ def format_value(value: Value) -> str:
         return "nil"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float):
+    if isinstance(value, _NUMBERS):
         return repr(value)
     if BARE_STRING.fullmatch(value) and value.lower() not in _RESERVED:
         return value

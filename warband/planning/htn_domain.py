@@ -467,7 +467,11 @@ def _vars(params: Iterable[str], owner: str) -> tuple[Var, ...]:
     return tuple(out)
 
 
+_TERMS = (Var, ConstRef, Call)
+"""A tuple, not a union: ``Var | ConstRef | Call`` would be built anew at every call."""
+
+
 def _term_text(term: ArgTerm) -> str:
-    if isinstance(term, Var | ConstRef | Call):
+    if isinstance(term, _TERMS):
         return str(term)
     return format_value(term)

@@ -21,6 +21,7 @@ failed (its precondition, or every binding's decomposition) is recorded only whe
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -99,11 +100,18 @@ def _failed_nodes(
     domain: HtnDomain,
 ) -> tuple[BranchNode, ...]:
     if failures is not None:
-        return tuple(BranchNode(f.index, f.name, "-", f.reason, (), ()) for f in failures)
+        return tuple([_failed_branch(f.index, f.name, f.reason) for f in failures])
     # Without explain, every branch above the chosen one was tried and failed (ordered search).
     branches = domain.methods[task.name].branches
     upto = len(branches) if chosen is None else chosen
-    return tuple(BranchNode(i, branches[i].name, "-", None, (), ()) for i in range(upto))
+    return tuple([_failed_branch(i, branches[i].name, None) for i in range(upto)])
+
+
+@functools.lru_cache(maxsize=4096)
+def _failed_branch(index: int, name: str, reason: str | None) -> BranchNode:
+    # A node is immutable, and a bot's tree repeats the same failed branches at every new plan
+    # (most of its nodes): made once, they cost a tenth (frozen dataclasses are slow to make).
+    return BranchNode(index, name, "-", reason, (), ())
 
 
 def htn_tree_text(tree: TaskNode, *, indent: str = "  ", reasons: bool = True) -> str:
