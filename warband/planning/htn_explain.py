@@ -32,7 +32,7 @@ from .htn import BranchFailure, Choice, HtnDomain, HtnPlan, HtnResult, Task
 Mark = Literal["+", "-"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BranchNode:
     """A branch tried for a compound task: chosen (``+``) or failed (``-``)."""
 
@@ -46,7 +46,7 @@ class BranchNode:
     subtasks: tuple[TaskNode, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TaskNode:
     """A task of the decomposition; ``mark`` is ``+`` when decomposed, ``-`` when every branch
     failed, None for primitives and for tasks left unexpanded (after a continuation)."""
@@ -110,7 +110,7 @@ def _failed_nodes(
 @functools.lru_cache(maxsize=4096)
 def _failed_branch(index: int, name: str, reason: str | None) -> BranchNode:
     # A node is immutable, and a bot's tree repeats the same failed branches at every new plan
-    # (most of its nodes): made once, they cost a tenth (frozen dataclasses are slow to make).
+    # (most of its nodes): made once, they cost a tenth (a frozen dataclass is slow to make).
     return BranchNode(index, name, "-", reason, (), ())
 
 
