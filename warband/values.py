@@ -61,6 +61,7 @@ BARE_STRING = re.compile(r"[A-Za-z_\[][A-Za-z0-9_.:\-\[\]/*+]*")
 Never operator-like (no ``=``, ``<``, ``>``, ``!``, quotes or spaces), so both readers tell a
 value from junk such as ``a === true``."""
 _RESERVED = frozenset({"true", "false", "nil"})
+"""Bare words that read as something other than a string; a string spelled so is quoted."""
 
 # Type tuples for the isinstance checks every fact goes through: a union (`str | int`) would be
 # built anew at every call, which costs as much again as the check.
@@ -68,7 +69,7 @@ _PLAIN_VALUES = (bool, int, str)
 _STR_OR_INT = (str, int)
 _NUMBERS = (int, float)
 _SEQUENCES = (tuple, list)
-"""Bare words that read as something other than a string; a string spelled so is quoted."""
+
 _SUBJECT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:\-]*")
 """An entity id usable as a GOAP key's subject (as :class:`warband.planning.Key` reads it)."""
 

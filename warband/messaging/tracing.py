@@ -8,8 +8,10 @@ contract: ``warband trace`` and users' tools read them). A ``msg.send`` of a rep
 ``warband view`` links the two by it.
 
 The two trace calls are the hot path of every message, so they skip structlog's processor chain
-and encode straight to a buffered file with msgspec's JSON encoder; every other event goes
-through structlog. Without a log directory, warnings and errors go to stderr as readable
+and encode straight to a buffered file with msgspec's JSON encoder, a block at a time. Events
+logged at every tick (:func:`log_every_tick`: an agent's ``agent.plan``, the world's
+``world.snapshot``) skip the chain too when they are written; every other event goes through
+structlog. Without a log directory, warnings and errors go to stderr as readable
 key=value lines and tracing is off, unless the events go to a live viewer
 (:mod:`~warband.messaging.live_feed`): then the same blocks of lines are pushed there.
 """
