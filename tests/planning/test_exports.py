@@ -25,7 +25,8 @@ PUBLIC = {
     "InterruptibleSearch", "PlanDelivery", "PlanningScheduler",
     # explanations
     "BranchNode", "SearchTree", "SearchTreeNode", "TaskNode", "decomposition_tree",
-    "goap_tree_dict", "goap_tree_dot", "goap_tree_text", "htn_tree_dict", "htn_tree_text",
+    "goap_tree_dict", "goap_tree_dot", "goap_tree_text", "htn_plan_text", "htn_tree_dict",
+    "htn_tree_text",
 }  # fmt: skip
 
 

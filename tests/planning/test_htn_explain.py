@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from warband.planning import (
     And,
@@ -11,12 +14,15 @@ from warband.planning import (
     HtnPlanner,
     call,
     decomposition_tree,
+    htn_plan_text,
     htn_tree_dict,
     htn_tree_text,
     query,
     task,
 )
-from warband.planning.htn import HtnDomain
+from warband.planning.htn import HtnDomain, HtnPlan
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _domain() -> HtnDomain:
@@ -120,3 +126,46 @@ def test_a_continue_result_shows_the_path_to_the_continuation_branch() -> None:
         "behave\n  + heal\n    + (heal)\n      + keep\n        (?who = ann)\n        (!continue)\n"
     )
     assert expected == htn_tree_text(decomposition_tree(again, domain))
+
+
+def test_a_plans_text_written_from_its_choices_is_the_text_of_its_tree() -> None:
+    domain = _domain()
+    facts = [FACTS, [("grenade", "g1")], [("holding", "rifle"), *FACTS], []]
+    for situation in facts:
+        for explain in (False, True):
+            result = HtnPlanner(domain).plan(FactDB(situation), "behave", explain=explain)
+            assert result.plan is not None
+            tree = decomposition_tree(result.plan, domain)
+            assert htn_tree_text(tree) == htn_plan_text(result.plan, domain)
+            assert htn_tree_text(tree, indent="\t", reasons=False) == htn_plan_text(
+                result.plan, domain, indent="\t", reasons=False
+            )
+
+
+def test_every_plan_of_a_warzone_match_writes_the_text_of_its_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import warband.agents.decide as decide
+    from warband.launcher import RunOptions, run_scenario
+    from warband.messaging import configure_logging
+    from warband.scenario import load_scenario
+
+    compared: list[str] = []
+
+    def both(plan: HtnPlan, domain: HtnDomain) -> str:
+        text = htn_plan_text(plan, domain)
+        assert htn_tree_text(decomposition_tree(plan, domain)) == text
+        compared.append(text)
+        return text
+
+    monkeypatch.setattr(decide, "htn_plan_text", both)
+    scenario = load_scenario(REPO / "scenarios" / "warzone.py")
+    configure_logging(tmp_path, "tests")  # the trees are written only when tracing
+    try:
+        run_scenario(scenario, RunOptions(seed=3, ticks=40, params={"bots": "3"}, log_dir=tmp_path))
+    finally:
+        configure_logging(None, "tests")
+    # Many plans, with failed branches and decompositions nested below the root's.
+    assert len(compared) > 50, len(compared)
+    assert any("  ; " in text for text in compared)
+    assert any("\n    + (" in text for text in compared)

@@ -41,8 +41,7 @@ from ..planning import (
     Task,
     WorldState,
     choose_plan,
-    decomposition_tree,
-    htn_tree_text,
+    htn_plan_text,
     simulate,
 )
 from ..values import Value
@@ -152,7 +151,7 @@ class HtnDecider:
         kind = "replaced" if current is not None else "new"
         tree = ""
         if tracing_enabled():  # only the agent.plan event of a traced run shows it
-            tree = htn_tree_text(decomposition_tree(chosen, self.planner.domain))
+            tree = htn_plan_text(chosen, self.planner.domain)
         return Decision(kind, plan, choice.reason, tree, result.expansions)
 
     def drop(self, current: AgentPlan, reason: str) -> Decision:

@@ -65,7 +65,14 @@ from .htn import (
     task,
     validate_domain,
 )
-from .htn_explain import BranchNode, TaskNode, decomposition_tree, htn_tree_dict, htn_tree_text
+from .htn_explain import (
+    BranchNode,
+    TaskNode,
+    decomposition_tree,
+    htn_plan_text,
+    htn_tree_dict,
+    htn_tree_text,
+)
 from .htn_parser import format_domain, load_domain_file, parse_domain
 from .scheduler import InterruptibleSearch, PlanDelivery, PlanningScheduler
 from .search import SearchStatus
@@ -136,6 +143,7 @@ __all__ = [
     "goap_tree_dict",
     "goap_tree_dot",
     "goap_tree_text",
+    "htn_plan_text",
     "htn_tree_dict",
     "htn_tree_text",
     "load_domain",

@@ -120,30 +120,83 @@ def htn_tree_text(tree: TaskNode, *, indent: str = "  ", reasons: bool = True) -
     The root is written bare when it has no arguments (``behave``); compound tasks below it
     carry their mark (``+ (wield_weapon gun)``); failed branches may end with ``; reason``.
     """
-    lines: list[str] = []
-    root = tree.task.name if not tree.task.args else str(tree.task)
-    lines.append(root if tree.mark != "-" else f"- {root}")
+    lines = [_root_line(tree.task, tree.mark)]
     _branch_lines(tree, 1, indent, reasons, lines)
     return "\n".join(lines) + "\n"
 
 
+def htn_plan_text(
+    plan: HtnPlan, domain: HtnDomain, *, indent: str = "  ", reasons: bool = True
+) -> str:
+    """``htn_tree_text(decomposition_tree(plan, domain))``, written straight from the plan's
+    choices without making the tree's nodes: what an agent logs with each new plan, for about
+    a third fewer instructions."""
+    lines: list[str] = []
+    choices = iter(plan.choices)
+    choice = None if plan.root.is_primitive else next(choices, None)
+    lines.append(_root_line(plan.root, "+" if choice is not None else None))
+    if choice is not None:
+        _choice_lines(plan.root, choice, choices, domain, 1, indent, reasons, lines)
+    return "\n".join(lines) + "\n"
+
+
+def _root_line(task: Task, mark: Mark | None) -> str:
+    root = task.name if not task.args else str(task)
+    return f"- {root}" if mark == "-" else root
+
+
+def _task_line(pad: str, mark: Mark | None, task: Task) -> str:
+    return f"{pad}{mark} {task}" if mark else f"{pad}{task}"
+
+
+def _branch_line(pad: str, branch: BranchNode, reasons: bool) -> str:
+    line = f"{pad}{branch.mark} {branch.name}"
+    return line + f"  ; {branch.reason}" if reasons and branch.reason else line
+
+
+def _binding_line(pad: str, var: str, value: Value) -> str:
+    return f"{pad}(?{var} = {format_value(value)})"
+
+
 def _task_lines(node: TaskNode, depth: int, indent: str, reasons: bool, out: list[str]) -> None:
-    pad = indent * depth
-    out.append(f"{pad}{node.mark} {node.task}" if node.mark else f"{pad}{node.task}")
+    out.append(_task_line(indent * depth, node.mark, node.task))
     _branch_lines(node, depth + 1, indent, reasons, out)
 
 
 def _branch_lines(node: TaskNode, depth: int, indent: str, reasons: bool, out: list[str]) -> None:
     pad = indent * depth
     for branch in node.branches:
-        line = f"{pad}{branch.mark} {branch.name}"
-        if reasons and branch.reason:
-            line += f"  ; {branch.reason}"
-        out.append(line)
+        out.append(_branch_line(pad, branch, reasons))
         for var, value in branch.bindings:
-            out.append(f"{pad}{indent}(?{var} = {format_value(value)})")
+            out.append(_binding_line(pad + indent, var, value))
         for sub in branch.subtasks:
             _task_lines(sub, depth + 1, indent, reasons, out)
+
+
+def _choice_lines(
+    task: Task,
+    choice: Choice,
+    choices: Iterator[Choice],
+    domain: HtnDomain,
+    depth: int,
+    indent: str,
+    reasons: bool,
+    out: list[str],
+) -> None:
+    """The lines _branch_lines writes for the node _build makes of ``task`` and ``choice``:
+    the same walk over the plan's choices, in the same order."""
+    pad = indent * depth
+    for failed in _failed_nodes(task, choice.failures, choice.index, domain):
+        out.append(_branch_line(pad, failed, reasons))
+    out.append(f"{pad}+ {choice.branch}")
+    for var, value in choice.bindings:
+        out.append(_binding_line(pad + indent, var, value))
+    sub_pad = pad + indent
+    for sub in choice.subtasks:
+        sub_choice = None if sub.is_primitive else next(choices, None)
+        out.append(_task_line(sub_pad, "+" if sub_choice is not None else None, sub))
+        if sub_choice is not None:
+            _choice_lines(sub, sub_choice, choices, domain, depth + 2, indent, reasons, out)
 
 
 def htn_tree_dict(tree: TaskNode) -> dict[str, Any]:
