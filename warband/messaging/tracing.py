@@ -163,7 +163,7 @@ def _lines(pending: list[_TraceRecord | msgspec.Raw], pid: int) -> list[_TraceEv
         micros = item[0] // 1000
         if micros // 1_000_000 != second:
             second = micros // 1_000_000
-            prefix = _iso_utc(item[0])[:20]  # up to the seconds' dot
+            prefix = _second_prefix(second)
         # _iso_utc inlined: the call alone costs more than the rest of a record.
         stamp = prefix + str(micros % 1_000_000).zfill(6) + "+00:00"
         # item is (time_ns, event, msg_id, ...): the rest in _TraceEvent's field order
@@ -191,16 +191,19 @@ def _now() -> str:
 
 
 def _iso_utc(time_ns: int) -> str:
-    # The part up to the second is formatted once per second: a datetime per event was slow,
-    # and so was a `:06d` format (zfill takes half the time).
-    global _stamp_prefix
+    # zfill, not a `:06d` format: it takes half the time.
     micros = time_ns // 1000
-    second, prefix = _stamp_prefix
-    if micros // 1_000_000 != second:
-        second = micros // 1_000_000
+    return _second_prefix(micros // 1_000_000) + str(micros % 1_000_000).zfill(6) + "+00:00"
+
+
+def _second_prefix(second: int) -> str:
+    """A Unix second as the start of a timestamp, up to its dot (``2026-11-23T09:12:17.``);
+    formatted once per second: a datetime per event was slow."""
+    global _stamp_prefix
+    if _stamp_prefix[0] != second:
         prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
         _stamp_prefix = (second, prefix)
-    return prefix + str(micros % 1_000_000).zfill(6) + "+00:00"
+    return _stamp_prefix[1]
 
 
 def _to_sink(logger: Any, method_name: str, event_dict: dict[str, Any]) -> str:
