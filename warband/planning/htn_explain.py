@@ -149,9 +149,8 @@ def _task_line(pad: str, mark: Mark | None, task: Task) -> str:
     return f"{pad}{mark} {task}" if mark else f"{pad}{task}"
 
 
-def _branch_line(pad: str, branch: BranchNode, reasons: bool) -> str:
-    line = f"{pad}{branch.mark} {branch.name}"
-    return line + f"  ; {branch.reason}" if reasons and branch.reason else line
+def _branch_line(pad: str, mark: Mark, name: str, reason: str | None) -> str:
+    return f"{pad}{mark} {name}  ; {reason}" if reason else f"{pad}{mark} {name}"
 
 
 def _binding_line(pad: str, var: str, value: Value) -> str:
@@ -166,7 +165,7 @@ def _task_lines(node: TaskNode, depth: int, indent: str, reasons: bool, out: lis
 def _branch_lines(node: TaskNode, depth: int, indent: str, reasons: bool, out: list[str]) -> None:
     pad = indent * depth
     for branch in node.branches:
-        out.append(_branch_line(pad, branch, reasons))
+        out.append(_branch_line(pad, branch.mark, branch.name, branch.reason if reasons else None))
         for var, value in branch.bindings:
             out.append(_binding_line(pad + indent, var, value))
         for sub in branch.subtasks:
@@ -187,8 +186,8 @@ def _choice_lines(
     the same walk over the plan's choices, in the same order."""
     pad = indent * depth
     for failed in _failed_nodes(task, choice.failures, choice.index, domain):
-        out.append(_branch_line(pad, failed, reasons))
-    out.append(f"{pad}+ {choice.branch}")
+        out.append(_branch_line(pad, "-", failed.name, failed.reason if reasons else None))
+    out.append(_branch_line(pad, "+", choice.branch, None))
     for var, value in choice.bindings:
         out.append(_binding_line(pad + indent, var, value))
     sub_pad = pad + indent
