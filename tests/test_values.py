@@ -54,8 +54,11 @@ def test_fact_keys_keep_flags_apart_and_leave_other_facts_as_they_are() -> None:
 
 
 def test_values_outside_the_model_are_refused_naming_where() -> None:
-    with pytest.raises(WarbandError, match=r"order args: value \[1\] has type list"):
+    with pytest.raises(WarbandError, match=r"order args: value \[1\] is a list; pass a tuple"):
         check_value([1], "order args")
+    with pytest.raises(WarbandError, match=r"a list value holds scalars only"):
+        check_value(((1,),), "order args")
+    assert ("bot-1", 2) == check_value(("bot-1", 2), "order args")
     with pytest.raises(PlanningError, match="not a finite number"):
         check_value(float("nan"), "fact", PlanningError)
     with pytest.raises(WarbandError, match="whose name is a str"):

@@ -47,8 +47,13 @@ from typing import TypeAlias
 
 from .exceptions import WarbandError
 
-Value: TypeAlias = bool | int | float | str | None
-"""A scalar that crosses the wire or enters a planner: MessagePack nil, bool, int, float or str."""
+Scalar: TypeAlias = bool | int | float | str | None
+"""One MessagePack nil, bool, int, float or str."""
+
+Value: TypeAlias = Scalar | tuple[Scalar, ...]
+"""What crosses the wire or enters a planner: a scalar, or a list of scalars (a squad's
+members, a corridor's waypoints), which is a MessagePack array on the wire and a tuple in
+memory, so that it can be a fact's argument and a planner's binding like any other value."""
 
 Fact: TypeAlias = tuple[Value, ...]
 """A fact ``(name, arg1, arg2, ...)``: a str name, then values. On the wire: a MessagePack array."""
@@ -91,7 +96,10 @@ _FALSE = _Tag("<false>")
 
 
 def values_equal(a: object, b: object) -> bool:
-    """The one equality of values: Python's ``==``, except that a bool equals only a bool."""
+    """The one equality of values: Python's ``==``, except that a bool equals only a bool (in
+    a list too, item by item)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(map(values_equal, a, b))
     return a == b and (a.__class__ is bool) is (b.__class__ is bool)
 
 
@@ -102,6 +110,8 @@ def value_key(value: Value) -> object:
         return _TRUE
     if value is False:
         return _FALSE
+    if isinstance(value, tuple):
+        return tuple(value_key(item) for item in value)
     return value
 
 
@@ -114,20 +124,30 @@ def fact_key(fact: Fact) -> Fact:
     # `True in fact` is a fast C-level filter (also true for 1, 0, 1.0 and 0.0); most facts fail it.
     if (True in fact or False in fact) and any(value.__class__ is bool for value in fact):
         return tuple(value_key(value) for value in fact)  # type: ignore[misc]  # tags stand in
+    if any(value.__class__ is tuple for value in fact):
+        return tuple(value_key(value) for value in fact)  # type: ignore[misc]  # as above
     return fact
 
 
 def value_problem(value: object) -> str | None:
     """Why ``value`` is not a :data:`Value` fit for a planner, or None when it is.
 
-    Refused: other types (lists, dicts, objects...) and floats that are not finite (``nan``
-    equals nothing, not even itself, so a fact holding it could never be found again).
+    A tuple of scalars is a value (a list on the wire). Refused: other types (lists, dicts,
+    objects...), nested tuples, and floats that are not finite (``nan`` equals nothing, not
+    even itself, so a fact holding it could never be found again).
     """
     if value is None or isinstance(value, _PLAIN_VALUES):
         return None
     if isinstance(value, float):
         return None if math.isfinite(value) else f"{value!r} is not a finite number"
-    return f"{value!r} has type {type(value).__name__}; use None, bool, int, float or str"
+    if isinstance(value, tuple):
+        for item in value:
+            if isinstance(item, tuple) or value_problem(item) is not None:
+                return f"{value!r} holds {item!r}; a list value holds scalars only"
+        return None
+    if isinstance(value, list):
+        return f"{value!r} is a list; pass a tuple (a list value is a tuple in memory)"
+    return f"{value!r} has type {type(value).__name__}; use None, bool, int, float, str or a tuple"
 
 
 def check_value(value: object, where: str, error: type[WarbandError] = WarbandError) -> Value:
@@ -154,7 +174,10 @@ def check_fact(fact: object, error: type[WarbandError] = WarbandError) -> Fact:
 
 def format_value(value: Value) -> str:
     """The text form of a value: ``true``, ``false``, ``nil``, ``12``, ``12.5``, ``bot-3``,
-    ``"two words"``. A string is bare when it looks like a name and is not a reserved word."""
+    ``"two words"``, ``[bot-1 bot-2]`` (a list). A string is bare when it looks like a name
+    and is not a reserved word."""
+    if isinstance(value, tuple):
+        return "[" + " ".join(format_value(item) for item in value) + "]"
     if value is None:
         return "nil"
     if isinstance(value, bool):

@@ -51,6 +51,9 @@ BOT_DOMAIN = """
 
 SQUAD_DOMAIN = """
 (:domain squad)
+(:fact member ?bot)
+(:fact target ?waypoint)
+(:fact sent ?bot)
 (:primitive !order ?member ?task ?where)
 (:primitive !remember ?fact ?member)
 (:primitive !idle ?ticks)
@@ -111,6 +114,7 @@ async def test_an_order_goes_down_the_bot_walks_and_a_completion_report_comes_up
 async def test_a_plan_whose_act_the_world_refuses_is_dropped_with_the_worlds_reason() -> None:
     stubborn = """
     (:domain stubborn)
+    (:fact tried)
     (:primitive !move ?waypoint)
     (:primitive !idle ?ticks)
     (:method (behave)
@@ -141,6 +145,7 @@ class FailureNoting(Inspected):
 async def test_the_agent_is_told_which_task_failed_and_why_before_its_plan_is_dropped() -> None:
     stubborn = """
     (:domain stubborn)
+    (:fact tried)
     (:primitive !idle ?ticks)
     (:primitive !move ?waypoint)
     (:method (behave)
@@ -158,6 +163,7 @@ async def test_the_agent_is_told_which_task_failed_and_why_before_its_plan_is_dr
 
 ALERT_DOMAIN = """
 (:domain alert)
+(:fact alarm)
 (:primitive !idle ?ticks)
 (:primitive !log ?text)
 (:method (behave)
@@ -324,6 +330,7 @@ class RefusalsSeen(Inspected):
 async def test_an_act_the_plan_does_not_wait_for_is_remembered_refused_for_a_while() -> None:
     dasher = """
     (:domain dasher)
+    (:fact dashed)
     (:primitive !dash ?waypoint)
     (:primitive !remember ?fact)
     (:primitive !idle ?ticks)

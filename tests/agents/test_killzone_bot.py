@@ -18,6 +18,10 @@ TEST_MAP = load_map("test")
 
 SCRIPTED_SQUAD = """
 (:domain scripted_squad)
+(:fact member ?bot)
+(:fact corridor ?waypoints)
+(:fact goal ?waypoint)
+(:fact sent ?bot)
 (:primitive !order ?member ?task ?arg)
 (:primitive !start_command_sequence ?member)
 (:primitive !end_command_sequence ?member)
@@ -70,7 +74,7 @@ def _world(roster: dict[str, dict[str, Any]]) -> World:
 
 async def test_a_bot_ordered_into_a_corridor_walks_only_the_corridors_waypoints() -> None:
     # The shortest way from c to b2 goes by m4; the corridor sends the bot round by m3 and b1.
-    corridor = "c,m3,b1,b2"
+    corridor = ("c", "m3", "b1", "b2")
     squad = Agent(
         "squad-1",
         Role("squad", parse_domain(SCRIPTED_SQUAD)),
@@ -84,7 +88,7 @@ async def test_a_bot_ordered_into_a_corridor_walks_only_the_corridors_waypoints(
     state = result.final_states["bot-1"]
     assert "b2" == state["visited"][-1], state["visited"]
     assert ["c", "m3", "b1", "b2"] == state["visited"]
-    assert sorted(corridor.split(",")) == state["allowed"]
+    assert sorted(corridor) == state["allowed"]
 
 
 # --- self-preservation, class abilities, default combat, the "nearby" area group -------------
@@ -114,6 +118,9 @@ IDLE = """
 
 ORDERING_SQUAD = """
 (:domain ordering_squad)
+(:fact member ?bot)
+(:fact task ?task ?arg)
+(:fact sent ?bot)
 (:primitive !order ?member ?task ?arg)
 (:primitive !remember ?fact ?member)
 (:primitive !idle ?ticks)
@@ -354,7 +361,7 @@ async def test_a_bot_starts_the_move_its_corridor_restricts_in_the_tick_it_takes
         "squad-1",
         Role("squad", parse_domain(SCRIPTED_SQUAD)),
         subordinates=["bot-1"],
-        facts=[("member", "bot-1"), ("corridor", "c,m3,b1,b2"), ("goal", "b2")],
+        facts=[("member", "bot-1"), ("corridor", ("c", "m3", "b1", "b2")), ("goal", "b2")],
         team="red",
     )
     bot = MoveTimed("bot-1", bot_role(TEST_MAP), superior="squad-1", team="red")

@@ -10,7 +10,7 @@ from typing import Any
 
 from warband.agents import Agent, Role
 from warband.agents.agent import REFUSAL_MEMORY
-from warband.agents.bot import RECENT_TICKS, REFUSED_SPOT_TICKS, AreaGroups, bot_role
+from warband.agents.bot import NEARBY_GROUP, RECENT_TICKS, REFUSED_SPOT_TICKS, AreaGroups, bot_role
 from warband.messaging import Act
 from warband.planning import parse_domain
 from warband.testing import run_actors
@@ -68,6 +68,7 @@ SHOOTER = """
 
 CALLER = """
 (:domain caller)
+(:fact asked)
 (:constant @self)
 (:primitive !broadcast ?group ?topic ?a ?b ?c)
 (:primitive !remember ?fact)
@@ -224,7 +225,12 @@ async def test_a_medic_refused_a_heal_because_the_mate_is_not_wounded_does_not_t
     graph = build_strategic_graph(DOOR_MAP)
     caller = Agent(
         "red-1",
-        Role("caller", parse_domain(CALLER), reporter=lambda: AreaGroups(graph)),
+        Role(
+            "caller",
+            parse_domain(CALLER),
+            reporter=lambda: AreaGroups(graph),
+            facts=[NEARBY_GROUP],
+        ),
         team="red",
     )
     medic = Logged("red-2", bot_role(DOOR_MAP), team="red")

@@ -96,12 +96,22 @@ def test_the_database_may_change_while_a_query_is_being_read() -> None:
 
 
 def test_facts_with_unsupported_values_are_rejected() -> None:
-    with pytest.raises(PlanningError, match=r"use None, bool, int, float or str"):
-        FactDB().assert_fact("pos", (1, 2))  # type: ignore[arg-type]
+    with pytest.raises(PlanningError, match=r"use None, bool, int, float, str or a tuple"):
+        FactDB().assert_fact("pos", {1, 2})  # type: ignore[arg-type]
+    with pytest.raises(PlanningError, match=r"a list value holds scalars only"):
+        FactDB().assert_fact("pos", ((1, 2), 3))
     with pytest.raises(PlanningError, match="not a finite number"):
         FactDB().assert_fact("range", float("nan"))
     with pytest.raises(PlanningError, match="name is a str"):
         FactDB([(3, "x")])
+
+
+def test_a_list_value_is_a_tuple_that_a_query_binds_whole() -> None:
+    facts = FactDB([("members", "squad-1", ("bot-1", "bot-2"))])
+    assert [{"m": ("bot-1", "bot-2")}] == [
+        {k: v for k, v in answer.items()} for answer in facts.query("members", "squad-1", "?m")
+    ][-1:]
+    assert [] == list(facts.query("members", "squad-1", ("bot-1",)))
 
 
 def test_true_and_one_are_two_facts_that_never_answer_for_each_other() -> None:

@@ -62,8 +62,12 @@ def test_world_state_rejects_variables_and_unsupported_values() -> None:
         WorldState({"at(me)": "?node"})
     with pytest.raises(PlanningError, match="variable subject"):
         WorldState({"at(?who)": "n1"})
-    with pytest.raises(PlanningError, match="use None, bool, int, float or str"):
+    with pytest.raises(PlanningError, match="a GOAP property holds one bool, int, float or str"):
         WorldState({"speed": [1.5]})
+    with pytest.raises(PlanningError, match="a GOAP property holds one bool, int, float or str"):
+        WorldState({"speed": (1.5,)})
+    with pytest.raises(PlanningError, match="use None, bool, int, float, str or a tuple"):
+        WorldState({"speed": {1.5}})
     with pytest.raises(PlanningError, match="leave the key out"):
         WorldState({"speed": None})
     with pytest.raises(PlanningError, match="not a finite number"):

@@ -48,16 +48,13 @@ from ..values import Fact, Value
 from ..world import ACT_FAILED, BLOCKED, WORLD_ID
 from .decide import AgentPlan, Decider, Decision
 from .execute import BUILTIN_TASKS, LASTING_VERBS, ActTask, TaskStatus, act_of
+from .facts import ACT_REFUSED, DEPARTED, GOAL_BIAS, STATUS, THREAT_REPORT, UNDELIVERED
 from .memory import Memory
 from .orders import CommandQueue, OrderBook
 from .role import Role
 
 MAX_TASKS_PER_TICK = 32
 """Tasks that finish at once run back to back; this many at most in one tick."""
-
-ACT_REFUSED = "act_refused"
-"""The fact an agent knows a refused act by (:meth:`Agent.send_act`): loop bookkeeping, with no
-GOAP projection."""
 
 REFUSAL_MEMORY = 10
 """Ticks an agent remembers an act the world refused (its ``act_refused`` facts), counted from
@@ -172,21 +169,17 @@ class Agent(Actor):
 
     @handles(ThreatReport)
     def on_threat(self, report: ThreatReport) -> None:
-        self._threats[(report.sender, report.threat)] = (
-            "threat_report",
-            report.sender,
-            report.threat,
-            report.position,
-            report.tick,
+        self._threats[(report.sender, report.threat)] = THREAT_REPORT.fact(
+            report.sender, report.threat, report.position, report.tick
         )
         self._replan = True
 
     @handles(GoalBias)
     def on_goal_bias(self, bias: GoalBias) -> None:
         # A newer bias for a goal replaces the older one; a bias of 0 takes it back.
-        self.memory.forget("goal_bias", bias.goal)
+        self.memory.forget(GOAL_BIAS.name, bias.goal)
         if bias.bias:
-            self.memory.remember("goal_bias", bias.goal, bias.bias)
+            self.memory.remember(*GOAL_BIAS.fact(bias.goal, bias.bias))
         self._replan = True
 
     @handles(ActResult)
@@ -231,7 +224,7 @@ class Agent(Actor):
             memory.set_source(
                 "refusals",
                 [
-                    (ACT_REFUSED, verb, tick - sent, why, *about)
+                    ACT_REFUSED.fact(verb, tick - sent, why, *about)
                     for sent, verb, why, about in self._refusals
                 ],
             )
@@ -533,7 +526,7 @@ class Agent(Actor):
         """A subordinate left the run: its open orders are lost, and the agent knows it
         (``("departed", agent, reason)`` in memory) when it next decides."""
         self.book.lost(agent, reason, self.tick)
-        self.memory.remember("departed", agent, reason)
+        self.memory.remember(*DEPARTED.fact(agent, reason))
         self._replan = True
 
     def on_abandoned(self, message: Message, reason: str) -> None:
@@ -546,7 +539,7 @@ class Agent(Actor):
         """
         if isinstance(message, Order):
             self.book.undelivered(message.id, reason, self.tick)
-        self.memory.remember("undelivered", message.recipient, type(message).__name__)
+        self.memory.remember(*UNDELIVERED.fact(message.recipient, type(message).__name__))
         self._replan = True
         if self.superior is None or self.superior == message.recipient:
             super().on_abandoned(message, reason)
@@ -587,13 +580,13 @@ class Agent(Actor):
 def _args_of(task: Task) -> tuple[Value, ...]:
     """The values of a ground task's arguments (a plan's tasks are ground)."""
     return tuple(
-        arg for arg in task.args if arg is None or isinstance(arg, bool | int | float | str)
+        arg for arg in task.args if arg is None or isinstance(arg, bool | int | float | str | tuple)
     )
 
 
 def _status_fact(report: StatusReport) -> Fact:
-    details = [report.details[key] for key in sorted(report.details)]
-    return ("status", report.sender, report.status, *details)
+    # The details in the order the sender wrote them: a reader knows the report's shape.
+    return STATUS.fact(report.sender, report.status, *report.details.values())
 
 
 def _has_event(events: Sequence[Fact], name: str) -> bool:

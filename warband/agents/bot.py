@@ -39,18 +39,23 @@ gives that domain what it needs from Python:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from ..messaging import StatusReport, ThreatReport
 from ..planning import FactDB, Task, load_domain_file
+from ..planning.htn_domain import HtnFunction
 from ..values import Fact, Value
 from ..world import (
+    AMMO,
     AT,
+    CAPTURED,
     DAMAGED,
     HEALTH,
     MAX_HEALTH,
+    OBJECT_AT,
+    OPEN,
     SEES,
     SEES_DOWNED,
     SELF,
@@ -58,6 +63,8 @@ from ..world import (
     STATE,
     TICK,
     TURRET,
+    VIP_AT,
+    FactKind,
     Map,
     PositionWeights,
     StrategicGraph,
@@ -67,10 +74,10 @@ from ..world import (
     pick_positions,
     waypoint_path,
 )
-from .agent import ACT_REFUSED
 from .assignment import choose_spawn
 from .commander import travel_distance
 from .execute import TaskStatus, check_acts
+from .facts import ACT_REFUSED, Status, declares
 from .memory import Memory
 from .role import Role
 
@@ -113,11 +120,104 @@ ATTACK_GAIN = 0.2
 than where it stands."""
 
 
+# --- the facts a bot writes --------------------------------------------------------------------
+
+
+class Threat(NamedTuple):
+    id: str
+    waypoint: str
+    distance: float
+
+
+class CloseThreat(NamedTuple):
+    id: str
+    distance: float
+
+
+class MateAt(NamedTuple):
+    id: str
+    waypoint: str
+
+
+class Percent(NamedTuple):
+    percent: int
+
+
+class UnderFire(NamedTuple):
+    attacker: str
+    ago: int
+
+
+class FiredOn(NamedTuple):
+    attacker: str
+    tick: int
+
+
+class Outnumbered(NamedTuple):
+    enemies: int
+    friends: int
+
+
+class OwnTurret(NamedTuple):
+    id: str
+    waypoint: str
+    health: int
+
+
+class SquadOf(NamedTuple):
+    squad: str
+
+
+class Allowed(NamedTuple):
+    waypoint: str
+
+
+class Group(NamedTuple):
+    group: str
+
+
+THREAT: Final = FactKind("threat", Threat, "an enemy in sight (nearest first)")
+NEAREST_THREAT: Final = FactKind("nearest_threat", Threat, "the nearest enemy in sight")
+CLOSE_THREAT: Final = FactKind(
+    "close_threat", CloseThreat, "the nearest enemy, when within CLOSE_RANGE"
+)
+DOWNED_MATE: Final = FactKind("downed_mate", MateAt, "the nearest downed team mate in sight")
+HEALTH_SHARE: Final = FactKind("health_share", Percent, "health in percent of the maximum")
+UNDER_FIRE: Final = FactKind("under_fire", UnderFire, "hit by an attacker a few ticks ago")
+FIRED_ON: Final = FactKind("fired_on", FiredOn, "the last hit: who and when")
+OUTNUMBERED: Final = FactKind("outnumbered", Outnumbered, "more enemies in sight than mates")
+OWN_TURRET: Final = FactKind("own_turret", OwnTurret, "an engineer's own turret")
+SQUAD: Final = FactKind("squad", SquadOf, "the squad the commander put the bot in (!join)")
+ALLOWED_WAYPOINT: Final = FactKind(
+    "allowed_waypoint", Allowed, "a waypoint of the squad's corridor (!restrict)"
+)
+NEARBY_GROUP: Final = FactKind(
+    "nearby_group", Group, "the area group !broadcast nearby reaches (AreaGroups)"
+)
+
+
+class MemberStatus(NamedTuple):
+    """A bot's StatusReport to its squad: ``status`` is its life, the details these fields in
+    this order (``{"life": ..., "waypoint": ..., "health": ...}``)."""
+
+    life: str
+    waypoint: str
+    health: int
+
+
+def member_status(status: Status) -> MemberStatus | None:
+    """A squad member's periodic StatusReport read by field name; None for another report."""
+    if len(status.details) != len(MemberStatus._fields):
+        return None
+    return MemberStatus(*status.details)  # type: ignore[arg-type]  # the bot's own shape
+
+
 def _me(memory: Memory) -> tuple[str, str] | None:
     me = SELF.first(memory.facts.facts("self"))
     return (me.id, me.team) if me is not None else None
 
 
+@declares(THREAT, NEAREST_THREAT, CLOSE_THREAT)
 def threat_daemon(memory: Memory, tick: int) -> list[Fact]:
     """``(threat enemy waypoint distance)`` for every enemy in sight, nearest first, and
     ``(nearest_threat ...)`` for the nearest."""
@@ -128,15 +228,16 @@ def threat_daemon(memory: Memory, tick: int) -> list[Fact]:
         (seen for seen in SEES.all(memory.facts.facts("sees")) if seen.team != me[1]),
         key=lambda seen: (seen.distance, seen.id),
     )
-    facts: list[Fact] = [("threat", s.id, s.waypoint, s.distance) for s in enemies]
+    facts: list[Fact] = [THREAT.fact(s.id, s.waypoint, s.distance) for s in enemies]
     if enemies:
         nearest = enemies[0]
-        facts.append(("nearest_threat", nearest.id, nearest.waypoint, nearest.distance))
+        facts.append(NEAREST_THREAT.fact(nearest.id, nearest.waypoint, nearest.distance))
         if nearest.distance <= CLOSE_RANGE:
-            facts.append(("close_threat", nearest.id, nearest.distance))
+            facts.append(CLOSE_THREAT.fact(nearest.id, nearest.distance))
     return facts
 
 
+@declares(DOWNED_MATE)
 def downed_mate_daemon(memory: Memory, tick: int) -> list[Fact]:
     """``(downed_mate id waypoint)`` for the nearest downed team mate in sight."""
     me = _me(memory)
@@ -146,9 +247,10 @@ def downed_mate_daemon(memory: Memory, tick: int) -> list[Fact]:
         (s for s in SEES_DOWNED.all(memory.facts.facts("sees_downed")) if s.team == me[1]),
         key=lambda seen: (seen.distance, seen.id),
     )
-    return [("downed_mate", mates[0].id, mates[0].waypoint)] if mates else []
+    return [DOWNED_MATE.fact(mates[0].id, mates[0].waypoint)] if mates else []
 
 
+@declares(HEALTH_SHARE, UNDER_FIRE, FIRED_ON, OUTNUMBERED, OWN_TURRET)
 def condition_daemon(memory: Memory, tick: int) -> list[Fact]:
     """The bot's own condition, for self-preservation and class abilities (the domain's
     constants say what counts as hurt, badly hurt, under fire):
@@ -168,27 +270,32 @@ def condition_daemon(memory: Memory, tick: int) -> list[Fact]:
     health = HEALTH.first(facts.facts("health"))
     maximum = MAX_HEALTH.first(facts.facts("max_health"))
     if health is not None and maximum is not None and maximum.value > 0:
-        out.append(("health_share", 100 * health.value // maximum.value))
+        out.append(HEALTH_SHARE.fact(100 * health.value // maximum.value))
     hits = DAMAGED.all(facts.facts("damaged"))
     if hits:
-        memory.forget("fired_on")
-        memory.remember("fired_on", hits[-1].by, tick)
-    for fired in list(facts.facts("fired_on")):
-        if isinstance(fired[2], int) and tick - fired[2] <= FIRED_ON_MEMORY:
-            out.append(("under_fire", fired[1], tick - fired[2]))
+        memory.forget(FIRED_ON.name)
+        memory.remember(*FIRED_ON.fact(hits[-1].by, tick))
+    for fired in FIRED_ON.all(list(facts.facts(FIRED_ON.name))):
+        if isinstance(fired.tick, int) and tick - fired.tick <= FIRED_ON_MEMORY:
+            out.append(UNDER_FIRE.fact(fired.attacker, tick - fired.tick))
     seen = SEES.all(facts.facts("sees"))
     enemies = sum(1 for s in seen if s.team != me[1])
     friends = 1 + sum(1 for s in seen if s.team == me[1])
     if enemies > friends:
-        out.append(("outnumbered", enemies, friends))
+        out.append(OUTNUMBERED.fact(enemies, friends))
     mine = f"turret-{me[0]}"
     for turret in TURRET.all(facts.facts("turret")):
         if turret.id == mine:
-            out.append(("own_turret", turret.id, turret.waypoint, turret.health))
+            out.append(OWN_TURRET.fact(turret.id, turret.waypoint, turret.health))
     return out
 
 
-def bot_functions(game_map: Map) -> dict[str, object]:
+def _corridor(facts: FactDB) -> set[str] | None:
+    """The waypoints of the squad's corridor; None: no restriction."""
+    return {a.waypoint for a in ALLOWED_WAYPOINT.all(facts.facts(ALLOWED_WAYPOINT.name))} or None
+
+
+def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
     """The functions ``bot.htn`` calls, bound to ``game_map``."""
     points = {marker.id: marker.waypoint for marker in game_map.markers}
     capture_points = {m.id: m.waypoint for m in game_map.markers_of("capture")}
@@ -199,10 +306,12 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         """The links closed now, as the bot's ``open`` facts say (the world's rule)."""
         if not doors:
             return ()
-        return game_map.closed_links({str(f[1]): f[2] is True for f in facts.facts("open")})
+        return game_map.closed_links(
+            {door.object: door.on is True for door in OPEN.all(facts.facts(OPEN.name))}
+        )
 
     def next_hop(facts: FactDB, here: Value, goal: Value) -> Value:
-        allowed = {str(f[1]) for f in facts.facts("allowed_waypoint")} or None
+        allowed = _corridor(facts)
         shut = closed(facts)
         path = waypoint_path(game_map, str(here), str(goal), allowed=allowed, blocked_links=shut)
         if path is None and allowed is not None:
@@ -220,7 +329,7 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         """The carried weapon with rounds that reaches ``distance``, bullets before missiles."""
         if not isinstance(distance, int | float):
             return None
-        loaded = sorted(str(f[1]) for f in facts.facts("ammo") if f[2])
+        loaded = sorted(clip.weapon for clip in AMMO.all(facts.facts(AMMO.name)) if clip.amount)
         reaching = [w for w in loaded if get_weapon(w).range >= distance]
         reaching.sort(key=lambda w: (get_weapon(w).kind != "bullet", w))
         return reaching[0] if reaching else None
@@ -230,7 +339,7 @@ def bot_functions(game_map: Map) -> dict[str, object]:
     ) -> Value:
         """Of ``markers`` (marker -> waypoint), the one nearest ``here`` (in waypoints) that
         ``team`` does not hold; ties by marker id."""
-        held = {str(f[1]) for f in facts.facts("captured") if f[2] == team}
+        held = {c.point for c in CAPTURED.all(facts.facts(CAPTURED.name)) if c.team == team}
         best: tuple[int, str] | None = None
         for point, waypoint in sorted(markers.items()):
             if point in held:
@@ -247,9 +356,6 @@ def bot_functions(game_map: Map) -> dict[str, object]:
     tsps = {m.id for m in game_map.markers_of("tsp")}
     tsp_waypoints = {m.id: m.waypoint for m in game_map.markers_of("tsp")}
     spawns = {team: sorted(m.waypoint for m in game_map.spawns(team)) for team in game_map.teams}
-
-    def _corridor(facts: FactDB) -> set[str] | None:
-        return {str(f[1]) for f in facts.facts("allowed_waypoint")} or None
 
     def _seen(facts: FactDB, team: Value, *, enemies: bool) -> list[tuple[float, float]]:
         return [
@@ -271,9 +377,12 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         """Spots the world refused a move towards (``act_refused move ago reason next
         toward``) at most :data:`REFUSED_SPOT_TICKS` ago."""
         return {
-            str(f[-1])
-            for f in facts.facts(ACT_REFUSED)
-            if f[1] == "move" and isinstance(f[2], int) and f[2] <= REFUSED_SPOT_TICKS
+            str(refused.about[-1])
+            for refused in ACT_REFUSED.all(facts.facts(ACT_REFUSED.name))
+            if refused.verb == "move"
+            and refused.about
+            and isinstance(refused.ago, int)
+            and refused.ago <= REFUSED_SPOT_TICKS
         }
 
     def heal_refused(facts: FactDB, mate: Value, asked: Value) -> bool:
@@ -283,13 +392,12 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         if now is None or not isinstance(asked, int):
             return False
         return any(
-            f[1] == "use"
-            and len(f) > 4
-            and f[4] == mate
-            and isinstance(f[2], int)
-            and now.tick - f[2] > asked
-            and needs_no_help(str(mate), str(f[3]))
-            for f in facts.facts(ACT_REFUSED)
+            refused.verb == "use"
+            and refused.about[:1] == (mate,)
+            and isinstance(refused.ago, int)
+            and now.tick - refused.ago > asked
+            and needs_no_help(str(mate), refused.reason)
+            for refused in ACT_REFUSED.all(facts.facts(ACT_REFUSED.name))
         )
 
     def cover_spot(facts: FactDB, here: Value, radius: Value) -> Value:
@@ -346,7 +454,8 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         ``enemy_at`` (the longest range of the bot's weapons with rounds), scored with
         :data:`ATTACK` against every enemy in sight; None when it is ``here`` or scores less
         than :data:`ATTACK_GAIN` above it."""
-        reach = max((get_weapon(str(f[1])).range for f in facts.facts("ammo") if f[2]), default=0.0)
+        clips = AMMO.all(facts.facts(AMMO.name))
+        reach = max((get_weapon(c.weapon).range for c in clips if c.amount), default=0.0)
         team = _my_team(facts)
         threats = _seen(facts, team, enemies=True)
         if reach <= 0.0 or not threats:
@@ -385,16 +494,18 @@ def bot_functions(game_map: Map) -> dict[str, object]:
         name = str(entity)
         if name in points:
             return points[name]
-        for fact in facts.facts("object_at"):
-            if fact[1] == name:
-                return fact[2]
-        for kind in ("vip_at", "at"):
-            for fact in facts.facts(kind):
-                if fact[1] == name:
-                    return fact[2]
-        for fact in facts.facts("sees"):
-            if fact[1] == name:
-                return fact[2]
+        for lying in OBJECT_AT.all(facts.facts(OBJECT_AT.name)):
+            if lying.object == name:
+                return lying.waypoint
+        for vip in VIP_AT.all(facts.facts(VIP_AT.name)):
+            if vip.agent == name:
+                return vip.waypoint
+        for agent in AT.all(facts.facts(AT.name)):
+            if agent.id == name:
+                return agent.waypoint
+        for seen in SEES.all(facts.facts(SEES.name)):
+            if seen.id == name:
+                return seen.waypoint
         return None
 
     def home_point(facts: FactDB, team: Value) -> Value:
@@ -406,15 +517,15 @@ def bot_functions(game_map: Map) -> dict[str, object]:
     def can_capture(facts: FactDB, point: Value) -> bool:
         if str(point) not in tsps:
             return True
-        return any(fact[3] == "tactician" for fact in facts.facts("self"))
+        return any(me.cls == "tactician" for me in SELF.all(facts.facts(SELF.name)))
 
     travel = travel_distance(game_map)
 
     def spawn_near(facts: FactDB, places: Value) -> Value:
         """Of the spawns the world offers a dead bot (``spawn_option``), the one with the best
-        travel cost to ``places`` (its squad's members, comma-joined; §29.6.1's respawn)."""
+        travel cost to ``places`` (where its squad's members are, a list; §29.6.1's respawn)."""
         options = [o.waypoint for o in SPAWN_OPTION.all(facts.facts("spawn_option"))]
-        squad = [w for w in str(places).split(",") if w] if isinstance(places, str) else []
+        squad = [str(w) for w in places if w] if isinstance(places, tuple) else []
         return choose_spawn(options, squad, travel) if squad else None
 
     return {
@@ -442,26 +553,26 @@ def _join(agent: Agent, task: Task) -> TaskStatus:
     if not isinstance(squad, str):
         return agent.fail_task(f"{task}: !join needs a squad id")
     agent.superior = squad
-    agent.memory.forget("allowed_waypoint")
-    agent.memory.forget("squad")
-    agent.memory.remember("squad", squad)
+    agent.memory.forget(ALLOWED_WAYPOINT.name)
+    agent.memory.forget(SQUAD.name)
+    agent.memory.remember(*SQUAD.fact(squad))
     return "done"
 
 
 def _restrict(agent: Agent, task: Task) -> TaskStatus:
-    """Keep to the squad's corridor: ``(allowed_waypoint w)`` for each comma-joined waypoint
+    """Keep to the squad's corridor: ``(allowed_waypoint w)`` for each waypoint of the list
     (none: no restriction), replacing the corridor of the bot's previous order sequence."""
-    listed = task.args[0] if task.args else ""
-    if not isinstance(listed, str):
-        return agent.fail_task(f"{task}: !restrict needs comma-joined waypoint ids")
-    agent.memory.forget("allowed_waypoint")
-    for waypoint in sorted({w for w in listed.split(",") if w}):
-        agent.memory.remember("allowed_waypoint", waypoint)
+    listed = task.args[0] if task.args else ()
+    if not isinstance(listed, tuple) or not all(isinstance(w, str) for w in listed):
+        return agent.fail_task(f"{task}: !restrict needs a list of waypoint ids")
+    agent.memory.forget(ALLOWED_WAYPOINT.name)
+    for waypoint in sorted({str(w) for w in listed if w}):
+        agent.memory.remember(*ALLOWED_WAYPOINT.fact(waypoint))
     return "done"
 
 
 def _clear_restrictions(agent: Agent, task: Task) -> TaskStatus:
-    agent.memory.forget("allowed_waypoint")
+    agent.memory.forget(ALLOWED_WAYPOINT.name)
     return "done"
 
 
@@ -516,7 +627,7 @@ class AreaGroups:
             if at is not None:
                 group = f"{agent.team}.area-{self._graph.area_of(at)}"
         if group != self._group:
-            agent.memory.forget("nearby_group")
+            agent.memory.forget(NEARBY_GROUP.name)
             if self._group is not None:
                 agent.leave_group(self._group)
             if group is not None:
@@ -526,7 +637,7 @@ class AreaGroups:
                 agent.group_aliases.pop(NEARBY, None)
             self._group, self._since = group, tick
         elif group is not None and tick == self._since + 1:
-            agent.memory.remember("nearby_group", group)
+            agent.memory.remember(*NEARBY_GROUP.fact(group))
 
 
 class BotReports:
@@ -545,17 +656,14 @@ class BotReports:
         state = STATE.first(facts.facts("state"))
         if tick % STATUS_EVERY == 1 and state is not None:
             at = next((a.waypoint for a in AT.all(facts.facts("at")) if a.id == agent.id), "")
-            health = facts.facts("health")
-            details: dict[str, Value] = {
-                "life": state.life,
-                "waypoint": at,
-                "health": health[0][1] if health else 0,
-            }
+            health = HEALTH.first(facts.facts(HEALTH.name))
+            report = MemberStatus(state.life, at, health.value if health is not None else 0)
+            details: dict[str, Value] = report._asdict()
             agent.send(StatusReport(recipient=agent.superior, status=state.life, details=details))
-        seen = {str(f[1]): f for f in facts.facts("threat")}
+        seen = {threat.id: threat for threat in THREAT.all(facts.facts(THREAT.name))}
         for enemy in sorted(set(seen) - self._reported):
             agent.send(
-                ThreatReport(recipient=agent.superior, threat=enemy, position=str(seen[enemy][2]))
+                ThreatReport(recipient=agent.superior, threat=enemy, position=seen[enemy].waypoint)
             )
         self._reported = set(seen)
 
@@ -566,10 +674,26 @@ followed by a new decision in the same tick (:attr:`Role.decide_again_after`), s
 restricts starts at once (the sweeps: a tick late cost the hierarchy its margin)."""
 
 
-def bot_role(game_map: Map, *, domain: str | Path = BOT_DOMAIN, **options: object) -> Role:
-    """The bot role on ``game_map``, from the shipped domain or a designer's copy."""
-    functions = bot_functions(game_map)
-    htn = load_domain_file(domain, functions, check=check_acts)  # type: ignore[arg-type]
+BOT_FACTS: Final = (SQUAD, ALLOWED_WAYPOINT, NEARBY_GROUP)
+"""The facts the bot's tasks and reporter write (its daemons declare theirs)."""
+
+
+def bot_role(
+    game_map: Map,
+    *,
+    domain: str | Path = BOT_DOMAIN,
+    functions: Mapping[str, HtnFunction] | None = None,
+    facts: Sequence[FactKind[Any]] = (),
+    **options: object,
+) -> Role:
+    """The bot role on ``game_map``, from the shipped domain or a designer's copy.
+
+    ``functions`` are added to (or replace) :func:`bot_functions`, for a domain that calls
+    functions of its own; ``facts`` declares the facts they or the domain's new daemons write.
+    """
+    htn = load_domain_file(
+        domain, {**bot_functions(game_map), **(functions or {})}, check=check_acts
+    )
     areas = build_strategic_graph(game_map)
     daemons: Mapping[str, object] = {
         "threat": threat_daemon,
@@ -590,5 +714,6 @@ def bot_role(game_map: Map, *, domain: str | Path = BOT_DOMAIN, **options: objec
         },
         reporter=lambda: BotReports(areas),
         decide_again_after=CORRIDOR_TASKS,
+        facts=(*BOT_FACTS, *facts),
         **options,  # type: ignore[arg-type]
     )

@@ -36,6 +36,7 @@ from ..planning import Task, load_domain_file
 from ..world import Map, waypoint_path
 from .assignment import Assignment, BotInfo, Objective, ObjectiveKind, assign
 from .execute import TaskStatus, check_acts
+from .facts import DEPARTED
 from .role import Role
 
 if TYPE_CHECKING:
@@ -169,14 +170,14 @@ class Assigner:
         have not come back. A bot whose process the supervisor restarted reports its status
         again: it is back, and the assignment takes it in like a new bot."""
         gone: set[str] = set()
-        for fact in agent.memory.facts.facts("departed"):
-            bot = str(fact[1])
+        for departed in DEPARTED.all(agent.memory.facts.facts(DEPARTED.name)):
+            bot = departed.agent
             if bot not in self.bots:
                 continue
             left = self.left.setdefault(bot, agent.tick)
             report = agent.status_reports.get(bot)
             if report is not None and report.tick > left:
-                agent.memory.forget("departed", bot)
+                agent.memory.forget(DEPARTED.name, bot)
                 del self.left[bot]
                 agent.log.info("commander.bot_back", bot=bot, tick=agent.tick)
             else:
@@ -201,8 +202,7 @@ class Assigner:
             task, target = squad_order(goals[active.objective])
             agent.withdraw_orders(active.squad, "new assignment")
             agent.start_sequence(active.squad)
-            members = ",".join(active.members)
-            agent.give_order(active.squad, "lead", [members, lanes[active.squad]])
+            agent.give_order(active.squad, "lead", [tuple(active.members), lanes[active.squad]])
             agent.give_order(active.squad, task, [target])
             agent.end_sequence(active.squad)
 

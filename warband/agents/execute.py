@@ -90,7 +90,7 @@ def _args(task: Task) -> tuple[Value, ...]:
     """The arguments of a ground task (a plan's tasks are ground: the planner bound them)."""
     args = task.args
     for arg in args:
-        if arg is not None and not isinstance(arg, bool | int | float | str):
+        if arg is not None and not isinstance(arg, bool | int | float | str | tuple):
             raise ConfigurationError(f"{task} reached execution with an unbound argument {arg}")
     return args  # type: ignore[return-value]  # checked above
 

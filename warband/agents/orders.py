@@ -20,6 +20,7 @@ from typing import Literal
 
 from ..messaging import CompletionReport, Order
 from ..values import Fact
+from .facts import ORDER, ORDER_ENDED, ORDER_OPEN, QUEUED_ORDER
 
 OrderState = Literal["open", "done", "failed", "withdrawn", "lost"]
 
@@ -74,9 +75,9 @@ class CommandQueue:
         facts: list[Fact] = []
         for position, order in enumerate(self._queue):
             if position == 0:
-                facts.append(("order", order.id, order.sender, order.task, *order.args))
+                facts.append(ORDER.fact(order.id, order.sender, order.task, *order.args))
             else:
-                facts.append(("queued_order", position, order.id, order.task))
+                facts.append(QUEUED_ORDER.fact(position, order.id, order.task))
         return facts
 
 
@@ -143,11 +144,11 @@ class OrderBook:
         for entry in self.orders.values():
             order = entry.order
             if entry.state == "open":
-                facts.append(("order_open", order.id, order.recipient, order.task))
+                facts.append(ORDER_OPEN.fact(order.id, order.recipient, order.task))
             elif entry.ended_tick is not None:
                 last_end[order.recipient] = entry
         for recipient, entry in sorted(last_end.items()):
-            facts.append(("order_ended", recipient, entry.order.task, entry.state))
+            facts.append(ORDER_ENDED.fact(recipient, entry.order.task, entry.state))
         return facts
 
     def _close(

@@ -8,7 +8,7 @@ is said per agent, not per role.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,8 +17,10 @@ from ..exceptions import ConfigurationError
 from ..planning import Brain, HtnDomain, load_domain_file
 from ..planning.htn_domain import HtnFunction
 from ..values import Value
+from ..world import FactKind
 from .decide import GoapDecider, HtnDecider
 from .execute import BUILTIN_TASKS, ActTask, TaskHandler, act_tasks_of, check_acts, check_executable
+from .facts import Vocabulary, check_role_domain, declared_by
 from .memory import Daemon
 
 if TYPE_CHECKING:
@@ -59,6 +61,10 @@ class Role:
     """Bookkeeping tasks (a bot's ``!restrict``): a plan with one of them is, once it ends,
     followed by a new decision in the same tick, with the orders as they are now, so the work it
     prepares (the move the corridor restricts) starts this tick, not the next."""
+    facts: Sequence[FactKind[Any]] = ()
+    """Facts the role's tasks, reporter and functions write (its daemons declare theirs with
+    :func:`~warband.agents.facts.declares`): with the world's and the loop's, the vocabulary
+    its HTN domain is checked against when the role is made."""
 
     def __post_init__(self) -> None:
         if self.replan_every < 1 or self.planning_budget < 1 or self.task_timeout < 1:
@@ -72,6 +78,20 @@ class Role:
                 f"role {self.name!r}: tasks {', '.join(clash)} are built in; rename yours"
             )
         check_executable(self.domain, self.executable, self.name)
+        if isinstance(self.domain, HtnDomain):
+            check_role_domain(self.domain, self.vocabulary, self.name)
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """Every fact this role's agents may know: the world's, the loop's, the role's own and
+        its daemons' and reporter's (an HTN domain's ``(:fact ...)`` come on top)."""
+        return Vocabulary(
+            [
+                *self.facts,
+                *(kind for daemon in self.daemons.values() for kind in declared_by(daemon)),
+                *declared_by(self.reporter),
+            ]
+        )
 
     decider_options: Mapping[str, Any] = field(default_factory=dict)
     """Further arguments of the decider (:class:`GoapDecider`'s ``state`` and ``context``)."""

@@ -48,15 +48,16 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from ..messaging import StatusReport
 from ..planning import FactDB, Task, load_domain_file
 from ..planning.htn_domain import HtnFunction
 from ..values import Fact, Value
 from ..world import (
+    FactKind,
     InfluenceMap,
     Map,
     StrategicGraph,
@@ -64,7 +65,9 @@ from ..world import (
     waypoint_path,
 )
 from ..world.influence import InfluenceSettings
+from .bot import member_status
 from .execute import TaskStatus, check_acts
+from .facts import DEPARTED, STATUS, THREAT_REPORT, Status, declares
 from .memory import Memory
 from .role import Role
 
@@ -95,31 +98,109 @@ _NO_SPREAD = InfluenceSettings(persistence=0.0)
 """The squad's influence map is rebuilt from the facts each time: no smoothing over time."""
 
 
+# --- the facts a squad writes ------------------------------------------------------------------
+
+
+class Tick(NamedTuple):
+    tick: int
+
+
+class Reported(NamedTuple):
+    member: str
+    status: str
+    what: Value
+
+
+class Member(NamedTuple):
+    member: str
+
+
+class MemberAt(NamedTuple):
+    member: str
+    waypoint: str
+
+
+class Lane(NamedTuple):
+    lane: int
+
+
+class OrderTick(NamedTuple):
+    order: str
+    tick: int
+
+
+class MemberOrder(NamedTuple):
+    member: str
+    order: str
+
+
+NOW: Final = FactKind("now", Tick, "the tick (a squad perceives nothing, not even the clock)")
+REPORTED: Final = FactKind(
+    "reported", Reported, "a member's last StatusReport with one detail (arrived, captured...)"
+)
+MEMBER: Final = FactKind("member", Member, "a bot the commander put in the squad")
+MEMBER_ALIVE: Final = FactKind("member_alive", Member, "a member alive, as far as it said")
+LAST_AT: Final = FactKind("last_at", MemberAt, "where a member last said it stood, alive")
+WAS_DOWN: Final = FactKind("was_down", Member, "a member said it was downed or dead")
+CAME_BACK: Final = FactKind("came_back", Member, "a member down before says alive again")
+LANE: Final = FactKind("lane", Lane, "which of the routes to its objective the squad takes")
+MEMBER_ARRIVED: Final = FactKind(
+    "member_arrived", MemberOrder, "a member reported it arrived, for an order of the squad"
+)
+REGROUP_STARTED: Final = FactKind(
+    "regroup_started", OrderTick, "when the squad began to regroup for an order"
+)
+
+SQUAD_FACTS: Final = (MEMBER, LANE, MEMBER_ARRIVED, REGROUP_STARTED)
+"""The facts the squad's task and domain write that its Python reads (its daemons declare
+theirs; ``squad.htn`` declares the facts only it reads)."""
+
+
+def _members(facts: FactDB, kind: FactKind[Member] = MEMBER) -> set[str]:
+    return {fact.member for fact in kind.all(facts.facts(kind.name))}
+
+
+def _statuses(facts: FactDB) -> list[Status]:
+    return STATUS.all(facts.facts(STATUS.name))
+
+
+@declares(NOW)
 def now_daemon(memory: Memory, tick: int) -> list[Fact]:
     """``(now tick)``: a squad perceives nothing, not even the clock."""
-    return [("now", tick)]
+    return [NOW.fact(tick)]
 
 
+@declares(REPORTED)
 def reported_daemon(memory: Memory, tick: int) -> list[Fact]:
     """``(reported member status what)`` for each member's last report with one detail."""
-    facts = memory.facts
-    members = {str(f[1]) for f in facts.facts("member")}
+    members = _members(memory.facts)
     return [
-        ("reported", f[1], f[2], f[3])
-        for f in facts.facts("status")
-        if str(f[1]) in members and len(f) == 4
+        REPORTED.fact(s.sender, s.status, s.details[0])
+        for s in _statuses(memory.facts)
+        if s.sender in members and len(s.details) == 1
     ]
 
 
+@declares(MEMBER_ALIVE)
 def member_alive_daemon(memory: Memory, tick: int) -> list[Fact]:
     """``(member_alive m)`` for members whose last status is ``alive`` or who said nothing yet,
     and whose process has not left the run (``departed``, from the broker's notice)."""
     facts = memory.facts
-    dead = {str(f[1]) for f in facts.facts("status") if f[2] in ("downed", "dead")}
-    dead |= {str(f[1]) for f in facts.facts("departed")}
-    return [("member_alive", f[1]) for f in facts.facts("member") if str(f[1]) not in dead]
+    dead = {s.sender for s in _statuses(facts) if s.status in ("downed", "dead")}
+    dead |= {d.agent for d in DEPARTED.all(facts.facts(DEPARTED.name))}
+    members = MEMBER.all(facts.facts(MEMBER.name))
+    return [MEMBER_ALIVE.fact(m.member) for m in members if m.member not in dead]
 
 
+def _reported_waypoint(status: Status) -> str | None:
+    """Where a member's periodic report says it stands (None: another report, or nowhere)."""
+    report = member_status(status)
+    if report is None or not isinstance(report.waypoint, str) or not report.waypoint:
+        return None
+    return report.waypoint
+
+
+@declares(LAST_AT, WAS_DOWN, CAME_BACK)
 def whereabouts_daemon(memory: Memory, tick: int) -> list[Fact]:
     """Keeps what the members' reports said longer than the reports last (a member's next
     report, "arrived" say, replaces its last one):
@@ -129,25 +210,21 @@ def whereabouts_daemon(memory: Memory, tick: int) -> list[Fact]:
       says alive again (the domain forgets ``was_down`` when it re-tasks ``m``).
     """
     facts = memory.facts
-    members = {str(f[1]) for f in facts.facts("member")}
+    members = _members(facts)
     back: list[Fact] = []
-    for fact in list(facts.facts("status")):
-        member = str(fact[1])
+    for status in _statuses(facts):
+        member = status.sender
         if member not in members:
             continue
-        if fact[2] in ("downed", "dead"):
-            memory.remember("was_down", member)
-        elif fact[2] == "alive":
-            waypoint = fact[-1]
-            if (
-                isinstance(waypoint, str)
-                and waypoint
-                and not facts.facts("last_at", member, waypoint)
-            ):
-                memory.forget("last_at", member)
-                memory.remember("last_at", member, waypoint)
-            if facts.facts("was_down", member):
-                back.append(("came_back", member))
+        if status.status in ("downed", "dead"):
+            memory.remember(*WAS_DOWN.fact(member))
+        elif status.status == "alive":
+            waypoint = _reported_waypoint(status)
+            if waypoint is not None and not facts.facts(LAST_AT.name, member, waypoint):
+                memory.forget(LAST_AT.name, member)
+                memory.remember(*LAST_AT.fact(member, waypoint))
+            if facts.facts(WAS_DOWN.name, member):
+                back.append(CAME_BACK.fact(member))
     return back
 
 
@@ -214,26 +291,34 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         return candidates[best]
 
     def corridor(facts: FactDB, team: Value, member: Value, target: Value) -> Value:
-        """The comma-joined waypoints ``member`` keeps to on its way to ``target`` (module
-        docstring); "" when the member has not said where it is."""
+        """The waypoints ``member`` keeps to on its way to ``target`` (module docstring), a
+        list; empty when the member has not said where it is."""
         goal = _where(str(target))
         origin = _member_waypoint(facts, str(member))
         if goal is None or origin is None:
-            return ""
+            return ()
         enemy = _enemy_influence(facts, strategic, game_map)
         path = squad_route(game_map, strategic, origin, goal, lane=_lane(facts), enemy=enemy)
         if path is None:
-            return ""
-        return ",".join(sorted(strategic.waypoints_in({strategic.area_of(w) for w in path})))
+            return ()
+        return tuple(sorted(strategic.waypoints_in({strategic.area_of(w) for w in path})))
 
     def regrouped(facts: FactDB, order: Value) -> bool:
-        alive = {str(f[1]) for f in facts.facts("member_alive")}
-        arrived = {str(f[1]) for f in facts.facts("arrived") if f[2] == order}
+        alive = _members(facts, MEMBER_ALIVE)
+        arrived = {
+            a.member
+            for a in MEMBER_ARRIVED.all(facts.facts(MEMBER_ARRIVED.name))
+            if a.order == order
+        }
         if alive <= arrived:
             return True
-        now = facts.facts("now")
-        started = [f[2] for f in facts.facts("regroup_started") if f[1] == order]
-        return bool(now and started) and now[0][1] - started[0] >= REGROUP_WAIT  # type: ignore[operator]
+        now = NOW.first(facts.facts(NOW.name))
+        started = [
+            r.tick
+            for r in REGROUP_STARTED.all(facts.facts(REGROUP_STARTED.name))
+            if r.order == order
+        ]
+        return now is not None and bool(started) and now.tick - started[0] >= REGROUP_WAIT
 
     def defend_spot(facts: FactDB, target: Value, member: Value) -> Value:
         """The place of ``member`` around ``target``: the marker's own waypoint first, then its
@@ -242,7 +327,7 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         if goal is None:
             return None
         spots = [goal, *groups.get(str(target), [])]
-        members = sorted(str(f[1]) for f in facts.facts("member"))
+        members = sorted(_members(facts))
         index = members.index(str(member)) if str(member) in members else 0
         return spots[index % len(spots)]
 
@@ -270,34 +355,27 @@ def _nearer(links: int | None, than: int | None) -> bool:
 
 def _lane(facts: FactDB) -> int:
     """Which of the routes to its objective the squad takes (0: the best; ``(lane k)``)."""
-    lanes = [f[1] for f in facts.facts("lane") if isinstance(f[1], int)]
+    lanes = [fact.lane for fact in LANE.all(facts.facts(LANE.name)) if isinstance(fact.lane, int)]
     return max(0, lanes[0]) if lanes else 0
 
 
 def _enemy_influence(facts: FactDB, graph: StrategicGraph, game_map: Map) -> dict[int, float]:
     """Enemy influence per area from the squad's members: the enemies they reported in the last
     :data:`THREAT_MEMORY` ticks against the members alive where they last stood."""
-    now = facts.facts("now")
-    tick = now[0][1] if now else 0
+    now = NOW.first(facts.facts(NOW.name))
+    tick = now.tick if now is not None else 0
     enemies = sorted(
-        str(f[3])
-        for f in facts.facts("threat_report")
-        if isinstance(f[3], str)
-        and game_map.has_waypoint(f[3])
-        and isinstance(f[4], int)
-        and isinstance(tick, int)
-        and tick - f[4] <= THREAT_MEMORY
+        report.position
+        for report in THREAT_REPORT.all(facts.facts(THREAT_REPORT.name))
+        if isinstance(report.position, str)
+        and game_map.has_waypoint(report.position)
+        and isinstance(report.tick, int)
+        and tick - report.tick <= THREAT_MEMORY
     )
     if not enemies:
         return {}
-    alive = {str(f[1]) for f in facts.facts("member_alive")}
     friends = sorted(
-        str(f[-1])
-        for f in facts.facts("status")
-        if str(f[1]) in alive
-        and f[2] == "alive"
-        and isinstance(f[-1], str)
-        and game_map.has_waypoint(f[-1])
+        waypoint for waypoint in _alive_members_waypoints(facts) if game_map.has_waypoint(waypoint)
     )
     influence = InfluenceMap(graph, "squad", _NO_SPREAD)
     influence.update(friendly=friends, enemy=enemies)
@@ -371,38 +449,49 @@ def _cheapest_path(
 
 def _members_waypoint(facts: FactDB) -> str | None:
     """The waypoint most of the squad's alive members last reported (ties: the smaller id)."""
-    alive = {str(f[1]) for f in facts.facts("member_alive")}
     counts: dict[str, int] = {}
-    for fact in facts.facts("status"):
-        if str(fact[1]) in alive and fact[2] == "alive" and isinstance(fact[-1], str) and fact[-1]:
-            counts[fact[-1]] = counts.get(fact[-1], 0) + 1
+    for waypoint in _alive_members_waypoints(facts):
+        counts[waypoint] = counts.get(waypoint, 0) + 1
     if not counts:
         return None
     return min(counts, key=lambda w: (-counts[w], w))
 
 
+def _alive_members_waypoints(facts: FactDB) -> list[str]:
+    """Where each member alive last said it stood, alive (one entry per member)."""
+    alive = _members(facts, MEMBER_ALIVE)
+    return [
+        waypoint
+        for status in _statuses(facts)
+        if status.sender in alive
+        and status.status == "alive"
+        and (waypoint := _reported_waypoint(status)) is not None
+    ]
+
+
 def _member_waypoint(facts: FactDB, member: str) -> str | None:
     """Where ``member`` last said it stood (``last_at``, from the ``whereabouts`` daemon)."""
-    for fact in facts.facts("last_at", member):
-        return str(fact[2])
+    for fact in LAST_AT.all(facts.facts(LAST_AT.name, member)):
+        return fact.waypoint
     return None
 
 
 def _take_members(agent: Agent, task: Task) -> TaskStatus:
     listed = task.args[0] if task.args else None
-    if not isinstance(listed, str):
-        return agent.fail_task(f"{task}: !take_members needs a comma-separated list of bots")
+    if not isinstance(listed, tuple) or not all(isinstance(m, str) for m in listed):
+        return agent.fail_task(f"{task}: !take_members needs a list of bot ids")
     lane = task.args[1] if len(task.args) > 1 else 0
     if not isinstance(lane, int) or lane < 0:
         return agent.fail_task(f"{task}: !take_members: the lane must be an integer >= 0")
-    members = [name for name in listed.split(",") if name]
-    agent.memory.forget("member")
+    members = [str(name) for name in listed]
+    agent.memory.forget(MEMBER.name)
     agent.memory.forget("tasked")
-    agent.memory.forget("lane")
-    agent.memory.remember("lane", lane)
+    agent.memory.forget(LANE.name)
+    agent.memory.remember(*LANE.fact(lane))
     for member in members:
-        agent.memory.remember("member", member)
-        agent.memory.forget("departed", member)  # given back to us: its process came back
+        agent.memory.remember(*MEMBER.fact(member))
+        # Given back to us: its process came back.
+        agent.memory.forget(DEPARTED.name, member)
     agent.set_subordinates(members)
     return "done"
 
@@ -411,13 +500,13 @@ class SquadReports:
     """What a squad tells its commander every few ticks: where its members are (their last
     reported waypoints), so the commander can measure distances when it re-assigns; and what
     it tells its downed and dead members: where its living ones are (a StatusReport
-    ``squad_at`` with ``places``, the waypoints comma-joined, sent when they change), so that
+    ``squad_at`` with ``places``, the list of their waypoints, sent when it changes), so that
     a dead bot picks the spawn with the best travel cost to its squad (§29.6.1)."""
 
     EVERY = 5
 
     def __init__(self) -> None:
-        self._told: dict[str, str] = {}
+        self._told: dict[str, tuple[str, ...]] = {}
 
     def __call__(self, agent: Agent, tick: int) -> None:
         self._tell_the_fallen(agent)
@@ -443,7 +532,7 @@ class SquadReports:
                 living.add(waypoint)
             elif report.status in ("downed", "dead"):
                 fallen.append(member)
-        places = ",".join(sorted(living))
+        places = tuple(sorted(living))
         for member in fallen:
             if places and self._told.get(member) != places:
                 self._told[member] = places
@@ -453,20 +542,30 @@ class SquadReports:
 
 
 def squad_role(
-    game_map: Map, *, domain: str | Path = SQUAD_DOMAIN, corridors: bool = True, **options: object
+    game_map: Map,
+    *,
+    domain: str | Path = SQUAD_DOMAIN,
+    corridors: bool = True,
+    functions: Mapping[str, HtnFunction] | None = None,
+    facts: Sequence[FactKind[Any]] = (),
+    **options: object,
 ) -> Role:
     """The squad role on ``game_map``, from the shipped domain or a designer's copy.
+
+    ``functions`` are added to (or replace) :func:`squad_functions`, for a domain that calls
+    functions of its own; ``facts`` declares the facts they or new daemons write.
 
     ``corridors`` (the default): restrict each member to the squad's route (Listing 29.3) and
     re-task a member back from the dead from where it stands; False: the same orders,
     unrestricted (see the module docstring for what the sweeps said).
     """
+    extra_functions = functions
     functions = squad_functions(game_map)
     whereabouts = whereabouts_daemon
     if not corridors:
         functions["corridor"] = _no_corridor
         whereabouts = _whereabouts_without_returns
-    htn = load_domain_file(domain, functions, check=check_acts)
+    htn = load_domain_file(domain, {**functions, **(extra_functions or {})}, check=check_acts)
     return Role(
         "squad",
         htn,
@@ -478,6 +577,7 @@ def squad_role(
         },
         tasks={"!take_members": _take_members},
         reporter=SquadReports,
+        facts=(*SQUAD_FACTS, *facts),
         **options,  # type: ignore[arg-type]
     )
 
@@ -486,6 +586,7 @@ def _no_corridor(facts: FactDB, team: Value, member: Value, target: Value) -> Va
     return None
 
 
+@declares(LAST_AT, WAS_DOWN, CAME_BACK)  # never came_back: it is declared, and never holds
 def _whereabouts_without_returns(memory: Memory, tick: int) -> list[Fact]:
     whereabouts_daemon(memory, tick)
     return []

@@ -14,6 +14,7 @@ from typing import Any, TypeAlias
 
 import msgspec
 
+from ..values import Scalar as Scalar
 from ..values import Value as Value
 
 Fact: TypeAlias = list[Value]
@@ -144,7 +145,7 @@ class WireCondition(msgspec.Struct, frozen=True, kw_only=True):
     """Property name, e.g. ``"door_open"``."""
     subject: str | None = None
     """What the property is about, e.g. ``"cell-2"``; None for a global property."""
-    value: Value = True
+    value: Scalar = True
     """The value the condition asks for."""
     negated: bool = False
     """True for ``key(subject) != value``; absent (False) means ``==``."""

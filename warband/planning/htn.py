@@ -52,10 +52,12 @@ from .htn_domain import Bind as Bind
 from .htn_domain import Branch as Branch
 from .htn_domain import Call as Call
 from .htn_domain import DomainBuilder as DomainBuilder
+from .htn_domain import FactDecl as FactDecl
 from .htn_domain import Fail as Fail
 from .htn_domain import HtnCondition as HtnCondition
 from .htn_domain import HtnDomain as HtnDomain
 from .htn_domain import HtnFunction as HtnFunction
+from .htn_domain import Locate as Locate
 from .htn_domain import Method as Method
 from .htn_domain import MethodBuilder as MethodBuilder
 from .htn_domain import Not as Not

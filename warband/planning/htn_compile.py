@@ -92,7 +92,7 @@ _Grounder: TypeAlias = Callable[[_Env, FactDB, "_Run"], Task]
 _Step: TypeAlias = tuple[bool, Callable[..., object]]
 """``(True, test)`` or ``(False, solver)``: one conjunct of a compiled ``and``."""
 
-_TASK_ARG_TYPES: Final = (str, int, float)  # bool is an int
+_TASK_ARG_TYPES: Final = (str, int, float, tuple)  # bool is an int; a tuple is a list value
 
 
 class _CompiledBranch:
@@ -434,7 +434,7 @@ def _bad_task_arguments(sub: Task, args: tuple[object, ...]) -> NoReturn:
         if not isinstance(arg, _TASK_ARG_TYPES):
             raise PlanningError(
                 f"argument {term} of task {sub} evaluated to {arg!r}; task "
-                "arguments must be str, int, float or bool"
+                "arguments must be str, int, float, bool or a list of them"
             )
     raise AssertionError("no bad argument")  # pragma: no cover
 

@@ -176,6 +176,27 @@ class Primitive:
     delete: tuple[Query, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class FactDecl:
+    """A fact the domain itself writes (``!remember``) and reads, declared with its fields:
+    ``(:fact rally ?order ?waypoint "where the squad regroups for an order")``.
+
+    The planner does not need it; an agent's role checks the domain's queries and memory tasks
+    against every declared fact (the world's, the agent loop's, the role's and these) when the
+    role is made, so a misspelt fact name fails there instead of never matching.
+    """
+
+    name: str
+    fields: tuple[str, ...] = ()
+    doc: str = ""
+
+    def __str__(self) -> str:
+        return "(" + " ".join([self.name, *(f"?{f}" for f in self.fields)]) + ")"
+
+
+Locate: TypeAlias = Callable[[object], tuple[str, int, int] | None]
+"""Where a node of a parsed domain is written: ``(path, line, column)``, or None."""
+
 BUILTIN_FUNCTIONS: Mapping[str, HtnFunction] = {
     "lt": lambda facts, a, b: a < b,
     "le": lambda facts, a, b: a <= b,
@@ -205,6 +226,16 @@ class HtnDomain:
     primitives: Mapping[str, Primitive]
     constants: Mapping[str, Value] = field(default_factory=dict)
     functions: Mapping[str, HtnFunction] = field(default_factory=dict, compare=False)
+    facts: Mapping[str, FactDecl] = field(default_factory=dict)
+    """The facts the domain declares it writes (``(:fact ...)``, :meth:`DomainBuilder.fact`)."""
+    locate: Locate | None = field(default=None, compare=False, repr=False)
+    """For a domain parsed from text: where each of its nodes is written, so that a check made
+    later (a role's fact check) names the file, line and column."""
+
+    def where(self, node: object) -> str:
+        """``path:line:column: `` for a node of a parsed domain, or ``""``."""
+        place = self.locate(node) if self.locate is not None else None
+        return f"{place[0]}:{place[1]}:{place[2]}: " if place is not None else ""
 
     def function(self, name: str) -> HtnFunction:
         """The registered or built-in function called ``name``."""
@@ -385,10 +416,17 @@ class DomainBuilder:
         self._primitives: dict[str, Primitive] = {}
         self._constants: dict[str, Value] = {}
         self._functions: dict[str, HtnFunction] = {}
+        self._facts: dict[str, FactDecl] = {}
 
     def constant(self, name: str, value: Value = None) -> DomainBuilder:
         """Declare ``@name`` with a default value, or None when the agent must supply it."""
         self._constants[name.removeprefix("@")] = value
+        return self
+
+    def fact(self, name: str, *fields: str, doc: str = "") -> DomainBuilder:
+        """Declare a fact the domain writes and reads (see :class:`FactDecl`); ``fields`` are
+        names, with or without their ``?``."""
+        self._facts[name] = FactDecl(name, tuple(f.removeprefix("?") for f in fields), doc)
         return self
 
     def function(self, name: str, fn: HtnFunction) -> DomainBuilder:
@@ -426,6 +464,7 @@ class DomainBuilder:
             primitives=dict(self._primitives),
             constants=dict(self._constants),
             functions=dict(self._functions),
+            facts=dict(self._facts),
         )
         validate_domain(domain)
         return domain

@@ -5,6 +5,7 @@ A domain file is a list of forms; ``;`` starts a comment that runs to the end of
     (:domain turret)                        ; optional: the domain's name
     (:constant @bullet_rng 30)              ; a constant with its default value
     (:constant @self)                       ; a constant the agent must supply when planning
+    (:fact firing ?threat "shooting at it")  ; a fact the domain remembers, with its fields
     (:primitive !fire_weapon ?target)       ; a primitive task and its parameters
     (:primitive !pickup ?b                  ; ... with effects on the planner's facts
         :del ((clear ?b) (on_table ?b)) :add ((holding ?b)))
@@ -29,6 +30,7 @@ a variable used by a task or call before anything binds it).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -45,6 +47,7 @@ from .htn import (
     Bind,
     Branch,
     Call,
+    FactDecl,
     HtnCondition,
     HtnDomain,
     HtnFunction,
@@ -172,6 +175,7 @@ class _Parser:
         methods: dict[str, Method] = {}
         primitives: dict[str, Primitive] = {}
         constants: dict[str, Value] = {}
+        facts: dict[str, FactDecl] = {}
         where: dict[str, _Expr] = {}
         for form in self.read():
             keyword = self.keyword(form)
@@ -189,14 +193,20 @@ class _Parser:
                 self.located(primitive, form)
                 self.unique(where, primitive.name, "primitive task", form)
                 primitives[primitive.name] = primitive
+            elif keyword == ":fact":
+                fact = self.fact(form)
+                self.located(fact, form)
+                self.unique(where, "fact " + fact.name, "fact", form)
+                facts[fact.name] = fact
             else:
                 method = self.method(form)
                 self.unique(where, method.task, "method", form)
                 methods[method.task] = method
-        return HtnDomain(name, methods, primitives, constants, dict(functions)), where
+        domain = HtnDomain(name, methods, primitives, constants, dict(functions), facts)
+        return domain, where
 
     def keyword(self, form: _Expr) -> str:
-        known = (":domain", ":constant", ":primitive", ":method")
+        known = (":domain", ":constant", ":fact", ":primitive", ":method")
         if (
             isinstance(form, _List)
             and form.items
@@ -234,6 +244,21 @@ class _Parser:
         if isinstance(value, Var | ConstRef):
             self.fail_at("expected a value (number, true/false, string, symbol)", items[2])
         return name[1:], value
+
+    def fact(self, form: _List) -> FactDecl:
+        usage = '(:fact name ?field... ["what it means"])'
+        items = list(form.items[1:])
+        head = items.pop(0) if items else form
+        if not isinstance(head, _Atom) or head.quoted or not _NAME.fullmatch(head.text):
+            self.fail_at(f"expected {usage}", head)
+        name = head.text
+        doc = ""
+        last = items[-1] if items else None
+        if isinstance(last, _Atom) and last.quoted:
+            doc = last.text
+            items.pop()
+        fields = [self.variable(item, f"field of fact {name!r}").name for item in items]
+        return FactDecl(name, tuple(fields), doc)
 
     def primitive(self, form: _List) -> Primitive:
         items = form.items
@@ -457,6 +482,15 @@ def parse_domain(
         line, column = parser.positions.get(id(node), (1, 1))
         parser.fail(message, line, column)
 
+    path_of = parser.path
+    positions, kept = parser.positions, parser.keep
+
+    def locate(node: object) -> tuple[str, int, int] | None:
+        # `kept` holds every located node, so no other object can take one of their ids.
+        place = positions.get(id(node)) if kept else None
+        return (path_of, *place) if place is not None else None
+
+    domain = dataclasses.replace(domain, locate=locate)
     validate_domain(domain, fail)
     if check is not None:
         check(domain, fail)
@@ -491,6 +525,9 @@ def format_domain(domain: HtnDomain) -> str:
             if value is None
             else f"(:constant @{name} {format_value(value)})"
         )
+    for fact in domain.facts.values():
+        doc = f" {format_value_quoted(fact.doc)}" if fact.doc else ""
+        lines.append(f"(:fact {str(fact)[1:-1]}{doc})")
     for primitive in domain.primitives.values():
         parts = [primitive.name, *(str(p) for p in primitive.params)]
         if primitive.add:

@@ -62,6 +62,11 @@ def _check_value(value: object, where: str) -> StateValue:
             f"{where}: value None; a GOAP property has no None value: leave the key out of the "
             "state (an absent key has no value)"
         )
+    if isinstance(value, tuple | list):
+        raise PlanningError(
+            f"{where}: value {value!r} is a list; a GOAP property holds one bool, int, float "
+            "or str (a list belongs in an HTN fact)"
+        )
     problem = value_problem(value)
     if problem is not None:
         raise PlanningError(f"{where}: value {problem}")

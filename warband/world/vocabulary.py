@@ -77,7 +77,7 @@ from enum import StrEnum
 from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 from ..exceptions import ConfigurationError
-from ..values import Value
+from ..values import Fact, Value
 
 ALIVE: Final = "alive"
 """The value of the ``state`` fact of a character that can act."""
@@ -311,35 +311,70 @@ class FactKind(Generic[T]):
     ``KIND.name`` is the fact's name (the constant to compare ``fact[0]`` with);
     ``KIND.read(fact)`` gives the typed tuple; ``first`` and ``all`` pick facts of this kind out
     of a percept's list.
+
+    With ``rest=True`` the shape's last field takes every value after the fixed ones, as a
+    tuple: ``("order", id, sender, task, *args)`` reads as ``Order(id, sender, task, args)``.
+    Such a fact has at least as many values as the fixed fields, and any number more.
     """
 
-    __slots__ = ("_build", "doc", "name", "shape")
+    __slots__ = ("_build", "_fixed", "doc", "name", "rest", "shape")
 
-    def __init__(self, name: str, shape: type[T], doc: str) -> None:
+    def __init__(self, name: str, shape: type[T], doc: str, *, rest: bool = False) -> None:
         self.name = name
         self.shape = shape
         self.doc = doc
+        self.rest = rest
         self._build: Callable[..., T] = shape
+        self._fixed = len(self.fields) - 1 if rest else len(self.fields)
 
     @property
     def fields(self) -> tuple[str, ...]:
-        """The field names after the fact's name, in order."""
+        """The field names after the fact's name, in order (with ``rest``, the last one holds
+        the remaining values)."""
         return tuple(self.shape._fields)  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
-        return f"FactKind({self.name!r}, fields={self.fields})"
+        rest = ", rest=True" if self.rest else ""
+        return f"FactKind({self.name!r}, fields={self.fields}{rest})"
+
+    def form(self) -> str:
+        """The fact written as a pattern: ``(order id sender task args...)``."""
+        return "(" + " ".join([self.name, *self._field_texts()]) + ")"
+
+    def _field_texts(self) -> list[str]:
+        fields = list(self.fields)
+        if self.rest:
+            fields[-1] += "..."
+        return fields
+
+    def arity_problem(self, count: int, *, prefix: bool = False) -> str | None:
+        """Why a fact of this kind cannot have ``count`` values after its name, or None.
+
+        ``prefix``: the values are a fact's leading ones (a ``forget`` pattern), so fewer is fine.
+        """
+        if count == self._fixed or (self.rest and count > self._fixed):
+            return None
+        if prefix and count < self._fixed:
+            return None
+        wanted = f"at least {self._fixed}" if self.rest else f"{self._fixed}"
+        return f"{self.name!r} has {wanted} field(s) after its name, {self.form()}; got {count}"
 
     def matches(self, fact: Sequence[Value]) -> bool:
         """True when ``fact`` is of this kind (its name and its length)."""
-        return len(fact) == len(self.fields) + 1 and fact[0] == self.name
+        if self.rest:
+            return len(fact) > self._fixed and fact[0] == self.name
+        return len(fact) == self._fixed + 1 and fact[0] == self.name
 
     def read(self, fact: Sequence[Value]) -> T:
         """The fields of ``fact`` by name; raises :class:`VocabularyError` for another kind."""
         if not self.matches(fact):
             raise VocabularyError(
                 f"fact {list(fact)!r} is not a {self.name!r} fact; "
-                f"expected ({', '.join([repr(self.name), *self.fields])})"
+                f"expected ({', '.join([repr(self.name), *self._field_texts()])})"
             )
+        if self.rest:
+            fixed = self._fixed + 1
+            return self._build(*fact[1:fixed], tuple(fact[fixed:]))
         return self._build(*fact[1:])
 
     def first(self, facts: Iterable[Sequence[Value]]) -> T | None:
@@ -352,6 +387,20 @@ class FactKind(Generic[T]):
     def all(self, facts: Iterable[Sequence[Value]]) -> list[T]:
         """Every fact of this kind in ``facts``, read, in order."""
         return [self.read(fact) for fact in facts if fact and fact[0] == self.name]
+
+    def matching(self, facts: Iterable[Sequence[Value]]) -> list[T]:
+        """Every fact of this kind and length in ``facts``, read, in order; facts of the same
+        name with another shape are left out (a ``status`` fact is many reports' shape)."""
+        return [self.read(fact) for fact in facts if fact and self.matches(fact)]
+
+    def fact(self, *values: Value) -> Fact:
+        """A fact of this kind from its field values in order (with ``rest``, the remaining
+        values follow the fixed ones, not as one tuple); raises :class:`VocabularyError` when
+        the count is wrong."""
+        problem = self.arity_problem(len(values))
+        if problem is not None:
+            raise VocabularyError(problem)
+        return (self.name, *values)
 
 
 # Shapes of the facts: one named tuple per distinct field list.
