@@ -23,11 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, NamedTuple
 
 from ..exceptions import ConfigurationError
 from ..planning import Brain, FactDB, Task, WorldState
 from ..values import Fact, Value
+from ..world import FactKind
 from .agent import Agent
 from .cooperation import world_state
 from .decide import Decision
@@ -108,7 +109,7 @@ class WorkingMemory:
 
     def failed(self) -> frozenset[str]:
         """The actions remembered as failed."""
-        return frozenset(str(b.fact[1]) for b in self.beliefs.values() if b.fact[0] == FAILED)
+        return failed_actions(b.fact for b in self.beliefs.values())
 
     def facts(self, tick: int) -> list[Fact]:
         """The believed facts at ``tick``, with a confidence fact for each decaying one."""
@@ -116,7 +117,7 @@ class WorkingMemory:
         for belief in self.beliefs.values():
             out.append(belief.fact)
             if belief.lifetime is None and len(belief.fact) >= 2:
-                name, subject = belief.fact[0], belief.fact[1]
+                name, subject, *_ = belief.fact
                 out.append((CONFIDENCE, name, subject, belief.confidence, belief.age(tick)))
         return out
 
@@ -137,12 +138,22 @@ class WorkingMemoryDaemon:
 def belief_state(facts: FactDB) -> WorldState:
     """The GOAP state of a character: the projection of its believed and perceived facts
     (bookkeeping facts, ``confidence`` and ``failed``, have no projection and are left out)."""
-    return world_state(f for f in facts if f and f[0] not in (CONFIDENCE, FAILED))
+    return world_state(f for f in facts if f and f[:1] not in ((CONFIDENCE,), (FAILED,)))
 
 
-def failed_actions(facts: FactDB) -> frozenset[str]:
+def failed_actions(facts: Iterable[Fact]) -> frozenset[str]:
     """The actions ``facts`` hold as failed lately (``("failed", action)``)."""
-    return frozenset(str(f[1]) for f in facts.facts(FAILED) if len(f) > 1)
+    if isinstance(facts, FactDB):
+        facts = facts.facts(FAILED)
+    return frozenset(str(failed.action) for failed in FAILED_FACT.matching(facts))
+
+
+class _Failed(NamedTuple):
+    action: str
+    more: tuple[Value, ...]
+
+
+FAILED_FACT: Final = FactKind(FAILED, _Failed, "an action that failed lately", rest=True)
 
 
 def character_role(

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, NamedTuple
 
 from ..exceptions import ConfigurationError
 from ..messaging import GoalBias, StatusReport, handles
 from ..planning import FactDB, Task, simulate
 from ..values import Value
+from ..world import FactKind
 from .agent import Agent
 from .decide import Decision, GoapDecider
 from .execute import TaskHandler, TaskStatus
@@ -41,15 +42,24 @@ COMPLETED = "completed"
 """StatusReport status: the subordinate's plan for the recommended goal (``a0``) completed."""
 GOAL_TARGET = "goal_target"
 """The memory fact ``(goal_target, goal, target)``: the target of a recommended goal."""
+
+
+class GoalTarget(NamedTuple):
+    goal: str
+    target: Value
+
+
+GOAL_TARGET_FACT: Final = FactKind(GOAL_TARGET, GoalTarget, "the target of a recommended goal")
+
 WITHDRAWN = 0.0
 """The bias a commander sends to take a recommendation back."""
 
 
 def target_of(facts: FactDB, goal: str) -> Value | None:
     """The target the superior's GoalBias gave for ``goal`` (None: none given)."""
-    for fact in facts.facts(GOAL_TARGET):
-        if len(fact) == 3 and fact[1] == goal:
-            return fact[2]
+    for target in GOAL_TARGET_FACT.matching(facts.facts(GOAL_TARGET)):
+        if target.goal == goal:
+            return target.target
     return None
 
 

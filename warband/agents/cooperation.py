@@ -99,7 +99,7 @@ def world_state(facts: Iterable[Fact]) -> WorldState:
     ``tick`` have none and are left out, nor has the loop's ``act_refused`` bookkeeping)."""
     kept: list[Fact] = []
     for fact in facts:
-        if fact[0] == ACT_REFUSED.name:
+        if ACT_REFUSED.matches(fact):
             continue  # ages every tick, no goal reads it (kept, F.E.A.R.'s soldier tried less)
         try:
             goap_properties(fact, PlanningError)

@@ -45,6 +45,7 @@ from ..planning import (
     simulate,
 )
 from ..values import Value
+from .facts import GOAL_BIAS
 
 DecisionKind = Literal["new", "kept", "replaced", "dropped", "none"]
 """``new``: a plan where there was none; ``kept``: the running plan stays; ``replaced``: a
@@ -279,7 +280,11 @@ def rank_goals(goals: Iterable[Goal], facts: FactDB, context: Any) -> list[tuple
     """``goals`` with their scores, best first (ties in the order given), those scoring 0 or
     less left out: a goal's score is its relevancy in ``context`` plus the bias of
     its ``(goal_bias goal bias)`` fact in ``facts`` (0 without one)."""
-    biases = {str(f[1]): f[2] for f in facts.facts("goal_bias") if isinstance(f[2], int | float)}
+    biases = {
+        b.goal: b.bias
+        for b in GOAL_BIAS.matching(facts.facts(GOAL_BIAS.name))
+        if isinstance(b.bias, int | float)
+    }
     scored = [
         (goal.relevance(context) + float(biases.get(goal.name, 0.0)), index, goal)
         for index, goal in enumerate(goals)

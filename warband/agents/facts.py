@@ -197,13 +197,14 @@ class Vocabulary(Mapping[str, FactKind[Any]]):
     def __len__(self) -> int:
         return len(self._kinds)
 
-    def unknown(self, name: str) -> str:
+    def unknown(self, name: str, where: str) -> str:
         """The error text for a fact name nobody declared, with the closest known names."""
         close = difflib.get_close_matches(name, self._kinds, n=3, cutoff=0.6)
-        hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         return (
-            f"unknown fact {name!r}; {hint}Declare a fact the domain writes with "
-            f"(:fact {name} ?field...), or in the role (Role(facts=...), @declares on a daemon)"
+            f"unknown fact {name!r} in {where}{hint} A fact the domain writes is declared with "
+            f"(:fact {name} ?field...); one the role's Python writes with Role(facts=...) or "
+            "@declares on its daemon"
         )
 
 
@@ -251,10 +252,10 @@ def _queries(condition: HtnCondition) -> Iterator[Query]:
 def _check_query(query: Query, known: Vocabulary, where: str, fail: Fail) -> None:
     kind = known.get(query.name)
     if kind is None:
-        fail(f"{known.unknown(query.name)} (in {where})", query)
+        fail(known.unknown(query.name, where), query)
     problem = kind.arity_problem(len(query.args))
     if problem is not None:
-        fail(f"{problem}, in the query {query} of {where}", query)
+        fail(f"wrong number of fields in the query {query} of {where}: {problem}", query)
 
 
 WILDCARD = "**"
@@ -268,14 +269,14 @@ def _check_memory_task(task: Task, known: Vocabulary, where: str, fail: Fail) ->
         return  # a fact name bound at planning time cannot be checked here
     kind = known.get(name)
     if kind is None:
-        fail(f"{known.unknown(name)} (in {task} of {where})", task)
+        fail(known.unknown(name, f"{task} of {where}"), task)
     fields = list(task.args[1:])
     forgetting = task.name == "!forget"
     if forgetting and fields and fields[-1] == WILDCARD:
         fields.pop()
     problem = kind.arity_problem(len(fields), prefix=forgetting)
     if problem is not None:
-        fail(f"{problem}, in {task} of {where}", task)
+        fail(f"wrong number of fields in {task} of {where}: {problem}", task)
 
 
 def check_role_domain(domain: HtnDomain, vocabulary: Vocabulary, role: str) -> None:

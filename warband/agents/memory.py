@@ -99,7 +99,8 @@ class Memory:
         """One more source says ``fact``; the first one puts it in the database."""
         held = self._holders.get(key, 0)
         if held == 0:
-            self._db.assert_fact(fact[0], *fact[1:])  # type: ignore[arg-type]  # a name: checked
+            name, *args = fact
+            self._db.assert_fact(name, *args)  # type: ignore[arg-type]  # a name: checked
         self._holders[key] = held + 1
 
     def _drop(self, key: Fact, fact: Fact) -> None:
@@ -107,7 +108,8 @@ class Memory:
         held = self._holders[key] - 1
         if held == 0:
             del self._holders[key]
-            self._db.retract(fact[0], *fact[1:])  # type: ignore[arg-type]
+            name, *args = fact
+            self._db.retract(name, *args)  # type: ignore[arg-type]
         else:
             self._holders[key] = held
 

@@ -34,7 +34,7 @@ from ._state import Events, WorldState
 from .geometry import distance
 from .modes import Assassination, SearchAndDestroy, SearchAndRetrieve
 from .perception import Noise
-from .vocabulary import ALIVE, TARGET_ARMED, TARGET_DESTROYED, TARGET_INTACT, Verb
+from .vocabulary import ALIVE, ROLE, TARGET_ARMED, TARGET_DESTROYED, TARGET_INTACT, Verb
 
 RETRIEVAL_KIND = "retrieval"
 """The ``kind`` of the retrieval object in ``carrying`` facts."""
@@ -345,7 +345,7 @@ def snapshot(state: WorldState) -> dict[str, Any]:
             m: {"kind": kind, "waypoint": waypoint, "team": team or None}
             for m, (kind, waypoint, team) in found.markers.items()
         },
-        "roles": {str(f[1]): str(f[2]) for f in found.static if f[0] == "role"},
+        "roles": {r.team: r.role for r in ROLE.matching(found.static)},
         "retrieval": None
         if retrieval is None
         else {

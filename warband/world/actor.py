@@ -27,6 +27,7 @@ from ..messaging import Act, ActResult, Clock, Percept, handles
 from ..messaging.tracing import log_every_tick, logging_to_files
 from ..values import Value
 from ._snapshot import SNAPSHOT_EVENT as SNAPSHOT_EVENT
+from .vocabulary import CAPTURED, KILLED
 
 WORLD_ID = "world"
 """The world actor's id (and so the run's clock id) in scenarios that declare a world."""
@@ -169,11 +170,11 @@ class WorldActor(Clock):
 
     def _count(self, events: Sequence[Sequence[Value]]) -> None:
         for event in events:
-            if event and event[0] == "killed" and len(event) > 4:
-                team = str(event[4])
+            if KILLED.matches(event):
+                team = KILLED.read(event).killer_team
                 self.kills[team] = self.kills.get(team, 0) + 1
-            elif event and event[0] == "captured" and len(event) > 2:
-                team = str(event[2])
+            elif CAPTURED.matches(event):
+                team = CAPTURED.read(event).team
                 self.captures[team] = self.captures.get(team, 0) + 1
 
     def _log_snapshot(self, tick: int) -> None:

@@ -308,7 +308,7 @@ T = TypeVar("T", bound=tuple[Any, ...])
 class FactKind(Generic[T]):
     """A fact or event name with its fields: reads a raw fact into a named tuple ``shape``.
 
-    ``KIND.name`` is the fact's name (the constant to compare ``fact[0]`` with);
+    ``KIND.name`` is the fact's name (the constant a fact's first value is compared with);
     ``KIND.read(fact)`` gives the typed tuple; ``first`` and ``all`` pick facts of this kind out
     of a percept's list.
 
@@ -359,11 +359,13 @@ class FactKind(Generic[T]):
         wanted = f"at least {self._fixed}" if self.rest else f"{self._fixed}"
         return f"{self.name!r} has {wanted} field(s) after its name, {self.form()}; got {count}"
 
+    # The reader of facts by name is the one place that reads a fact's name by its index 0.
+
     def matches(self, fact: Sequence[Value]) -> bool:
         """True when ``fact`` is of this kind (its name and its length)."""
         if self.rest:
-            return len(fact) > self._fixed and fact[0] == self.name
-        return len(fact) == self._fixed + 1 and fact[0] == self.name
+            return len(fact) > self._fixed and fact[0] == self.name  # by index: the name
+        return len(fact) == self._fixed + 1 and fact[0] == self.name  # by index: the name
 
     def read(self, fact: Sequence[Value]) -> T:
         """The fields of ``fact`` by name; raises :class:`VocabularyError` for another kind."""
@@ -380,13 +382,14 @@ class FactKind(Generic[T]):
     def first(self, facts: Iterable[Sequence[Value]]) -> T | None:
         """The first fact of this kind in ``facts``, read; None when there is none."""
         for fact in facts:
-            if fact and fact[0] == self.name:
+            if fact and fact[0] == self.name:  # by index: the name
                 return self.read(fact)
         return None
 
     def all(self, facts: Iterable[Sequence[Value]]) -> list[T]:
         """Every fact of this kind in ``facts``, read, in order."""
-        return [self.read(fact) for fact in facts if fact and fact[0] == self.name]
+        named = [fact for fact in facts if fact and fact[0] == self.name]  # by index: the name
+        return [self.read(fact) for fact in named]
 
     def matching(self, facts: Iterable[Sequence[Value]]) -> list[T]:
         """Every fact of this kind and length in ``facts``, read, in order; facts of the same
