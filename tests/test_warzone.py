@@ -266,8 +266,8 @@ def test_a_bot_killed_mid_match_is_dropped_by_its_squad_and_commander_and_the_ma
         if str(step).startswith("(!take_members")
     ]
     after = [step for tick, step in sorted(led) if tick > killed_at]
-    assert "(!take_members red-2 0)" in after, after  # re-led without the dead bot (lane 0)
-    back = after[after.index("(!take_members red-2 0)") :]
+    assert "(!take_members [red-2] 0)" in after, after  # re-led without the dead bot (lane 0)
+    back = after[after.index("(!take_members [red-2] 0)") :]
     assert any("red-1" in step for step in back), back  # and with it once it came back
     assert any(e.get("event") == "commander.bot_back" and e.get("bot") == "red-1" for e in events)
 
