@@ -39,12 +39,13 @@ from typing import Any
 
 from warband import Actor, Outcome, Params, RunResult, Scenario
 from warband.agents import Agent
-from warband.agents.character import Character, WorkingMemory, character_role, failed_actions
+from warband.agents.character import WorkingMemory, character_role, failed_actions
+from warband.agents.component import Component
 from warband.agents.execute import TaskStatus
 from warband.planning import FactDB, Task
 from warband.planning.domains import fear
 from warband.values import Value
-from warband.world import ActVerdict
+from warband.world import AT, ActVerdict
 from warband.world.actor import WorldModel
 
 scenario = Scenario(
@@ -238,12 +239,16 @@ def _run_as(verb: str) -> Any:
     return run
 
 
-class FearCharacter(Character):
-    """A F.E.A.R. character that says where it ended."""
+class Whereabouts(Component):
+    """A F.E.A.R. character's part that says where it ended (``at`` in its final state)."""
 
     def final_state(self) -> dict[str, Any]:
-        at = next((f[2] for f in self.memory.facts.facts("at") if f[1] == self.id), None)
-        return {**super().final_state(), "at": at}
+        agent = self.agent
+        at = next(
+            (a.waypoint for a in AT.all(agent.memory.facts.facts(AT.name)) if a.id == agent.id),
+            None,
+        )
+        return {"at": at}
 
 
 @scenario.world
@@ -261,7 +266,8 @@ def build(params: Params, seed: int) -> list[Actor]:
         role = character_role(
             kind, brain, tasks, context=_context(agent), working_memory=working, task_timeout=10
         )
-        actors.append(FearCharacter(agent, role, team="monolith", seed=seed))
+        role = role.with_components(Whereabouts)
+        actors.append(Agent(agent, role, team="monolith", seed=seed))
     return actors
 
 

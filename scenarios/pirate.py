@@ -29,7 +29,7 @@ from typing import Any
 
 from warband import Actor, Outcome, Params, RunResult, Scenario
 from warband.agents import Agent
-from warband.agents.character import Character, character_role
+from warband.agents.character import character_role
 from warband.agents.execute import TaskStatus
 from warband.planning import Task
 from warband.planning.domains import pirate
@@ -205,7 +205,7 @@ def build(params: Params, seed: int) -> list[Actor]:
         brain = pirate.brain(name)
         tasks = {action.name: _run_as(_VERB_OF[action.name]) for action in brain.actions}
         role = character_role("pirate", brain, tasks, task_timeout=10)
-        actors.append(Character(name, role, team="crew", seed=seed))
+        actors.append(Agent(name, role, team="crew", seed=seed))
     return actors
 
 

@@ -1,13 +1,14 @@
 """Pittman's room clearing (thesis §3.9): a squad of four clears rooms, GOAP at both levels.
 
-The squad leader (``leader``, a :class:`~warband.agents.command.Commander`) has one goal, every
-room cleared, and two actions per room: ``StackUp_<room>`` (needs the room before cleared) and
-``Clear_<room>``. Each runs as a command: a GoalBias recommends the four members'
-``StackUp`` or ``ClearCorner`` goal with the room as its target. The members
-(:class:`~warband.agents.command.Subordinate`) plan for themselves: walk to the door and stack
-up; walk to their own corner of the room and clear it. Each reports ``adopted`` and
-``completed``; the leader moves on only when all four completed, and a command fails after
-``timeout`` ticks (it withdraws its recommendation, replans and commands again).
+The squad leader (``leader``, its role with the :class:`~warband.agents.command.Commanding`
+component) has one goal, every room cleared, and two actions per room: ``StackUp_<room>``
+(needs the room before cleared) and ``Clear_<room>``. Each runs as a command: a GoalBias
+recommends the four members' ``StackUp`` or ``ClearCorner`` goal with the room as its target.
+The members (their role with the :class:`~warband.agents.command.Following` component) plan for
+themselves: walk to the door and stack up; walk to their own corner of the room and clear it.
+Each reports ``adopted`` and ``completed``; the leader moves on only when all four completed,
+and a command fails after ``timeout`` ticks (it withdraws its recommendation, replans and
+commands again).
 
 The world is this scenario's own (:class:`RoomsWorld`, symbolic: a goto arrives in one step) on
 the geography of the ``rooms`` map: its ``stack`` markers (two per room, one each side of the
@@ -35,7 +36,7 @@ from typing import Any
 
 from warband import Actor, Outcome, Params, RunResult, Scenario
 from warband.agents import Agent, Role
-from warband.agents.command import Commander, Subordinate, command_task, target_of
+from warband.agents.command import COMMAND_DONE, Commanding, Following, command_task, target_of
 from warband.agents.execute import TaskStatus
 from warband.exceptions import ConfigurationError
 from warband.planning import Action, Brain, FactDB, Goal, Task, WorldState
@@ -260,7 +261,13 @@ def member_role(member: str) -> Role:
         "ClearCorner": _act("clear", "ClearCorner", None),
     }
     options = {"state": member_state(member)}
-    return Role("squad_member", member_brain(member), tasks=tasks, decider_options=options)
+    return Role(
+        "squad_member",
+        member_brain(member),
+        tasks=tasks,
+        decider_options=options,
+        components=[Following],
+    )
 
 
 # --- the leader ---------------------------------------------------------------------------------
@@ -282,7 +289,7 @@ def leader_brain(rooms: Sequence[str]) -> Brain:
 
 def leader_state(rooms: Sequence[str]) -> Any:
     def state(facts: FactDB) -> WorldState:
-        done = {(f[1], f[2]) for f in facts.facts("command_done") if len(f) >= 3}
+        done = {(f[1], f[2]) for f in facts.facts(COMMAND_DONE) if len(f) >= 3}
         values: dict[str, Value] = {}
         for room in rooms:
             values[f"stacked({room})"] = ("StackUp", room) in done
@@ -308,6 +315,7 @@ def leader_role(rooms: Sequence[str], timeout: int) -> Role:
         tasks=tasks,
         task_timeout=timeout + 5,
         decider_options={"state": leader_state(rooms)},
+        components=[Commanding],
     )
 
 
@@ -319,7 +327,7 @@ def make_world(params: Params, seed: int) -> RoomsWorld:
 @scenario.actors
 def build(params: Params, seed: int) -> list[Actor]:
     rooms = room_names(int(params["rooms"]))
-    leader = Commander(
+    leader = Agent(
         LEADER,
         leader_role(rooms, int(params["timeout"])),
         subordinates=MEMBERS,
@@ -327,8 +335,7 @@ def build(params: Params, seed: int) -> list[Actor]:
         seed=seed,
     )
     members: list[Actor] = [
-        Subordinate(name, member_role(name), superior=LEADER, team="squad", seed=seed)
-        for name in MEMBERS
+        Agent(name, member_role(name), superior=LEADER, team="squad", seed=seed) for name in MEMBERS
     ]
     return [leader, *members]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from warband.agents import Agent, Role
-from warband.agents.character import Character, WorkingMemory, character_role
+from warband.agents.character import Character, Recollection, WorkingMemory, character_role
 from warband.agents.execute import TaskHandler, TaskStatus
 from warband.exceptions import ConfigurationError
 from warband.planning import Task
@@ -30,7 +30,7 @@ def test_a_character_notes_failures_in_the_working_memory_its_role_was_given() -
     working = WorkingMemory(failure_ticks=5)
     role = character_role("rat", fear.brain("rat"), _tasks(), working_memory=working)
     rat = Character("rat", role)
-    rat.working.note_failure("Patrol", tick=0)
+    rat.component(Recollection).working.note_failure("Patrol", tick=0)
     assert frozenset({"Patrol"}) == working.failed()
 
 

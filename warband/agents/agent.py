@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from ..exceptions import ConfigurationError
 from ..messaging import (
     Act,
     Actor,
@@ -46,12 +47,15 @@ from ..messaging.tracing import log_every_tick, tracing_enabled
 from ..planning import Task
 from ..values import Fact, Value
 from ..world import ACT_FAILED, BLOCKED, WORLD_ID
+from .component import Component
 from .decide import AgentPlan, Decider, Decision
 from .execute import BUILTIN_TASKS, LASTING_VERBS, ActTask, TaskStatus, act_of
 from .facts import ACT_REFUSED, DEPARTED, GOAL_BIAS, STATUS, THREAT_REPORT, UNDELIVERED
 from .memory import Memory
 from .orders import CommandQueue, OrderBook
 from .role import Role
+
+C = TypeVar("C", bound=Component)
 
 MAX_TASKS_PER_TICK = 32
 """Tasks that finish at once run back to back; this many at most in one tick."""
@@ -133,6 +137,10 @@ class Agent(Actor):
         self._refusals: list[_Refusal] = []
         self._acts = role.acts
         self._reporter = role.reporter() if role.reporter is not None else None
+        self.components: tuple[Component, ...] = tuple(make() for make in role.components)
+        """The per-agent parts of the role, in the role's order (:mod:`~.component`)."""
+        for component in self.components:
+            component.attach(self)
         self.group_aliases: dict[str, str] = {}
         """Group names a plan uses that stand for another group, for now: a bot keeps
         ``"nearby"`` pointing at the group of the area it stands in (``!broadcast nearby ...``)."""
@@ -205,6 +213,8 @@ class Agent(Actor):
     # --- the loop -----------------------------------------------------------------------------
 
     def on_tick(self, tick: int) -> None:
+        for component in self.components:
+            component.on_tick_start(tick)
         self._gather(tick)
         if self._reporter is not None:
             self._reporter(self, tick)
@@ -212,6 +222,40 @@ class Agent(Actor):
         if self._should_decide(tick):
             self._decide(tick)
         self._execute(tick)
+        for component in self.components:
+            component.on_tick_end(tick)
+
+    # --- components ----------------------------------------------------------------------------
+
+    def component(self, kind: type[C]) -> C:
+        """This agent's component of class ``kind`` (the first, if several); raises
+        :class:`~warband.exceptions.ConfigurationError` naming the role when it has none."""
+        for component in self.components:
+            if isinstance(component, kind):
+                return component
+        raise ConfigurationError(
+            f"agent {self.id!r}: its role {self.role.name!r} has no {kind.__name__} component; "
+            "list one in Role(components=[...]) or build the role with the function made for it"
+        )
+
+    def handler_for(self, message_type: type[Message]) -> Callable[[Any], Any] | None:
+        """The agent's own handler of ``message_type`` followed by its components' (in the
+        role's order); None when nobody handles it."""
+        own = super().handler_for(message_type)
+        extra = [
+            handler
+            for component in self.components
+            if (handler := component.handler(message_type)) is not None
+        ]
+        if not extra:
+            return own
+        handlers = [own, *extra] if own is not None else extra
+
+        def handle_all(message: Any) -> None:
+            for handler in handlers:
+                handler(message)
+
+        return handle_all
 
     def _gather(self, tick: int) -> None:
         memory = self.memory
@@ -275,6 +319,8 @@ class Agent(Actor):
 
     def _apply(self, decision: Decision, tick: int) -> None:
         self.on_decision(decision)
+        for component in self.components:
+            component.on_decision(decision)
         self.decisions += 1
         label = decision.plan.label if decision.plan else None
         self.recent_decisions.append((tick, decision.kind, label, decision.reason))
@@ -363,6 +409,8 @@ class Agent(Actor):
         assert self.plan is not None
         if failed is not None and self.task_failure:
             self.on_task_failed(failed, self.task_failure)
+            for component in self.components:
+                component.on_task_failed(failed, self.task_failure)
         decision = self.decider.drop(self.plan, self.task_failure or "a task failed")
         self._replan = True
         self._apply(decision, tick)
@@ -565,7 +613,11 @@ class Agent(Actor):
             super()._peer_left(notice)
 
     def final_state(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        for component in self.components:
+            extra.update(component.final_state())
         return {
+            **extra,
             "role": self.role.name,
             "decisions": self.decisions,
             "tasks_run": self.tasks_run,

@@ -1,8 +1,8 @@
 """The F.E.A.R. GOAP character (Orkin, "Three States and a Plan"): plan, fail, remember, replan.
 
-A :class:`Character` is an :class:`~warband.agents.Agent` whose role's domain is a GOAP
-:class:`~warband.planning.Brain` (a goal set and an action set per character type) and which
-keeps a :class:`WorkingMemory` that its goals and actions share:
+A character is an :class:`~warband.agents.Agent` whose role (:func:`character_role`) has a GOAP
+:class:`~warband.planning.Brain` (a goal set and an action set per character type), keeps a
+:class:`WorkingMemory` that its goals and actions share, and a :class:`Recollection` component:
 
 - every fact the character perceives becomes a :class:`Belief` with a confidence (1 when just
   perceived) and an age (ticks since it was last perceived); the ``working_memory`` daemon of its
@@ -30,6 +30,7 @@ from ..planning import Brain, FactDB, Task, WorldState
 from ..values import Fact, Value
 from ..world import FactKind
 from .agent import Agent
+from .component import Component
 from .cooperation import world_state
 from .decide import Decision
 from .execute import TaskHandler
@@ -165,7 +166,8 @@ def character_role(
     working_memory: WorkingMemory | None = None,
     **options: Any,
 ) -> Role:
-    """A role for one :class:`Character`: ``brain``'s actions run as ``tasks``; its
+    """A role for one GOAP character (with the :class:`Recollection` component): ``brain``'s
+    actions run as ``tasks``; its
     ``working_memory`` daemon feeds and ages a fresh :class:`WorkingMemory` (pass one to tune
     decay and failure memory); ``context`` turns the facts into what the brain's relevancy
     functions and procedural checks read. ``options`` are the other fields of :class:`Role`."""
@@ -177,22 +179,18 @@ def character_role(
         daemons={"working_memory": daemon},
         tasks=dict(tasks),
         decider_options=decider,
+        components=[Recollection],
         **options,
     )
 
 
-class Character(Agent):
-    """A GOAP character: remembers each failed action in its working memory, so the plan it
-    makes next takes another way; keeps the plans it chose and the failures for its outcome."""
+class Recollection(Component):
+    """A GOAP character's part: notes each failed action in its working memory, so the plan it
+    makes next takes another way, and keeps the plans it chose and the failures for its
+    outcome (``plans_chosen``, ``failures``, ``drops`` in its final state)."""
 
-    def __init__(self, actor_id: str, role: Role, **options: Any) -> None:
-        super().__init__(actor_id, role, **options)
-        if "working_memory" not in role.daemons:
-            raise ConfigurationError(
-                f"character {actor_id!r}: role {role.name!r} has no working_memory daemon; "
-                "build it with warband.agents.character.character_role"
-            )
-        self.working = _working_of(role)
+    def __init__(self, working: WorkingMemory | None = None) -> None:
+        self._working = working
         self.plans_chosen: list[str] = []
         """Each plan chosen, as ``label: step step(arg) ...``."""
         self.failures: list[tuple[str, str]] = []
@@ -200,10 +198,26 @@ class Character(Agent):
         self.drops: list[str] = []
         """Why each plan was dropped (a failed task, or the world changed under it)."""
 
+    def attach(self, agent: Agent) -> None:
+        super().attach(agent)
+        if self._working is None:
+            if "working_memory" not in agent.role.daemons:
+                raise ConfigurationError(
+                    f"character {agent.id!r}: role {agent.role.name!r} has no working_memory "
+                    "daemon; build it with warband.agents.character.character_role"
+                )
+            self._working = _working_of(agent.role)
+
+    @property
+    def working(self) -> WorkingMemory:
+        """The character's working memory (its role's ``working_memory`` daemon's)."""
+        assert self._working is not None, "attached to an agent"
+        return self._working
+
     def on_task_failed(self, task: Task, reason: str) -> None:
-        self.working.note_failure(task.name, self.tick)
+        self.working.note_failure(task.name, self.agent.tick)
         self.failures.append((task.name, reason))
-        self.log.info("character.failed", action=task.name, reason=reason)
+        self.agent.log.info("character.failed", action=task.name, reason=reason)
 
     def on_decision(self, decision: Decision) -> None:
         if decision.kind == "dropped":
@@ -214,11 +228,16 @@ class Character(Agent):
 
     def final_state(self) -> dict[str, Any]:
         return {
-            **super().final_state(),
             "plans_chosen": list(self.plans_chosen),
             "failures": [list(failure) for failure in self.failures],
             "drops": list(self.drops),
         }
+
+
+def Character(actor_id: str, role: Role, **options: Any) -> Agent:  # was a class
+    """An :class:`Agent` of ``role`` with the :class:`Recollection` component (a role made by
+    :func:`character_role` lists it already)."""
+    return Agent(actor_id, role.with_components(Recollection), **options)
 
 
 def _step_text(step: Task) -> str:
@@ -241,6 +260,7 @@ __all__ = [
     "FAILED",
     "Belief",
     "Character",
+    "Recollection",
     "WorkingMemory",
     "WorkingMemoryDaemon",
     "belief_state",

@@ -5,16 +5,20 @@ A commanding agent does not give its subordinates plans. Each of its GOAP action
 already in every subordinate's goal set, by a GoalBias message; the subordinate plans for that
 goal itself with its own GOAP brain.
 
-- A :class:`Subordinate` tells its superior when it adopts a recommended goal
-  (``StatusReport("adopted", {"a0": goal})``) and when its plan for it completes
-  (``StatusReport("completed", {"a0": goal})``). A withdrawal (bias 0 or less) for the goal it
-  is pursuing interrupts its plan.
-- A :class:`Commander` runs a command task (:func:`command_task`) as a lasting task: it sends
-  the GoalBias with the goal's target in it (Pittman recommends goals with targets: which room,
-  which enemy), and finishes when every subordinate has reported completion. It fails after
-  ``timeout`` ticks, naming who did not report, so nothing stalls. When its plan is replaced or
-  dropped (or the command fails) it withdraws every open recommendation: a GoalBias of 0, which
-  interrupts the subordinates.
+- A subordinate (its role's :class:`Following` component) tells its superior when it adopts a
+  recommended goal (``StatusReport("adopted", {"a0": goal})``) and when its plan for it
+  completes (``StatusReport("completed", {"a0": goal})``). A withdrawal (bias 0 or less) for the
+  goal it is pursuing interrupts its plan.
+- A commander (its role's :class:`Commanding` component) runs a command task
+  (:func:`command_task`) as a lasting task: it sends the GoalBias with the goal's target in it
+  (Pittman recommends goals with targets: which room, which enemy), and finishes when every
+  subordinate has reported completion. It fails after ``timeout`` ticks, naming who did not
+  report, so nothing stalls. When its plan is replaced or dropped (or the command fails) it
+  withdraws every open recommendation: a GoalBias of 0, which interrupts the subordinates.
+
+Both are components of a role (``Role(..., components=[Following])``), not classes of agent:
+one :class:`~warband.agents.Agent` runs them. :func:`Subordinate` and :func:`Commander` make such
+an agent from a role that does not list its component yet.
 
 A subordinate remembers the target of a recommended goal as the fact ``("goal_target", goal,
 target)`` (:data:`GOAL_TARGET`) until the recommendation is withdrawn; its planner reads it
@@ -33,13 +37,17 @@ from ..planning import FactDB, Task, simulate
 from ..values import Value
 from ..world import FactKind
 from .agent import Agent
-from .decide import Decision, GoapDecider
+from .component import Component
+from .decide import AgentPlan, Decision, GoapDecider
 from .execute import TaskHandler, TaskStatus
+from .role import Role
 
 ADOPTED = "adopted"
 """StatusReport status: the subordinate adopted the recommended goal (``a0``)."""
 COMPLETED = "completed"
 """StatusReport status: the subordinate's plan for the recommended goal (``a0``) completed."""
+COMMAND_DONE = "command_done"
+"""The commander's memory fact ``(command_done, goal, target)``: a command all completed."""
 GOAL_TARGET = "goal_target"
 """The memory fact ``(goal_target, goal, target)``: the target of a recommended goal."""
 
@@ -63,11 +71,11 @@ def target_of(facts: FactDB, goal: str) -> Value | None:
     return None
 
 
-class Subordinate(Agent):
-    """A GOAP agent that follows goal biases and reports adoption and completion."""
+class Following(Component):
+    """The subordinate's part (module doc): follows goal biases, remembers each recommended
+    goal's target, reports adoption and completion, and ends a plan whose goal is withdrawn."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self) -> None:
         self.recommended: dict[str, float] = {}
         """The goals the superior recommends now, and by how much."""
         self.adopted: list[str] = []
@@ -78,46 +86,48 @@ class Subordinate(Agent):
         """Every goal whose plan a withdrawal interrupted, in order."""
         self._reported: set[str] = set()
         # Recommended goals already reported adopted: a replan after a failure is no news.
+        self._before: AgentPlan | None = None
 
     @handles(GoalBias)
     def on_goal_bias(self, bias: GoalBias) -> None:
-        super().on_goal_bias(bias)
+        agent = self.agent
         self._reported.discard(bias.goal)
-        self.memory.forget(GOAL_TARGET, bias.goal)
+        agent.memory.forget(GOAL_TARGET, bias.goal)
         if bias.bias > 0:
             self.recommended[bias.goal] = bias.bias
             if bias.target is not None:
-                self.memory.remember(GOAL_TARGET, bias.goal, bias.target)
+                agent.memory.remember(*GOAL_TARGET_FACT.fact(bias.goal, bias.target))
             return
         recommended = self.recommended.pop(bias.goal, None) is not None
         # A withdrawn recommendation or a discouragement ends the plan for that goal (a running
         # plan would otherwise be kept while no other goal has a plan).
-        pursued = self.plan is not None and self.plan.label == f"goal:{bias.goal}"
+        pursued = agent.plan is not None and agent.plan.label == f"goal:{bias.goal}"
         if pursued and (recommended or bias.bias < 0):
             self.interrupted.append(bias.goal)
-            self.log.info("command.interrupted", goal=bias.goal, by=bias.sender)
-            self.fail_running(f"{bias.sender} withdrew goal {bias.goal}")
+            agent.log.info("command.interrupted", goal=bias.goal, by=bias.sender)
+            agent.fail_running(f"{bias.sender} withdrew goal {bias.goal}")
 
     def on_decision(self, decision: Decision) -> None:
-        super().on_decision(decision)
         plan = decision.plan
         if decision.kind in ("new", "replaced") and plan is not None:
             goal = _goal_of(plan.label)
             if goal in self.recommended and goal not in self._reported:
                 self._reported.add(goal)
                 self.adopted.append(goal)
-                self.report_status(ADOPTED, [goal])
+                self.agent.report_status(ADOPTED, [goal])
 
-    def on_tick(self, tick: int) -> None:
-        before = self.plan
-        super().on_tick(tick)
+    def on_tick_start(self, tick: int) -> None:
+        self._before = self.agent.plan
+
+    def on_tick_end(self, tick: int) -> None:
+        agent, before = self.agent, self._before
         # The loop ends a plan whose last step finished by clearing it with the step count at
         # its length; a dropped plan resets the step count instead.
-        if before is not None and self.plan is None and self.step == len(before.steps):
+        if before is not None and agent.plan is None and agent.step == len(before.steps):
             goal = _goal_of(before.label)
             if goal in self.recommended:
                 self._complete(goal)
-        running = _goal_of(self.plan.label) if self.plan is not None else None
+        running = _goal_of(agent.plan.label) if agent.plan is not None else None
         for goal in [g for g in self.recommended if g != running and self._holds(g)]:
             # Recommended but already achieved (an order given again after a time-out): no
             # plan will run for it, so report it done now.
@@ -126,28 +136,33 @@ class Subordinate(Agent):
     def _complete(self, goal: str) -> None:
         del self.recommended[goal]
         self.completed.append(goal)
-        self.report_status(COMPLETED, [goal])
+        self.agent.report_status(COMPLETED, [goal])
 
     def _holds(self, name: str) -> bool:
         """True when the goal ``name`` holds in what the agent believes now."""
-        decider = self.decider
+        decider = self.agent.decider
         if not isinstance(decider, GoapDecider):
             return False
         goal = next((g for g in decider.brain.goals if g.name == name), None)
         if goal is None:
             return False
-        facts = self.memory.facts
+        facts = self.agent.memory.facts
         # The decider's own projection and context: the goal holds as its planner would see it.
         state, context = decider.state_of(facts), decider.context_of(facts)
         return simulate(state, [], goal=goal.ground(context), context=context).ok
 
     def final_state(self) -> dict[str, Any]:
         return {
-            **super().final_state(),
             "adopted": list(self.adopted),
             "completed": list(self.completed),
             "interrupted": list(self.interrupted),
         }
+
+
+def Subordinate(actor_id: str, role: Role, **options: Any) -> Agent:  # was a class
+    """An :class:`Agent` of ``role`` with the :class:`Following` component added (the role
+    may list it already: ``Role(..., components=[Following])``)."""
+    return Agent(actor_id, role.with_components(Following), **options)
 
 
 def _goal_of(label: str) -> str:
@@ -173,11 +188,11 @@ class Command:
         return [member for member in self.members if member not in self.completed]
 
 
-class Commander(Agent):
-    """A GOAP agent whose actions command its subordinates (see :func:`command_task`)."""
+class Commanding(Component):
+    """The commanding agent's part (see :func:`command_task`): the command in flight, the
+    reports on it, and the withdrawal of its recommendations when the plan changes."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self) -> None:
         self.command: Command | None = None
         self.commands_done: list[str] = []
         """The goal of every command all subordinates completed, in order."""
@@ -198,20 +213,20 @@ class Commander(Agent):
         """Recommend ``goal`` (with ``target``) to every subordinate, and discourage the goals
         of ``discouraged`` (name, negative bias); the running ``task`` lasts until all report
         completion, and fails after ``timeout`` ticks."""
-        if not self.subordinates:
-            return self.fail_task(f"{self.id} has no subordinates to command {goal}")
+        agent = self.agent
+        if not agent.subordinates:
+            return agent.fail_task(f"{agent.id} has no subordinates to command {goal}")
         self._withdraw("a new command")
-        for member in self.subordinates:
-            self.send(GoalBias(recipient=member, goal=goal, bias=bias, target=target))
+        for member in agent.subordinates:
+            agent.send(GoalBias(recipient=member, goal=goal, bias=bias, target=target))
             for other, against in discouraged:
-                self.send(GoalBias(recipient=member, goal=other, bias=against))
-        deadline = self.tick + timeout
-        self.command = Command(goal, bias, self.subordinates, deadline, target, discouraged)
-        return self.hold_task(task)
+                agent.send(GoalBias(recipient=member, goal=other, bias=against))
+        deadline = agent.tick + timeout
+        self.command = Command(goal, bias, agent.subordinates, deadline, target, discouraged)
+        return agent.hold_task(task)
 
     @handles(StatusReport)
     def on_status(self, report: StatusReport) -> None:
-        super().on_status(report)
         command = self.command
         goal = report.details.get("a0")
         if command is None or goal != command.goal or report.sender not in command.members:
@@ -222,21 +237,20 @@ class Commander(Agent):
             command.completed.add(report.sender)
         else:
             return
-        self.reports.append((self.tick, report.sender, report.status, command.goal))
+        self.reports.append((self.agent.tick, report.sender, report.status, command.goal))
 
-    def on_tick(self, tick: int) -> None:
-        super().on_tick(tick)
-        command = self.command
-        if command is None or self.running_task is None:
+    def on_tick_end(self, tick: int) -> None:
+        agent, command = self.agent, self.command
+        if command is None or agent.running_task is None:
             return
         if not command.missing:
             self.command = None
             self.commands_done.append(command.goal)
             # What the commander's own planner sees: ("command_done", goal, target).
-            self.memory.remember("command_done", command.goal, command.target)
+            agent.memory.remember(COMMAND_DONE, command.goal, command.target)
             # The goal is done: take the recommendation back so it does not linger.
             self._send_bias(command, WITHDRAWN)
-            self.finish_task()
+            agent.finish_task()
         elif tick >= command.deadline:
             reason = (
                 f"command {command.goal}: {', '.join(command.missing)} did not report "
@@ -244,32 +258,36 @@ class Commander(Agent):
             )
             self.commands_failed.append(reason)
             self._withdraw(reason)
-            self.fail_running(reason)
+            agent.fail_running(reason)
 
     def on_decision(self, decision: Decision) -> None:
-        super().on_decision(decision)
         if decision.kind in ("replaced", "dropped"):
             self._withdraw(f"plan {decision.kind}: {decision.reason}")
 
     def _withdraw(self, reason: str) -> None:
         command, self.command = self.command, None
         if command is not None:
-            self.log.info("command.withdrawn", goal=command.goal, reason=reason)
+            self.agent.log.info("command.withdrawn", goal=command.goal, reason=reason)
             self._send_bias(command, WITHDRAWN)
 
     def _send_bias(self, command: Command, bias: float) -> None:
         for member in command.members:
-            self.send(GoalBias(recipient=member, goal=command.goal, bias=bias))
+            self.agent.send(GoalBias(recipient=member, goal=command.goal, bias=bias))
             for other, _against in command.discouraged:
-                self.send(GoalBias(recipient=member, goal=other, bias=bias))
+                self.agent.send(GoalBias(recipient=member, goal=other, bias=bias))
 
     def final_state(self) -> dict[str, Any]:
         return {
-            **super().final_state(),
             "commands_done": list(self.commands_done),
             "commands_failed": list(self.commands_failed),
             "reports": [list(report) for report in self.reports],
         }
+
+
+def Commander(actor_id: str, role: Role, **options: Any) -> Agent:  # was a class
+    """An :class:`Agent` of ``role`` with the :class:`Commanding` component added (the role
+    may list it already: ``Role(..., components=[Commanding])``)."""
+    return Agent(actor_id, role.with_components(Commanding), **options)
 
 
 def command_task(
@@ -280,10 +298,10 @@ def command_task(
     timeout: int = 20,
     discourage: dict[str, float] | None = None,
 ) -> TaskHandler:
-    """A task handler for a :class:`Commander`'s action: recommend ``goal`` by ``bias`` to every
-    subordinate (``target(task)`` as its target) and discourage the goals of ``discourage``
-    (name: negative bias) until it ends; done when all reported completion, failed after
-    ``timeout`` ticks."""
+    """A task handler for an action of an agent with the :class:`Commanding` component:
+    recommend ``goal`` by ``bias`` to every subordinate (``target(task)`` as its target) and
+    discourage the goals of ``discourage`` (name: negative bias) until it ends; done when all
+    reported completion, failed after ``timeout`` ticks."""
     against = tuple(sorted((discourage or {}).items()))
     if bias <= 0 or timeout < 1 or any(value >= 0 for _, value in against):
         raise ConfigurationError(
@@ -292,21 +310,28 @@ def command_task(
         )
 
     def run(agent: Agent, task: Task) -> TaskStatus:
-        if not isinstance(agent, Commander):
-            return agent.fail_task(f"{agent.id} runs command {goal} but is not a Commander")
+        commanding = next((c for c in agent.components if isinstance(c, Commanding)), None)
+        if commanding is None:
+            return agent.fail_task(
+                f"{agent.id} runs command {goal}, but its role {agent.role.name!r} has no "
+                "Commanding component: list it in Role(components=[Commanding])"
+            )
         aim = target(task) if target is not None else None
-        return agent.start_command(task, goal, bias, aim, timeout, against)
+        return commanding.start_command(task, goal, bias, aim, timeout, against)
 
     return run
 
 
 __all__ = [
     "ADOPTED",
+    "COMMAND_DONE",
     "COMPLETED",
     "GOAL_TARGET",
     "WITHDRAWN",
     "Command",
     "Commander",
+    "Commanding",
+    "Following",
     "Subordinate",
     "command_task",
     "target_of",

@@ -8,6 +8,7 @@ is said per agent, not per role.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,8 @@ from ..planning import Brain, HtnDomain, load_domain_file
 from ..planning.htn_domain import HtnFunction
 from ..values import Value
 from ..world import FactKind
-from .decide import GoapDecider, HtnDecider
+from .component import ComponentFactory
+from .decide import Decider, GoapDecider, HtnDecider
 from .execute import BUILTIN_TASKS, ActTask, TaskHandler, act_tasks_of, check_acts, check_executable
 from .facts import Vocabulary, check_role_domain, declared_by
 from .memory import Daemon
@@ -61,6 +63,13 @@ class Role:
     """Bookkeeping tasks (a bot's ``!restrict``): a plan with one of them is, once it ends,
     followed by a new decision in the same tick, with the orders as they are now, so the work it
     prepares (the move the corridor restricts) starts this tick, not the next."""
+    components: Sequence[ComponentFactory] = ()
+    """Factories of the per-agent parts of the role (:mod:`warband.agents.component`): each
+    agent of the role gets a fresh one of each, whose hooks and message handlers it runs."""
+    make_decider: Callable[[Role, Mapping[str, Value]], Decider] | None = None
+    """Makes the decider of one agent from the role and the agent's constants (``@self``,
+    ``@team``...); None: an :class:`HtnDecider` for an HTN domain, a :class:`GoapDecider` for a
+    GOAP brain (with :attr:`decider_options`)."""
     facts: Sequence[FactKind[Any]] = ()
     """Facts the role's tasks, reporter and functions write (its daemons declare theirs with
     :func:`~warband.agents.facts.declares`): with the world's and the loop's, the vocabulary
@@ -80,6 +89,12 @@ class Role:
         check_executable(self.domain, self.executable, self.name)
         if isinstance(self.domain, HtnDomain):
             check_role_domain(self.domain, self.vocabulary, self.name)
+
+    def with_components(self, *factories: ComponentFactory) -> Role:
+        """This role with ``factories`` added to its components (those it lists already are
+        not added twice)."""
+        added = tuple(f for f in factories if f not in self.components)
+        return dataclasses.replace(self, components=(*self.components, *added)) if added else self
 
     @property
     def vocabulary(self) -> Vocabulary:
@@ -106,8 +121,10 @@ class Role:
         """Every primitive name this role can run, and what runs it."""
         return {**BUILTIN_TASKS, **self.acts, **self.tasks}
 
-    def decider(self, constants: Mapping[str, Value]) -> HtnDecider | GoapDecider:
+    def decider(self, constants: Mapping[str, Value]) -> Decider:
         """A decider for one agent of this role (an HTN domain gets its constants added)."""
+        if self.make_decider is not None:
+            return self.make_decider(self, constants)
         if isinstance(self.domain, Brain):
             return GoapDecider(self.domain, **self.decider_options)
         return HtnDecider(

@@ -142,6 +142,13 @@ class Actor(
                     handlers[message_type] = name
         cls._handlers = handlers
 
+    def handler_for(self, message_type: type[Message]) -> Callable[[Any], Any] | None:
+        """What handles a message of ``message_type``: by default the method marked with
+        :func:`handles` for it, or None (the message is logged ``msg.unhandled`` and a request
+        is refused). An actor made of parts (an agent's components) answers with theirs too."""
+        name = self._handlers.get(message_type)
+        return getattr(self, name) if name is not None else None
+
     def __init__(self, actor_id: str, *, groups: Iterable[str] = (), seed: int = 0) -> None:
         self.id = check_actor_id(actor_id)
         self.groups = tuple(check_group_name(group) for group in groups)
@@ -637,15 +644,14 @@ class Actor(
             return
         if isinstance(message, EndTalk) and message.conversation is not None:
             self._close_conversation(message.conversation, f"ended by {message.sender}")
-        handler_name = self._handlers.get(type(message))
-        if handler_name is None:
+        handler = self.handler_for(type(message))
+        if handler is None:
             if not isinstance(message, EndTalk | Heartbeat):
                 self.log.warning(
                     "msg.unhandled", msg_type=type(message).__name__, sender=message.sender
                 )
                 self._refuse_unhandled(message)
             return
-        handler = getattr(self, handler_name)
         if isinstance(message, Percept) and self.mode == "realtime":
             if self._hold_percept(message):
                 return
