@@ -37,7 +37,7 @@ from typing import Any
 
 from warband import Actor, ConfigurationError, Outcome, Params, RunResult, Scenario
 from warband.agents import Agent
-from warband.agents.cooperation import CooperativeAgent, cooperative_role
+from warband.agents.cooperation import Conversation, Walking, cooperative_role
 from warband.agents.execute import TaskHandler, TaskStatus
 from warband.messaging import incarnation
 from warband.messaging.supervisor import INCARNATION_VARIABLE
@@ -127,7 +127,6 @@ def _walk_to(target: str) -> TaskHandler:
     """A task that walks the agent from where it is to ``target``, link by link."""
 
     def run(agent: Agent, task: Task) -> TaskStatus:
-        assert isinstance(agent, CooperativeAgent)
         here = next(
             (at.waypoint for at in AT.all(agent.memory.facts.facts("at")) if at.id == agent.id),
             None,
@@ -137,7 +136,7 @@ def _walk_to(target: str) -> TaskHandler:
         path = waypoint_path(PRISON, here, target)
         if path is None:
             return agent.fail_task(f"no way from {here} to {target}")
-        return agent.walk(task, path[1:])
+        return agent.component(Walking).walk(task, path[1:])
 
     return run
 
@@ -151,14 +150,15 @@ def _idle(agent: Agent, task: Task) -> TaskStatus:
     return "done"
 
 
-class Prisoner(CooperativeAgent):
+class Prisoner(Agent):
     """alice: ends the run once she is out, or once she gave up and rested."""
 
     _finishing = False
 
     def on_tick(self, tick: int) -> None:
         super().on_tick(tick)
-        over = self._where() == OUT or ("Escape" in self.cancelled and self.plan is None)
+        cancelled = self.component(Conversation).cancelled
+        over = self._where() == OUT or ("Escape" in cancelled and self.plan is None)
         if over and not self._finishing:
             self._finishing = True
             self.finish_run("escaped" if self._where() == OUT else "escape cancelled")
@@ -171,7 +171,7 @@ class Prisoner(CooperativeAgent):
         return {**super().final_state(), "at": self._where(), "escaped": self._where() == OUT}
 
 
-class Helper(CooperativeAgent):
+class Helper(Agent):
     """A character alice may ask; with ``killed_after`` it dies that many ticks into its walk.
 
     Dying is as hard as this process allows: a process the supervisor started for this actor
@@ -200,12 +200,13 @@ class Helper(CooperativeAgent):
             self._die(tick)
             return
         super().on_tick(tick)
-        if self.killed_after is not None and self._route and since is None:
+        if self.killed_after is not None and self.component(Walking).route and since is None:
             self._walking_since = tick
 
     def _die(self, tick: int) -> None:
         self.killed_after = None
-        self.log.info("agent.killed", tick=tick, route=list(self._route), pid=os.getpid())
+        route = list(self.component(Walking).route)
+        self.log.info("agent.killed", tick=tick, route=route, pid=os.getpid())
         if INCARNATION_VARIABLE in os.environ:
             flush_logging()  # SIGKILL leaves no chance to write buffered events later
             os.kill(os.getpid(), signal.SIGKILL)
@@ -249,29 +250,21 @@ def build(params: Params, seed: int) -> list[Actor]:
             "Rest": _rest,
         },
         task_timeout=120,
+        acquaintances=list(HELPERS),
     )
-    helper_role = cooperative_role(
-        "helper",
-        _helper_brain(able),
-        {"HoldPlate": _walk_to(PLATE_ROOM), "Idle": _idle},
-        task_timeout=120,
-    )
-    actors: list[Actor] = [
-        Prisoner(PRISONER, prisoner_role, acquaintances=list(HELPERS), team="prisoners", seed=seed)
-    ]
+    actors: list[Actor] = [Prisoner(PRISONER, prisoner_role, team="prisoners", seed=seed)]
     for name, (team, _) in HELPERS.items():
         first_one = name == "bob"
-        actors.append(
-            Helper(
-                name,
-                helper_role,
-                team=team,
-                seed=seed,
-                busy=first_one and first == "busy",
-                affinity={PRISONER: 0.1} if first_one and first == "dislikes" else {},
-                killed_after=KILLED_AFTER if first_one and bool(params["kill_helper"]) else None,
-            )
+        helper_role = cooperative_role(
+            "helper",
+            _helper_brain(able),
+            {"HoldPlate": _walk_to(PLATE_ROOM), "Idle": _idle},
+            task_timeout=120,
+            busy=first_one and first == "busy",
+            affinity={PRISONER: 0.1} if first_one and first == "dislikes" else {},
         )
+        killed_after = KILLED_AFTER if first_one and bool(params["kill_helper"]) else None
+        actors.append(Helper(name, helper_role, team=team, seed=seed, killed_after=killed_after))
     return actors
 
 

@@ -10,12 +10,16 @@ into bots, squads and commanders by data (a :class:`Role`), not by class trees.
 - :data:`BUILTIN_TASKS`, :func:`check_acts`: what primitive tasks do;
 - :func:`assign`, :class:`Objective` and the ``objectives_for_<mode>`` functions: the
   commander's objectives and its six-step assignment of squads and bots (pure functions);
-- :class:`CooperativeAgent`, :func:`cooperative_role`: Boeda's commanderless cooperation, a GOAP
-  character that asks the agents it knows for help in a conversation;
-- :class:`Character`, :func:`character_role`: a F.E.A.R.-style GOAP character, with working
+- :class:`Component`: a per-agent part of a role (state, hooks, message handlers); GOAP roles
+  are made of them, as HTN roles are of daemons and tasks;
+- :func:`cooperative_role` (:class:`Conversation`, :class:`Walking`): Boeda's commanderless
+  cooperation, a GOAP character that asks the agents it knows for help in a conversation;
+- :func:`character_role` (:class:`Recollection`): a F.E.A.R.-style GOAP character, with working
   memory (confidence, age) and failures remembered so it replans another way;
-- :class:`Commander`, :class:`Subordinate`, :func:`command_task`: Pittman's GOAP command
-  hierarchy (GoalBias orders, adopted / completed reports, time-outs, interruption).
+- :class:`Commanding`, :class:`Following`, :func:`command_task`: Pittman's GOAP command
+  hierarchy (GoalBias orders, adopted / completed reports, time-outs, interruption);
+- :func:`CooperativeAgent`, :func:`Character`, :func:`Commander`, :func:`Subordinate` make an
+  :class:`Agent` with those components, for code written when they were classes.
 """
 
 from .agent import Agent as Agent
@@ -35,13 +39,19 @@ from .assignment import objectives_for_search_and_destroy as objectives_for_sear
 from .assignment import objectives_for_search_and_retrieve as objectives_for_search_and_retrieve
 from .assignment import objectives_for_tsps as objectives_for_tsps
 from .character import Character as Character
+from .character import Recollection as Recollection
 from .character import WorkingMemory as WorkingMemory
 from .character import character_role as character_role
 from .command import Commander as Commander
+from .command import Commanding as Commanding
+from .command import Following as Following
 from .command import Subordinate as Subordinate
 from .command import command_task as command_task
+from .component import Component as Component
+from .cooperation import Conversation as Conversation
 from .cooperation import CooperativeAgent as CooperativeAgent
 from .cooperation import CooperativeDecider as CooperativeDecider
+from .cooperation import Walking as Walking
 from .cooperation import cooperative_role as cooperative_role
 from .cooperation import from_wire as from_wire
 from .cooperation import to_wire as to_wire
@@ -71,21 +81,27 @@ __all__ = [
     "Character",
     "CommandQueue",
     "Commander",
+    "Commanding",
+    "Component",
+    "Conversation",
     "CooperativeAgent",
     "CooperativeDecider",
     "Daemon",
     "Decider",
     "Decision",
+    "Following",
     "GoapDecider",
     "HtnDecider",
     "Memory",
     "Objective",
     "ObjectiveKind",
     "OrderBook",
+    "Recollection",
     "Role",
     "SquadAssignment",
     "Subordinate",
     "TaskHandler",
+    "Walking",
     "WorkingMemory",
     "assign",
     "character_role",

@@ -31,8 +31,7 @@ from ..values import Fact, Value
 from ..world import FactKind
 from .agent import Agent
 from .component import Component
-from .cooperation import world_state
-from .decide import Decision
+from .decide import Decision, world_state
 from .execute import TaskHandler
 from .memory import Memory
 from .role import Role

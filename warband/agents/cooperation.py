@@ -31,11 +31,13 @@ Every time-out counts ticks, so a run sends the same messages in one process and
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..exceptions import ConfigurationError, DeliveryError, PlanningError, RequestTimeout
+from ..exceptions import ConfigurationError, DeliveryError, RequestTimeout
 from ..messaging import (
     Act,
     CooperationReply,
@@ -57,10 +59,19 @@ from ..planning.cooperation import (
     plan_cooperatively,
 )
 from ..planning.state import Condition, Key
-from ..values import Fact, goap_properties
-from ..world import SEES
-from .agent import ACT_REFUSED, Agent
-from .decide import AgentPlan, Decision, DecisionKind, goap_tasks, rank_goals
+from ..values import Value
+from ..world import ARRIVED, SEES
+from .agent import Agent
+from .component import Component
+from .decide import (
+    AgentPlan,
+    Decider,
+    Decision,
+    DecisionKind,
+    goap_tasks,
+    rank_goals,
+    world_state,
+)
 from .execute import TaskHandler, TaskStatus
 from .role import Role
 
@@ -92,21 +103,6 @@ def from_wire(condition: WireCondition) -> Condition:
         condition.negated,
         condition.achievable_by_any_agent,
     )
-
-
-def world_state(facts: Iterable[Fact]) -> WorldState:
-    """The GOAP projection of the facts that have one (Percept facts such as ``position`` or
-    ``tick`` have none and are left out, nor has the loop's ``act_refused`` bookkeeping)."""
-    kept: list[Fact] = []
-    for fact in facts:
-        if ACT_REFUSED.matches(fact):
-            continue  # ages every tick, no goal reads it (kept, F.E.A.R.'s soldier tried less)
-        try:
-            goap_properties(fact, PlanningError)
-        except PlanningError:
-            continue
-        kept.append(fact)
-    return WorldState.from_facts(kept)
 
 
 # --- deciding --------------------------------------------------------------------------------
@@ -237,19 +233,18 @@ class _Talk:
     agreed: HelpPlan | None = None
 
 
-class CooperativeAgent(Agent):
-    """An agent with Boeda's cooperative planner and conversation component (module doc).
+class Conversation(Component):
+    """Boeda's conversation component (module doc): the requester's and the responder's side.
 
     ``acquaintances`` are the agents it knows at the start, asked first and in that order;
     agents it perceives later (``sees`` facts) are asked after them. ``affinity`` maps agent ids
     to how much it likes them (default ``neutral_affinity``); it refuses to talk to those below
-    ``dislike_below``. ``busy`` makes it refuse every conversation.
+    ``dislike_below``. ``busy`` makes it refuse every conversation. The agent's decider must be
+    a :class:`CooperativeDecider` (a role made by :func:`cooperative_role` has one).
     """
 
     def __init__(
         self,
-        actor_id: str,
-        role: Role,
         *,
         acquaintances: Sequence[str] = (),
         affinity: Mapping[str, float] | None = None,
@@ -258,24 +253,14 @@ class CooperativeAgent(Agent):
         busy: bool = False,
         talk_timeout: int = 6,
         wait_timeout: int = 40,
-        cooperation_cost: CooperationCost = 1.0,
-        **options: Any,
     ) -> None:
-        super().__init__(actor_id, role, **options)
-        if not isinstance(role.domain, Brain):
-            raise ConfigurationError(
-                f"cooperative agent {actor_id!r}: role {role.name!r} has an HTN domain; "
-                "give it a GOAP Brain (cooperative_role(name, brain, tasks))"
-            )
         if talk_timeout < 1 or wait_timeout < 1:
             raise ConfigurationError(
-                f"cooperative agent {actor_id!r}: talk_timeout and wait_timeout must be at "
-                f"least 1 tick, got {talk_timeout} and {wait_timeout}"
+                f"conversation: talk_timeout and wait_timeout must be at least 1 tick, got "
+                f"{talk_timeout} and {wait_timeout}"
             )
-        self.decider = CooperativeDecider(
-            role.domain, cooperation_cost=cooperation_cost, **role.decider_options
-        )
-        self.known: list[str] = [peer for peer in acquaintances if peer != actor_id]
+        self.acquaintances = tuple(acquaintances)
+        self.known: list[str] = []
         self.affinity = dict(affinity or {})
         self.neutral_affinity = neutral_affinity
         self.dislike_below = dislike_below
@@ -291,28 +276,42 @@ class CooperativeAgent(Agent):
         self._asking: _Asking | None = None
         self._talk: _Talk | None = None
         self._help: HelpPlan | None = None
-        self._route: list[str] = []
+        self._help_before: HelpPlan | None = None
+
+    def attach(self, agent: Agent) -> None:
+        super().attach(agent)
+        if not isinstance(agent.decider, CooperativeDecider):
+            raise ConfigurationError(
+                f"cooperative agent {agent.id!r}: role {agent.role.name!r} does not decide "
+                "with a CooperativeDecider; build it with cooperative_role(name, brain, tasks)"
+            )
+        self.known = [peer for peer in self.acquaintances if peer != agent.id]
+
+    @property
+    def decider(self) -> CooperativeDecider:
+        decider = self.agent.decider
+        assert isinstance(decider, CooperativeDecider), "checked when attached"
+        return decider
 
     # --- the loop --------------------------------------------------------------------------
 
-    def on_tick(self, tick: int) -> None:
+    def on_tick_start(self, tick: int) -> None:
         self._perceive_peers()
-        self._walk_on(tick)
         self._check_cooperation(tick)
         self._check_talk(tick)
-        help_before = self._help
-        super().on_tick(tick)
-        self._check_help_done(help_before)
+        self._help_before = self._help
+
+    def on_tick_end(self, tick: int) -> None:
+        self._check_help_done(self._help_before)
 
     def _perceive_peers(self) -> None:
-        for seen in SEES.all(self.memory.facts.facts("sees")):
-            if seen.id != self.id and seen.id not in self.known:
+        for seen in SEES.all(self.agent.memory.facts.facts(SEES.name)):
+            if seen.id != self.agent.id and seen.id not in self.known:
                 self.known.append(seen.id)
 
     def on_decision(self, decision: Decision) -> None:
         if decision.kind in ("new", "replaced", "dropped"):
             self._asking = None  # a goal given up or replaced ends its cooperation too
-            self._route = []
         if decision.kind in ("new", "replaced") and decision.plan is not None:
             self.plans_chosen.append(
                 f"{decision.plan.label}: {' '.join(task.name for task in decision.plan.steps)}"
@@ -322,14 +321,14 @@ class CooperativeAgent(Agent):
 
     def start_cooperation(self, task: Task) -> TaskStatus:
         """The ``Cooperate`` task: ask the known agents, one by one, for the plan's request."""
-        plan = self.plan.source if self.plan is not None else None
+        plan = self.agent.plan.source if self.agent.plan is not None else None
         if not isinstance(plan, GoalPlan) or plan.cooperative is None:
-            return self.fail_task(f"{task} runs only in a plan with a cooperation step")
+            return self.agent.fail_task(f"{task} runs only in a plan with a cooperation step")
         request = plan.cooperative.request
         if self._holds(request):
             return "done"
         self._asking = _Asking(plan.goal.name, request)
-        self.start_task(self._ask_next(self._asking))
+        self.agent.start_task(self._ask_next(self._asking))
         return "running"
 
     async def _ask_next(self, asking: _Asking) -> None:
@@ -343,25 +342,27 @@ class CooperativeAgent(Agent):
                 refusal = await self._ask(peer, asking)
                 if refusal is None:
                     asking.helper = peer
-                    asking.waiting_since = self.tick
-                    self.log.info("cooperation.agreed", helper=peer, goal=asking.goal)
+                    asking.waiting_since = self.agent.tick
+                    self.agent.log.info("cooperation.agreed", helper=peer, goal=asking.goal)
                     return
                 self.refusals.append((peer, refusal))
-                self.log.info("cooperation.refused", peer=peer, reason=refusal, goal=asking.goal)
+                self.agent.log.info(
+                    "cooperation.refused", peer=peer, reason=refusal, goal=asking.goal
+                )
         finally:
             asking.talking = False
 
     async def _ask(self, peer: str, asking: _Asking) -> str | None:
         """One conversation with ``peer``: None when it agreed, else why not."""
         try:
-            reply = await self.request(
+            reply = await self.agent.request(
                 RequestTalk(recipient=peer, topic="cooperation"), timeout=self.talk_timeout
             )
             if not isinstance(reply, TalkReply) or not reply.accepted:
                 return getattr(reply, "reason", "") or "refused to talk"
             conversation = reply.conversation
             conditions = [to_wire(condition) for condition in asking.request]
-            answer = await self.request(
+            answer = await self.agent.request(
                 RequestCooperation(
                     recipient=peer, conversation=conversation, conditions=conditions
                 ),
@@ -369,7 +370,7 @@ class CooperativeAgent(Agent):
             )
             accepted = isinstance(answer, CooperationReply) and answer.accepted
             why = "agreed" if accepted else "refused"
-            self.send(EndTalk(recipient=peer, conversation=conversation, reason=why))
+            self.agent.send(EndTalk(recipient=peer, conversation=conversation, reason=why))
             if not accepted:
                 return getattr(answer, "reason", "") or "cannot help"
             return None
@@ -398,23 +399,22 @@ class CooperativeAgent(Agent):
                     self._believe(asking.request)
                 self.helped_by.append(asking.helper)
                 self._asking = None
-                self.finish_task()
+                self.agent.finish_task()
                 return
             if result is None and tick - asking.waiting_since < self.wait_timeout:
                 return
             why = result.reason if result is not None else "no result in time"
             self.refusals.append((asking.helper, f"failed: {why}"))
-            self.log.info("cooperation.failed", helper=asking.helper, reason=why)
+            self.agent.log.info("cooperation.failed", helper=asking.helper, reason=why)
             asking.helper, asking.result = None, None
         if any(peer not in asking.tried for peer in self.known):
-            self.start_task(self._ask_next(asking))
+            self.agent.start_task(self._ask_next(asking))
             return
-        self.log.info("cooperation.cancelled", goal=asking.goal, tried=asking.tried)
+        self.agent.log.info("cooperation.cancelled", goal=asking.goal, tried=asking.tried)
         self.cancelled.append(asking.goal)
-        assert isinstance(self.decider, CooperativeDecider)
         self.decider.cancel(asking.goal)
         self._asking = None
-        self.fail_running(f"nobody helps with goal {asking.goal}; it is cancelled")
+        self.agent.fail_running(f"nobody helps with goal {asking.goal}; it is cancelled")
 
     def _believe(self, conditions: Iterable[Condition]) -> None:
         """Take the helper's word for conditions we cannot perceive: remember them as facts
@@ -425,12 +425,12 @@ class CooperativeAgent(Agent):
                 continue  # "anything but v" gives no fact to remember
             key = condition.key
             if key.subject is None:
-                self.memory.remember(key.name, condition.value)
+                self.agent.memory.remember(key.name, condition.value)
             else:
-                self.memory.remember(key.name, key.subject, condition.value)
+                self.agent.memory.remember(key.name, key.subject, condition.value)
 
     def _holds(self, conditions: Iterable[Condition]) -> bool:
-        state = world_state(self.memory.facts)
+        state = world_state(self.agent.memory.facts)
         return all(condition.holds(state) for condition in conditions)
 
     # --- responder -------------------------------------------------------------------------
@@ -439,10 +439,10 @@ class CooperativeAgent(Agent):
     def on_request_talk(self, request: RequestTalk) -> None:
         refusal = self._why_not_talk(request.sender)
         if refusal is None and request.conversation is not None:
-            self._talk = _Talk(request.sender, request.conversation, self.tick)
+            self._talk = _Talk(request.sender, request.conversation, self.agent.tick)
         else:
             self.refused.append((request.sender, refusal or "no conversation id"))
-        self.reply(request, TalkReply(accepted=refusal is None, reason=refusal or ""))
+        self.agent.reply(request, TalkReply(accepted=refusal is None, reason=refusal or ""))
 
     def _why_not_talk(self, peer: str) -> str | None:
         if self.busy or self._talk is not None or self._help is not None:
@@ -457,22 +457,23 @@ class CooperativeAgent(Agent):
     def on_request_cooperation(self, request: RequestCooperation) -> None:
         talk = self._talk
         if talk is None or talk.conversation != request.conversation:
-            self.reply(request, CooperationReply(accepted=False, reason="no conversation open"))
+            self.agent.reply(
+                request, CooperationReply(accepted=False, reason="no conversation open")
+            )
             return
         conditions = tuple(from_wire(condition) for condition in request.conditions)
-        assert isinstance(self.decider, CooperativeDecider)
         answer = answer_request(
             conditions,
-            world_state(self.memory.facts),
+            world_state(self.agent.memory.facts),
             self.decider.brain.actions,
-            self.memory.facts,
-            max_expansions=self.role.planning_budget,
+            self.agent.memory.facts,
+            max_expansions=self.agent.role.planning_budget,
         )
         if answer.plan is None:
-            self.reply(request, CooperationReply(accepted=False, reason="cannot plan for it"))
+            self.agent.reply(request, CooperationReply(accepted=False, reason="cannot plan for it"))
             return
         talk.agreed = HelpPlan(talk.peer, talk.conversation, conditions, answer.plan)
-        self.reply(request, CooperationReply(accepted=True, cost=answer.plan.cost))
+        self.agent.reply(request, CooperationReply(accepted=True, cost=answer.plan.cost))
 
     @handles(EndTalk)
     def on_end_talk(self, end: EndTalk) -> None:
@@ -487,62 +488,41 @@ class CooperativeAgent(Agent):
         talk = self._talk
         if talk is not None and tick - talk.since > 2 * self.talk_timeout:
             # The requester went silent (it died, or its EndTalk was lost): free ourselves.
-            self.log.info("cooperation.abandoned", peer=talk.peer, conversation=talk.conversation)
+            self.agent.log.info(
+                "cooperation.abandoned", peer=talk.peer, conversation=talk.conversation
+            )
             self._talk = None
 
     def _start_helping(self, help_plan: HelpPlan) -> None:
         self._help = help_plan
         self.helped.append(help_plan.requester)
         plan = AgentPlan(goap_tasks(help_plan.plan), f"help:{help_plan.requester}", help_plan)
-        kind: DecisionKind = "replaced" if self.plan is not None else "new"
+        kind: DecisionKind = "replaced" if self.agent.plan is not None else "new"
         reason = f"helping {help_plan.requester}"
-        self.adopt(Decision(kind, plan, reason))
+        self.agent.adopt(Decision(kind, plan, reason))
 
     def _check_help_done(self, help_before: HelpPlan | None) -> None:
         """Once the help plan has ended, tell the requester how it went."""
         help_plan = self._help
         if help_plan is None or help_plan is not help_before:
             return
-        running = self.plan.source if self.plan is not None else None
+        running = self.agent.plan.source if self.agent.plan is not None else None
         if running is help_plan:
             return
         self._help = None
-        success = self.step >= len(help_plan.plan.steps) and not self.task_failure
-        self.send(
+        success = self.agent.step >= len(help_plan.plan.steps) and not self.agent.task_failure
+        self.agent.send(
             CooperationResult(
                 recipient=help_plan.requester,
                 conversation=help_plan.conversation,
                 success=success,
                 conditions=[to_wire(condition) for condition in help_plan.conditions],
-                reason="" if success else self.task_failure or "the help plan was dropped",
+                reason="" if success else self.agent.task_failure or "the help plan was dropped",
             )
         )
 
-    # --- acting --------------------------------------------------------------------------------
-
-    def walk(self, task: Task, route: Sequence[str]) -> TaskStatus:
-        """Run ``task`` as a walk along ``route`` (waypoints after the current one), one link
-        per move; done on arriving at the last."""
-        if not route:
-            return "done"
-        self._route = list(route)
-        self.send(Act(recipient=self.world, verb="move", args={"waypoint": self._route[0]}))
-        return self.hold_task(task)
-
-    def _walk_on(self, tick: int) -> None:
-        if not self._route or self.running_task is None:
-            return
-        if any(e[:2] == ("arrived", self._route[0]) for e in self.events):
-            self._route.pop(0)
-            if not self._route:
-                self.finish_task()
-                return
-            self.keep_running()
-            self.send(Act(recipient=self.world, verb="move", args={"waypoint": self._route[0]}))
-
     def final_state(self) -> dict[str, Any]:
         return {
-            **super().final_state(),
             "helped_by": list(self.helped_by),
             "refusals": [list(entry) for entry in self.refusals],
             "cancelled": list(self.cancelled),
@@ -552,26 +532,159 @@ class CooperativeAgent(Agent):
         }
 
 
+class Walking(Component):
+    """Walks the agent along a route, one link per move (a task that lasts until it arrives at
+    the last waypoint): :meth:`walk`. A new, replaced or dropped plan ends the walk."""
+
+    def __init__(self) -> None:
+        self.route: list[str] = []
+        """The waypoints still to walk to, the next first."""
+
+    def walk(self, task: Task, route: Sequence[str]) -> TaskStatus:
+        """Run ``task`` as a walk along ``route`` (waypoints after the current one), one link
+        per move; done on arriving at the last."""
+        agent = self.agent
+        if not route:
+            return "done"
+        self.route = list(route)
+        agent.send(Act(recipient=agent.world, verb="move", args={"waypoint": self.route[0]}))
+        return agent.hold_task(task)
+
+    def on_tick_start(self, tick: int) -> None:
+        agent = self.agent
+        if not self.route or agent.running_task is None:
+            return
+        if any(e[:2] == (ARRIVED.name, self.route[0]) for e in agent.events):
+            self.route.pop(0)
+            if not self.route:
+                agent.finish_task()
+                return
+            agent.keep_running()
+            agent.send(Act(recipient=agent.world, verb="move", args={"waypoint": self.route[0]}))
+
+    def on_decision(self, decision: Decision) -> None:
+        if decision.kind in ("new", "replaced", "dropped"):
+            self.route = []
+
+
 def cooperate(agent: Agent, task: Task) -> TaskStatus:
-    """The ``Cooperate`` task of a :class:`CooperativeAgent`'s plan."""
-    if not isinstance(agent, CooperativeAgent):
-        return agent.fail_task(f"{task} needs a CooperativeAgent; {agent.id} is not one")
-    return agent.start_cooperation(task)
+    """The ``Cooperate`` task: the agent's :class:`Conversation` asks for the plan's request."""
+    conversation = next((c for c in agent.components if isinstance(c, Conversation)), None)
+    if conversation is None:
+        return agent.fail_task(
+            f"{task} needs a Conversation component; the role {agent.role.name!r} of "
+            f"{agent.id} has none (build it with cooperative_role)"
+        )
+    return conversation.start_cooperation(task)
 
 
 def cooperative_role(
-    name: str, brain: Brain, tasks: Mapping[str, TaskHandler], **options: Any
+    name: str,
+    brain: Brain,
+    tasks: Mapping[str, TaskHandler],
+    *,
+    cooperation_cost: CooperationCost = 1.0,
+    acquaintances: Sequence[str] = (),
+    affinity: Mapping[str, float] | None = None,
+    neutral_affinity: float = 0.5,
+    dislike_below: float = 0.3,
+    busy: bool = False,
+    talk_timeout: int = 6,
+    wait_timeout: int = 40,
+    **options: Any,
 ) -> Role:
-    """A role for a :class:`CooperativeAgent`: ``brain``'s actions run by ``tasks``, and the
-    cooperation step by :func:`cooperate`."""
-    return Role(name, brain, tasks={**tasks, COOPERATION_ACTION: cooperate}, **options)
+    """A role for Boeda's cooperative character: ``brain``'s actions run by ``tasks``, the
+    cooperation step by :func:`cooperate`, decided by a :class:`CooperativeDecider`, with the
+    :class:`Walking` and :class:`Conversation` components (the keywords of the latter are its
+    settings: a role per character when they differ). ``options`` are the other fields of
+    :class:`Role`."""
+    if not isinstance(brain, Brain):
+        raise ConfigurationError(
+            f"cooperative role {name!r}: its domain must be a GOAP Brain, got "
+            f"{type(brain).__name__}"
+        )
+    conversation = functools.partial(
+        Conversation,
+        acquaintances=acquaintances,
+        affinity=affinity,
+        neutral_affinity=neutral_affinity,
+        dislike_below=dislike_below,
+        busy=busy,
+        talk_timeout=talk_timeout,
+        wait_timeout=wait_timeout,
+    )
+    conversation()  # its settings are checked now, not when the first agent is made
+    components = [*options.pop("components", ()), Walking, conversation]
+    return Role(
+        name,
+        brain,
+        tasks={**tasks, COOPERATION_ACTION: cooperate},
+        components=components,
+        make_decider=_decider_costing(cooperation_cost),
+        **options,
+    )
+
+
+def _decider_costing(cost: CooperationCost) -> Callable[[Role, Mapping[str, Value]], Decider]:
+    def make(role: Role, constants: Mapping[str, Value]) -> Decider:
+        assert isinstance(role.domain, Brain), "cooperative_role checked it"
+        return CooperativeDecider(role.domain, cooperation_cost=cost, **role.decider_options)
+
+    return make
+
+
+def CooperativeAgent(  # was a class; now an Agent of a cooperative role
+    actor_id: str,
+    role: Role,
+    *,
+    acquaintances: Sequence[str] = (),
+    affinity: Mapping[str, float] | None = None,
+    neutral_affinity: float = 0.5,
+    dislike_below: float = 0.3,
+    busy: bool = False,
+    talk_timeout: int = 6,
+    wait_timeout: int = 40,
+    cooperation_cost: CooperationCost = 1.0,
+    **options: Any,
+) -> Agent:
+    """An :class:`Agent` of ``role`` (made by :func:`cooperative_role`) with these conversation
+    settings and cooperation cost in place of the role's."""
+    if not isinstance(role.domain, Brain):
+        raise ConfigurationError(
+            f"cooperative agent {actor_id!r}: role {role.name!r} has an HTN domain; "
+            "give it a GOAP Brain (cooperative_role(name, brain, tasks))"
+        )
+    own = [c for c in role.components if getattr(c, "func", c) not in (Walking, Conversation)]
+    settled = cooperative_role(
+        role.name,
+        role.domain,
+        {k: v for k, v in role.tasks.items() if k != COOPERATION_ACTION},
+        cooperation_cost=cooperation_cost,
+        acquaintances=acquaintances,
+        affinity=affinity,
+        neutral_affinity=neutral_affinity,
+        dislike_below=dislike_below,
+        busy=busy,
+        talk_timeout=talk_timeout,
+        wait_timeout=wait_timeout,
+        **{**_role_options(role), "components": own},
+    )
+    return Agent(actor_id, settled, **options)
+
+
+def _role_options(role: Role) -> dict[str, Any]:
+    """The fields of ``role`` that :func:`cooperative_role` passes through as they are."""
+    skip = {"name", "domain", "tasks", "components", "make_decider"}
+    return {f.name: getattr(role, f.name) for f in dataclasses.fields(role) if f.name not in skip}
 
 
 __all__ = [
+    "Conversation",
     "CooperativeAgent",
     "CooperativeDecider",
     "GoalPlan",
     "HelpPlan",
+    "Walking",
     "cooperate",
     "cooperative_role",
     "from_wire",

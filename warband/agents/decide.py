@@ -26,6 +26,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+import structlog
+
+from ..exceptions import PlanningError
 from ..messaging.tracing import tracing_enabled
 from ..planning import (
     Brain,
@@ -44,8 +47,10 @@ from ..planning import (
     htn_plan_text,
     simulate,
 )
-from ..values import Value
-from .facts import GOAL_BIAS
+from ..values import Fact, Value, goap_properties
+from .facts import ACT_REFUSED, GOAL_BIAS
+
+_log = structlog.get_logger("warband.agents")
 
 DecisionKind = Literal["new", "kept", "replaced", "dropped", "none"]
 """``new``: a plan where there was none; ``kept``: the running plan stays; ``replaced``: a
@@ -178,9 +183,11 @@ class GoapDecider:
     goes on at the next decision. A plan's steps become tasks named after its actions, with
     the bound values of the action's variables (sorted by variable name) as arguments.
 
-    ``state`` turns the agent's facts into a GOAP world state (default: the documented
-    projection, :meth:`WorldState.from_facts`); ``context`` gives the goals' relevancy
-    functions and the actions' procedural checks what they read (default: the facts).
+    ``state`` turns the agent's facts into a GOAP world state (default: :func:`world_state`,
+    the documented projection of every fact that has one; a fact without one, such as a
+    Percept's ``position``, is left out with one ``goap.unprojected`` warning per fact name);
+    ``context`` gives the goals' relevancy functions and the actions' procedural checks what
+    they read (default: the facts).
     """
 
     def __init__(
@@ -192,12 +199,22 @@ class GoapDecider:
         max_expansions: int = 100_000,
     ) -> None:
         self.brain = brain
-        self._state = state or (lambda facts: WorldState.from_facts(facts))
+        self._state = state or self._projected
         self._context = context or (lambda facts: facts)
         self.max_expansions = max_expansions
+        self._unprojected: set[str] = set()
         self._search: GoapSearch | None = None
         self._searching: Goal | None = None
         self._tried: set[str] = set()
+
+    def _projected(self, facts: FactDB) -> WorldState:
+        return world_state(facts, skipped=self._warn_unprojected)
+
+    def _warn_unprojected(self, fact: Fact, why: str) -> None:
+        name = str(next(iter(fact), ""))
+        if name not in self._unprojected:
+            self._unprojected.add(name)
+            _log.warning("goap.unprojected", fact=name, reason=why, brain=self.brain.name)
 
     def decide(
         self, facts: FactDB, current: AgentPlan | None, *, budget: int, progress: int = 0
@@ -274,6 +291,29 @@ class GoapDecider:
             if goal.name == running.goal.name:
                 return (score, goal.name)
         return None
+
+
+def world_state(
+    facts: Iterable[Fact], *, skipped: Callable[[Fact, str], None] | None = None
+) -> WorldState:
+    """The GOAP projection (:func:`warband.values.goap_properties`) of the facts that have one.
+
+    A fact without one (a Percept's ``position``: its first argument is a number, not an
+    entity id) is left out, and ``skipped(fact, why)`` is told; the loop's ``act_refused``
+    bookkeeping is left out silently (it ages every tick, and no goal reads it).
+    """
+    kept: list[Fact] = []
+    for fact in facts:
+        if ACT_REFUSED.matches(fact):
+            continue
+        try:
+            goap_properties(fact, PlanningError)
+        except PlanningError as error:
+            if skipped is not None:
+                skipped(fact, str(error))
+            continue
+        kept.append(fact)
+    return WorldState.from_facts(kept)
 
 
 def rank_goals(goals: Iterable[Goal], facts: FactDB, context: Any) -> list[tuple[float, Goal]]:
