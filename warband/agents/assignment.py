@@ -1,7 +1,7 @@
 """The commander's objectives, and how it shares its bots and squads among them (pure).
 
 A commander plays a game mode by turning the game state into a list of :class:`Objective`
-values (the ``objectives_for_<mode>`` functions), then deciding which squad works on which
+values (:mod:`warband.agents.objectives`), then deciding which squad works on which
 objective and which bot belongs to which squad (:func:`assign`). Everything here is a pure
 function of its arguments: no I/O, no actors, no randomness, no clock. The commander actor
 calls it every time it re-plans and turns the difference between two :class:`Assignment`
@@ -63,11 +63,9 @@ in :attr:`Assignment.free`, for the commander to use as it likes (e.g. freelanci
 Modes
 =====
 
-Each ``objectives_for_<mode>`` reads the state of one Warzone mode as plain values (what the
-commander's memory knows from its percepts) and gives that mode's objectives, following
-Killzone 3's commanders; the tactical spawn points (TSPs) are a lower-priority objective in
-every mode (:func:`objectives_for_tsps`). Weights and optimal numbers are keyword arguments
-with defaults, for a designer to tune.
+The ``objectives_for_<mode>`` functions that make the objectives of each Warzone mode, and the
+choices of where a bot respawns and the VIP hides, are :mod:`warband.agents.objectives`
+(still importable from here).
 """
 
 from __future__ import annotations
@@ -77,9 +75,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from ..exceptions import ConfigurationError, UnknownIdError
-from ..world.vocabulary import ATTACK, DEFEND, TARGET_ARMED, TARGET_DESTROYED, TARGET_INTACT
+from ..exceptions import ConfigurationError
 
 Distance = Callable[[str, str], float]
 """Travel cost between two waypoint ids (``math.inf`` when there is no way)."""
@@ -475,476 +473,37 @@ def _pool(squad_ids: Iterable[str]) -> tuple[str, ...]:
     return pool
 
 
-# --- objectives per game mode ---------------------------------------------------------------
-
-
-def objectives_for_tsps(
-    tsps: Mapping[str, str | None],
-    marker_waypoints: Mapping[str, str],
-    team: str,
-    *,
-    weight: float = 1.0,
-    bots: int = 2,
-) -> list[Objective]:
-    """The TSP objectives of every mode: ``capture:<tsp>`` (AdvanceToWaypoint; a tactician
-    captures it there) for each tactical spawn point ``team`` does not own.
-
-    ``tsps``: TSP marker id -> owning team or None. Owned TSPs get no objective: the team's
-    respawning bots keep them busy enough. The default weight is below every mode objective's.
-    """
-    return [
-        Objective(
-            f"capture:{tsp}",
-            ObjectiveKind.ADVANCE_TO_WAYPOINT,
-            tsp,
-            _waypoint_of(tsp, marker_waypoints, "TSP"),
-            weight,
-            bots,
-        )
-        for tsp, owner in sorted(tsps.items())
-        if owner != team
-    ]
-
-
-def objectives_for_capture_and_hold(
-    points: Mapping[str, str | None],
-    point_waypoints: Mapping[str, str],
-    team: str,
-    score: Mapping[str, int],
-    tsps: Mapping[str, str | None] | None = None,
-    *,
-    capture_weight: float = 3.0,
-    defend_weight: float = 2.0,
-    squad_bots: int = 4,
-    tsp_weight: float = 1.0,
-    tsp_bots: int = 2,
-) -> list[Objective]:
-    """Capture and Hold: take the points ``team`` does not own, hold the ones it does.
-
-    ``points``: capture point id -> owning team or None; ``point_waypoints``: marker id ->
-    waypoint, for every capture point and TSP; ``score``: team -> points.
-
-    - a point not owned (neutral or the enemy's): ``capture:<point>``, an AdvanceToWaypoint to
-      the point's waypoint. Capturing is going there and staying: the bots capture the point
-      they stand on, and once it is ours the next re-plan turns the objective into a defence.
-      (A point is a marker, not an entity that can be attacked, hence not AttackEntity.)
-    - a point owned: ``defend:<point>``, a DefendMarker.
-    - when ``team`` leads on score and owns more than half the points, it plays safe: only the
-      defence of its points (Killzone 3's commander ahead with two of three areas).
-    - the TSPs (``tsps``: marker id -> owner) as :func:`objectives_for_tsps`.
-    """
-    owned = sorted(p for p, owner in points.items() if owner == team)
-    others = [s for t, s in score.items() if t != team]
-    ahead = score.get(team, 0) > max(others, default=0)
-    safe = ahead and 2 * len(owned) > len(points)
-    objectives: list[Objective] = []
-    for point, owner in sorted(points.items()):
-        waypoint = _waypoint_of(point, point_waypoints, "capture point")
-        if owner == team:
-            objectives.append(
-                Objective(
-                    f"defend:{point}",
-                    ObjectiveKind.DEFEND_MARKER,
-                    point,
-                    waypoint,
-                    defend_weight,
-                    squad_bots,
-                )
-            )
-        elif not safe:
-            objectives.append(
-                Objective(
-                    f"capture:{point}",
-                    ObjectiveKind.ADVANCE_TO_WAYPOINT,
-                    point,
-                    waypoint,
-                    capture_weight,
-                    squad_bots,
-                )
-            )
-    objectives += objectives_for_tsps(
-        tsps or {}, point_waypoints, team, weight=tsp_weight, bots=tsp_bots
+if TYPE_CHECKING:  # for type checkers; at run time __getattr__ imports them when first used
+    from .objectives import choose_hiding_spot as choose_hiding_spot
+    from .objectives import choose_spawn as choose_spawn
+    from .objectives import objectives_for_assassination as objectives_for_assassination
+    from .objectives import objectives_for_body_count as objectives_for_body_count
+    from .objectives import objectives_for_capture_and_hold as objectives_for_capture_and_hold
+    from .objectives import objectives_for_search_and_destroy as objectives_for_search_and_destroy
+    from .objectives import (
+        objectives_for_search_and_retrieve as objectives_for_search_and_retrieve,
     )
-    return objectives
+    from .objectives import objectives_for_tsps as objectives_for_tsps
+
+_MOVED = frozenset(
+    {
+        "choose_hiding_spot",
+        "choose_spawn",
+        "objectives_for_assassination",
+        "objectives_for_body_count",
+        "objectives_for_capture_and_hold",
+        "objectives_for_search_and_destroy",
+        "objectives_for_search_and_retrieve",
+        "objectives_for_tsps",
+    }
+)
 
 
-def objectives_for_search_and_retrieve(
-    team: str,
-    *,
-    object_id: str,
-    object_waypoint: str,
-    carrier: str | None = None,
-    carrier_team: str | None = None,
-    return_points: Mapping[str, str],
-    marker_waypoints: Mapping[str, str],
-    tsps: Mapping[str, str | None] | None = None,
-    retrieve_weight: float = 4.0,
-    escort_weight: float = 4.0,
-    attack_weight: float = 5.0,
-    return_weight: float = 2.0,
-    squad_bots: int = 4,
-    tsp_weight: float = 1.0,
-    tsp_bots: int = 2,
-) -> list[Objective]:
-    """Search and Retrieve: the one object both teams want at their own return point.
+def __getattr__(name: str) -> object:
+    # The mode objectives moved to warband.agents.objectives; old imports from here still work
+    # (lazily: objectives imports this module's Objective).
+    if name in _MOVED:
+        from . import objectives
 
-    ``object_waypoint``: where the object lies, or where its carrier is; ``carrier`` and
-    ``carrier_team``: who holds it (both None while nobody does); ``return_points``: team ->
-    return marker id; ``marker_waypoints``: marker id -> waypoint (return points, TSPs).
-
-    - nobody holds it: ``retrieve:<object>``, AdvanceToWaypoint to it (whoever gets there picks
-      it up);
-    - ``team`` holds it: ``escort:<object>``, EscortEntity of the carrier, and
-      ``return:<our return marker>``, AdvanceToWaypoint to clear the way home;
-    - the enemy holds it: ``attack:<object>``, AttackEntity on the carrier (to take the object
-      back), and ``block:<their return marker>``, DefendMarker where they must bring it.
-
-    The ids name the object, not the carrier, so the squads keep the job when the carrier
-    changes within a team; the objective's ``target`` is the current carrier.
-    """
-    if (carrier is None) != (carrier_team is None):
-        raise ConfigurationError(
-            f"search and retrieve: carrier {carrier!r} and carrier_team {carrier_team!r} must "
-            "be given together (both None while nobody holds the object)"
-        )
-    objectives: list[Objective] = []
-    if carrier is None or carrier_team is None:
-        objectives.append(
-            Objective(
-                f"retrieve:{object_id}",
-                ObjectiveKind.ADVANCE_TO_WAYPOINT,
-                object_id,
-                object_waypoint,
-                retrieve_weight,
-                squad_bots,
-            )
-        )
-    elif carrier_team == team:
-        objectives.append(
-            Objective(
-                f"escort:{object_id}",
-                ObjectiveKind.ESCORT_ENTITY,
-                carrier,
-                object_waypoint,
-                escort_weight,
-                squad_bots,
-            )
-        )
-        home = _return_point(return_points, team)
-        objectives.append(
-            Objective(
-                f"return:{home}",
-                ObjectiveKind.ADVANCE_TO_WAYPOINT,
-                home,
-                _waypoint_of(home, marker_waypoints, "return point"),
-                return_weight,
-                squad_bots,
-            )
-        )
-    else:
-        objectives.append(
-            Objective(
-                f"attack:{object_id}",
-                ObjectiveKind.ATTACK_ENTITY,
-                carrier,
-                object_waypoint,
-                attack_weight,
-                squad_bots,
-            )
-        )
-        theirs = _return_point(return_points, carrier_team)
-        objectives.append(
-            Objective(
-                f"block:{theirs}",
-                ObjectiveKind.DEFEND_MARKER,
-                theirs,
-                _waypoint_of(theirs, marker_waypoints, "return point"),
-                return_weight,
-                squad_bots,
-            )
-        )
-    objectives += objectives_for_tsps(
-        tsps or {}, marker_waypoints, team, weight=tsp_weight, bots=tsp_bots
-    )
-    return objectives
-
-
-def objectives_for_search_and_destroy(
-    team: str,
-    *,
-    role: str,
-    targets: Mapping[str, str],
-    marker_waypoints: Mapping[str, str],
-    tsps: Mapping[str, str | None] | None = None,
-    attack_weight: float = 3.0,
-    guard_weight: float = 4.0,
-    defend_weight: float = 3.0,
-    defuse_weight: float = 5.0,
-    squad_bots: int = 4,
-    tsp_weight: float = 1.0,
-    tsp_bots: int = 2,
-) -> list[Objective]:
-    """Search and Destroy: the defenders' targets, attacked or defended by ``role``.
-
-    ``role``: :data:`~warband.world.vocabulary.ATTACK` or ``DEFEND`` (the team's ``role``
-    fact); ``targets``: target marker id -> its ``target_state`` (intact, armed, destroyed).
-
-    - attackers: ``destroy:<target>``, AttackEntity on each intact target (plant a charge);
-      ``guard:<target>``, DefendMarker on an armed one, heavier (keep the defenders off the
-      charge until it goes off);
-    - defenders: ``defend:<target>``, DefendMarker on each target, heavier while armed (defuse
-      it): the id stays, so the squads already there stay and more join them.
-
-    A destroyed target gets no objective.
-    """
-    if role not in (ATTACK, DEFEND):
-        raise ConfigurationError(
-            f"search and destroy: role must be {ATTACK!r} or {DEFEND!r}, got {role!r}"
-        )
-    states = (TARGET_INTACT, TARGET_ARMED, TARGET_DESTROYED)
-    objectives: list[Objective] = []
-    for target, state in sorted(targets.items()):
-        if state not in states:
-            raise ConfigurationError(
-                f"search and destroy: target {target!r} has state {state!r}; "
-                f"known states: {', '.join(states)}"
-            )
-        if state == TARGET_DESTROYED:
-            continue
-        waypoint = _waypoint_of(target, marker_waypoints, "destroy target")
-        armed = state == TARGET_ARMED
-        if role == DEFEND:
-            objectives.append(
-                Objective(
-                    f"defend:{target}",
-                    ObjectiveKind.DEFEND_MARKER,
-                    target,
-                    waypoint,
-                    defuse_weight if armed else defend_weight,
-                    squad_bots,
-                )
-            )
-        elif armed:
-            objectives.append(
-                Objective(
-                    f"guard:{target}",
-                    ObjectiveKind.DEFEND_MARKER,
-                    target,
-                    waypoint,
-                    guard_weight,
-                    squad_bots,
-                )
-            )
-        else:
-            objectives.append(
-                Objective(
-                    f"destroy:{target}",
-                    ObjectiveKind.ATTACK_ENTITY,
-                    target,
-                    waypoint,
-                    attack_weight,
-                    squad_bots,
-                )
-            )
-    objectives += objectives_for_tsps(
-        tsps or {}, marker_waypoints, team, weight=tsp_weight, bots=tsp_bots
-    )
-    return objectives
-
-
-def objectives_for_assassination(
-    team: str,
-    *,
-    role: str,
-    vip: str,
-    vip_waypoint: str | None,
-    marker_waypoints: Mapping[str, str],
-    hiding_spot: str | None = None,
-    search_spots: Sequence[str] = (),
-    tsps: Mapping[str, str | None] | None = None,
-    escort_weight: float = 5.0,
-    hide_weight: float = 2.0,
-    attack_weight: float = 5.0,
-    search_weight: float = 2.0,
-    squad_bots: int = 4,
-    search_bots: int = 2,
-    tsp_weight: float = 1.0,
-    tsp_bots: int = 2,
-) -> list[Objective]:
-    """Assassination: keep our VIP alive, or hunt theirs.
-
-    ``role``: :data:`~warband.world.vocabulary.ATTACK` or ``DEFEND``; ``vip``: the target's
-    agent id; ``vip_waypoint``: where it is, None when unknown (the attackers are not always
-    told); ``marker_waypoints``: marker id -> waypoint (hiding spots, TSPs).
-
-    - defenders: ``escort:<vip>``, EscortEntity of the VIP, and, when the commander has chosen
-      one (:func:`choose_hiding_spot`), ``hide:<spot>``, DefendMarker on the VIP's hiding spot,
-      so a squad holds the place the VIP goes to. The VIP itself is best left out of the bots
-      given to :func:`assign` and ordered to hide directly.
-    - attackers: ``attack:<vip>``, AttackEntity on the VIP, when they know where it is; while
-      they do not, ``search:<spot>``, AdvanceToWaypoint to each of ``search_spots`` (the map's
-      hiding markers: where a VIP is likely to be).
-    """
-    if role not in (ATTACK, DEFEND):
-        raise ConfigurationError(
-            f"assassination: role must be {ATTACK!r} or {DEFEND!r}, got {role!r}"
-        )
-    objectives: list[Objective] = []
-    if role == DEFEND:
-        if vip_waypoint is not None:
-            objectives.append(
-                Objective(
-                    f"escort:{vip}",
-                    ObjectiveKind.ESCORT_ENTITY,
-                    vip,
-                    vip_waypoint,
-                    escort_weight,
-                    squad_bots,
-                )
-            )
-        if hiding_spot is not None:
-            objectives.append(
-                Objective(
-                    f"hide:{hiding_spot}",
-                    ObjectiveKind.DEFEND_MARKER,
-                    hiding_spot,
-                    _waypoint_of(hiding_spot, marker_waypoints, "hiding spot"),
-                    hide_weight,
-                    squad_bots,
-                )
-            )
-    elif vip_waypoint is not None:
-        objectives.append(
-            Objective(
-                f"attack:{vip}",
-                ObjectiveKind.ATTACK_ENTITY,
-                vip,
-                vip_waypoint,
-                attack_weight,
-                squad_bots,
-            )
-        )
-    else:
-        objectives += [
-            Objective(
-                f"search:{spot}",
-                ObjectiveKind.ADVANCE_TO_WAYPOINT,
-                spot,
-                _waypoint_of(spot, marker_waypoints, "hiding spot"),
-                search_weight,
-                search_bots,
-            )
-            for spot in sorted(set(search_spots))
-        ]
-    objectives += objectives_for_tsps(
-        tsps or {}, marker_waypoints, team, weight=tsp_weight, bots=tsp_bots
-    )
-    return objectives
-
-
-def objectives_for_body_count(
-    team: str,
-    *,
-    regroup_points: Iterable[str] = (),
-    marker_waypoints: Mapping[str, str],
-    tsps: Mapping[str, str | None] | None = None,
-    hold_weight: float = 2.0,
-    squad_bots: int = 4,
-    tsp_weight: float = 1.0,
-    tsp_bots: int = 2,
-) -> list[Objective]:
-    """Body Count has no objective of its own but kills: hold the regroup locations (the map's
-    strategic places worth controlling, where the fights are) as ``hold:<marker>``
-    DefendMarkers, and take the TSPs, so that the bots fight together, from good ground."""
-    objectives = [
-        Objective(
-            f"hold:{marker}",
-            ObjectiveKind.DEFEND_MARKER,
-            marker,
-            _waypoint_of(marker, marker_waypoints, "regroup location"),
-            hold_weight,
-            squad_bots,
-        )
-        for marker in sorted(set(regroup_points))
-    ]
-    objectives += objectives_for_tsps(
-        tsps or {}, marker_waypoints, team, weight=tsp_weight, bots=tsp_bots
-    )
-    return objectives
-
-
-def choose_spawn(
-    options: Sequence[str],
-    squad: Iterable[str],
-    distance: Distance,
-    *,
-    objective: str | None = None,
-) -> str | None:
-    """Where a respawning bot should come back (§29.6.1): of the spawn waypoints ``options``
-    (a team's base spawns, or the TSPs it holds), the one with the best travel cost to its
-    squad, the mean ``distance`` to the waypoints of ``squad`` (its members' places); to the
-    squad's ``objective`` waypoint while no member is located; None without ``options``. Ties
-    go to the smaller waypoint id; a spawn from which the squad cannot be reached comes last.
-    """
-    if not options:
-        return None
-    targets = sorted(squad) or ([objective] if objective is not None else [])
-    if not targets:
-        return min(options)
-
-    def cost(spawn: str) -> float:
-        return sum(float(distance(spawn, target)) for target in targets) / len(targets)
-
-    return min(sorted(options), key=cost)
-
-
-def choose_hiding_spot(
-    spots: Mapping[str, str],
-    vip_waypoint: str,
-    distance: Distance,
-    *,
-    current: str | None = None,
-    danger: Mapping[str, float] | None = None,
-    danger_weight: float = 1.0,
-    switch_ratio: float = 0.8,
-) -> str | None:
-    """Where the VIP should hide (Assassination defenders): the hiding marker of ``spots``
-    (marker id -> waypoint) with the lowest cost, None if there is none.
-
-    The cost of a spot is the VIP's travel cost to it plus ``danger_weight`` times its
-    ``danger`` (waypoint -> e.g. enemy influence; 0 where absent). The ``current`` spot is kept
-    unless another costs less than ``switch_ratio`` times as much, so the VIP does not run back
-    and forth between two spots of nearly equal cost. Ties go to the smaller marker id.
-    """
-    if not spots:
-        return None
-    risk = danger or {}
-
-    def cost(marker: str) -> float:
-        waypoint = spots[marker]
-        return float(distance(vip_waypoint, waypoint)) + danger_weight * risk.get(waypoint, 0.0)
-
-    best = min(sorted(spots), key=cost)
-    if current is None or current not in spots:
-        return best
-    return best if cost(best) < switch_ratio * cost(current) else current
-
-
-def _waypoint_of(marker: str, marker_waypoints: Mapping[str, str], what: str) -> str:
-    try:
-        return marker_waypoints[marker]
-    except KeyError:
-        known = ", ".join(sorted(marker_waypoints)) or "none"
-        raise UnknownIdError(
-            f"no waypoint given for the {what} {marker!r}; markers with a waypoint: {known}"
-        ) from None
-
-
-def _return_point(return_points: Mapping[str, str], team: str) -> str:
-    try:
-        return return_points[team]
-    except KeyError:
-        known = ", ".join(sorted(return_points)) or "none"
-        raise UnknownIdError(
-            f"search and retrieve: no return point given for team {team!r}; teams with one: {known}"
-        ) from None
+        return getattr(objectives, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

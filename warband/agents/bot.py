@@ -74,11 +74,11 @@ from ..world import (
     pick_positions,
     waypoint_path,
 )
-from .assignment import choose_spawn
 from .commander import travel_distance
 from .execute import TaskStatus, check_acts
 from .facts import ACT_REFUSED, Status, declares
 from .memory import Memory
+from .objectives import choose_spawn
 from .role import Role
 
 if TYPE_CHECKING:
