@@ -10,6 +10,9 @@ into bots, squads and commanders by data (a :class:`Role`), not by class trees.
 - :data:`BUILTIN_TASKS`, :func:`check_acts`: what primitive tasks do;
 - :func:`assign`, :class:`Objective` and the ``objectives_for_<mode>`` functions: the
   commander's objectives and its six-step assignment of squads and bots (pure functions);
+  :func:`objective_source` and :data:`MODE_SOURCES`: a mode's objectives read from the
+  commander's memory on any map; :func:`faction_actors` and :func:`check_map`: a Killzone
+  faction (commander, squads, bots) on a map, and whether the map can host a mode;
 - :class:`Component`: a per-agent part of a role (state, hooks, message handlers); GOAP roles
   are made of them, as HTN roles are of daemons and tasks;
 - :func:`cooperative_role` (:class:`Conversation`, :class:`Walking`): Boeda's commanderless
@@ -57,9 +60,14 @@ from .execute import BUILTIN_TASKS as BUILTIN_TASKS
 from .execute import ActTask as ActTask
 from .execute import TaskHandler as TaskHandler
 from .execute import check_acts as check_acts
+from .factions import check_map as check_map
+from .factions import faction_actors as faction_actors
 from .memory import Daemon as Daemon
 from .memory import Memory as Memory
+from .objectives import MODE_SOURCES as MODE_SOURCES
+from .objectives import MapMarkers as MapMarkers
 from .objectives import choose_hiding_spot as choose_hiding_spot
+from .objectives import objective_source as objective_source
 from .objectives import objectives_for_assassination as objectives_for_assassination
 from .objectives import objectives_for_body_count as objectives_for_body_count
 from .objectives import objectives_for_capture_and_hold as objectives_for_capture_and_hold
@@ -72,6 +80,7 @@ from .role import Role as Role
 
 __all__ = [
     "BUILTIN_TASKS",
+    "MODE_SOURCES",
     "ActTask",
     "Agent",
     "AgentPlan",
@@ -92,6 +101,7 @@ __all__ = [
     "Following",
     "GoapDecider",
     "HtnDecider",
+    "MapMarkers",
     "Memory",
     "Objective",
     "ObjectiveKind",
@@ -106,11 +116,14 @@ __all__ = [
     "assign",
     "character_role",
     "check_acts",
+    "check_map",
     "choose_hiding_spot",
     "command_task",
     "cooperative_role",
+    "faction_actors",
     "from_wire",
     "ideal_distribution",
+    "objective_source",
     "objectives_for_assassination",
     "objectives_for_body_count",
     "objectives_for_capture_and_hold",

@@ -28,12 +28,13 @@ are, it learns from its squads' reports.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..planning import Task, load_domain_file
-from ..world import Map, waypoint_path
+from ..planning.htn_domain import HtnFunction
+from ..world import FactKind, Map, waypoint_path
 from .assignment import Assignment, BotInfo, Objective, ObjectiveKind, assign
 from .execute import TaskStatus, check_acts
 from .facts import DEPARTED
@@ -231,8 +232,20 @@ def _member_positions(agent: Agent) -> dict[str, str]:
 
 
 def commander_role(
-    assigner: Assigner, *, domain: str | Path = COMMANDER_DOMAIN, **options: object
+    assigner: Assigner,
+    *,
+    domain: str | Path = COMMANDER_DOMAIN,
+    functions: Mapping[str, HtnFunction] | None = None,
+    facts: Sequence[FactKind[Any]] = (),
+    **options: object,
 ) -> Role:
-    """A commander role whose ``!assign`` task is ``assigner``."""
-    htn = load_domain_file(domain, check=check_acts)
-    return Role("commander", htn, tasks={"!assign": assigner}, **options)  # type: ignore[arg-type]
+    """A commander role whose ``!assign`` task is ``assigner``, from the shipped domain or a
+    designer's copy; ``functions`` are what that copy calls, ``facts`` what they write."""
+    htn = load_domain_file(domain, functions, check=check_acts)
+    return Role(
+        "commander",
+        htn,
+        tasks={"!assign": assigner},
+        facts=tuple(facts),
+        **options,  # type: ignore[arg-type]
+    )
