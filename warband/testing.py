@@ -1,4 +1,6 @@
-"""Helpers to test actors the way warband tests its own: real broker, real sockets, one process.
+"""Helpers to test actors the way warband tests its own.
+
+**A whole run**, real broker, real sockets, one process::
 
     async def test_bot_reports_back() -> None:
         result = await run_actors([Commander("commander"), Bot("bot-1")], ticks=10)
@@ -10,27 +12,54 @@ in-process runner as ``warband run`` and returns the clock's
 actor's handler, timer or ``on_tick`` raised, so a test cannot pass over a swallowed exception.
 :func:`running_broker` gives a broker and an endpoint for tests that drive actors, or raw
 ZeroMQ sockets, themselves.
+
+**One agent, or a squad and its bots, tick by tick**, with no broker, no sockets and no event
+loop of your own (:class:`Drive`; call it from a plain ``def test_...``)::
+
+    def test_a_bot_fires_at_an_enemy_in_sight() -> None:
+        with Drive(Agent("bot-1", bot_role(load_map("test")), team="red")) as drive:
+            sent = drive.tick(Percept(recipient="bot-1", facts=[...]))
+        assert [a.verb for a in sent if isinstance(a, Act)] == ["fire"]
+
+What the actors send comes back decoded from its MessagePack frames, as a receiver reads it.
+
+**Capture** what a run sends and logs: :func:`capture_messages` and :func:`capture_log_events`;
+and wait for something outside your test to happen with :func:`wait_until`.
 """
 
 from __future__ import annotations
 
+import time
 import uuid
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from contextlib import AbstractContextManager, contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import zmq
+from structlog.testing import capture_logs
 
 from .exceptions import WarbandError
 from .launcher import make_clock, run_actors_in_process
-from .messaging.actor import Actor, Mode
+from .messaging.actor import Actor, Mode, listening_to_sends
 from .messaging.broker import Broker
+from .messaging.catalog import Message
 from .messaging.clock import DeparturePolicy, RunResult
+from .messaging.detached import DetachedRun
 
 if TYPE_CHECKING:
     from .world.actor import WorldModel
 
-__all__ = ["ActorFailures", "run_actors", "running_broker"]
+T = TypeVar("T")
+
+__all__ = [
+    "ActorFailures",
+    "Drive",
+    "capture_log_events",
+    "capture_messages",
+    "run_actors",
+    "running_broker",
+    "wait_until",
+]
 
 
 class ActorFailures(WarbandError):
@@ -95,3 +124,97 @@ async def run_actors(
     if raise_on_failure and not result.clean:
         raise ActorFailures(result)
     return result
+
+
+class Drive:
+    """Actors stepped tick by tick in this thread: no broker, no sockets, no event loop of yours.
+
+    ``tick(*messages)`` delivers ``messages`` (from ``sender``, ``"world"`` by default, unless
+    a message names its own sender; a Percept is one) and what the driven actors sent each other
+    last tick, runs one lockstep tick of every actor, and returns what they sent during it,
+    decoded from the MessagePack frames as a receiver would read them. :attr:`sent` holds all of
+    it. Timers, request time-outs and awaiting handlers run as in a run; nothing is lost, so
+    nothing is acknowledged or sent again. Use it from plain (not ``async``) code; ``close`` (or
+    the ``with`` block) runs each actor's ``on_stop``.
+    """
+
+    def __init__(self, *actors: Actor, sender: str = "world") -> None:
+        self._run = DetachedRun(actors)
+        self.sender = sender
+        self.sent: list[Message] = []
+        """Every message the driven actors sent, in order."""
+
+    @property
+    def tick_number(self) -> int:
+        """The last tick run (0 before the first)."""
+        return self._run.tick
+
+    def tick(self, *messages: Message, sender: str | None = None) -> list[Message]:
+        """Run one tick (see the class docstring); return what the actors sent during it."""
+        stamped = [self._run.stamped(m, sender or self.sender) for m in messages]
+        sent = self._run.step(stamped)
+        self.sent += sent
+        return sent
+
+    def ticks(self, count: int, *messages: Message) -> list[Message]:
+        """Run ``count`` ticks, ``messages`` delivered at the first; return all that was sent."""
+        sent = self.tick(*messages)
+        for _ in range(count - 1):
+            sent += self.tick()
+        return sent
+
+    def close(self) -> None:
+        self._run.close()
+
+    def __enter__(self) -> Drive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@contextmanager
+def capture_messages() -> Iterator[list[Message]]:
+    """Every message an actor of this process sends inside the block, as sent (stamped), in
+    order; control messages left out::
+
+        with capture_messages() as sent:
+            await run_actors([...], ticks=10)
+        orders = [m for m in sent if isinstance(m, Order)]
+    """
+    captured: list[Message] = []
+
+    def keep(message: Message) -> None:
+        if not type(message).__name__.startswith("_"):
+            captured.append(message)
+
+    with listening_to_sends(keep):
+        yield captured
+
+
+def capture_log_events() -> AbstractContextManager[list[MutableMapping[str, Any]]]:
+    """The log events of the block as dicts (structlog's ``capture_logs``): ``event`` is the
+    name, the rest its fields (``agent.plan``, ``cooperation.agreed``, ``msg.send`` when
+    tracing...)."""
+    return capture_logs()
+
+
+def wait_until(
+    condition: Callable[[], T],
+    *,
+    timeout: float = 10.0,
+    interval: float = 0.05,
+    what: str = "the condition",
+) -> T:
+    """Call ``condition`` until it returns a true value, and return that value; raise
+    :class:`TimeoutError` naming ``what`` after ``timeout`` seconds. For things outside the
+    test's control (a process starting, a file appearing); never to order a run's own events,
+    which lockstep orders."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"{what} did not happen within {timeout:g} s")
+        time.sleep(interval)

@@ -1,7 +1,8 @@
 """The Killzone squad: its pathfinder, corridors, rally points and reports, with the shipped
-``squad.htn`` on the Warzone map. The squad's members and commander are stand-ins here (real
-actors under a real lockstep clock) that report what the test scripts and record what they are
-told, so each test can say exactly which orders and reports crossed the wire."""
+``squad.htn`` on the Warzone map. The squad's members are stand-ins here (real agents, driven
+tick by tick with warband.testing.Drive, no sockets) that report what the test scripts and
+record what they are told, and the commander's orders are handed in, so each test can say
+exactly which orders and reports the squad sent."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from warband.agents.commander import squad_lanes
 from warband.agents.squad import squad_functions, squad_role, squad_route
 from warband.messaging import CompletionReport, Order, StatusReport
 from warband.planning import FactDB, parse_domain
-from warband.testing import run_actors
+from warband.testing import Drive
 from warband.values import Value
 from warband.world import build_strategic_graph, load_map, waypoint_path
 
@@ -53,32 +54,7 @@ class Member(Agent):
         return {**super().final_state(), "received": self.received}
 
 
-class Commander(Agent):
-    """Leads ``squad-1`` (its members, lane 0) on one objective at tick 1 and records the
-    CompletionReports the squad sends back."""
-
-    def __init__(self, members: list[str], task: str, target: str) -> None:
-        super().__init__("commander", _idle_role("commander"), subordinates=["squad-1"])
-        self.members, self.task, self.target = members, task, target
-        self.reports: list[tuple[str, bool, str]] = []
-
-    def on_completion(self, report: CompletionReport) -> None:
-        self.reports.append((report.task, report.success, report.reason))
-        super().on_completion(report)
-
-    def on_tick(self, tick: int) -> None:
-        super().on_tick(tick)
-        if tick == 1:
-            self.start_sequence("squad-1")
-            self.give_order("squad-1", "lead", [tuple(self.members), 0])
-            self.give_order("squad-1", self.task, [self.target])
-            self.end_sequence("squad-1")
-
-    def final_state(self) -> dict[str, Any]:
-        return {**super().final_state(), "reports": self.reports}
-
-
-async def _lead(
+def _lead(
     scripts: dict[str, dict[int, tuple[str, str]]],
     task: str,
     target: str,
@@ -86,13 +62,28 @@ async def _lead(
     corridors: bool,
     ticks: int = 20,
 ) -> dict[str, Any]:
+    """Drive the squad and its scripted members (no sockets): the commander's lead and
+    objective orders arrive as if sent at tick 1; returns the members' final states and the
+    commander's CompletionReports as (task, success, reason)."""
     squad = Agent(
         "squad-1", squad_role(WARZONE, corridors=corridors), superior="commander", team="red"
     )
     members = [Member(member, script) for member, script in scripts.items()]
-    commander = Commander(sorted(scripts), task, target)
-    result = await run_actors([commander, squad, *members], ticks=ticks)
-    return result.final_states
+    lead = [tuple(sorted(scripts)), 0]
+    with Drive(squad, *members, sender="commander") as drive:
+        drive.tick()
+        drive.ticks(
+            ticks - 1,
+            Order(recipient="squad-1", task="lead", args=lead, sequence="s"),
+            Order(recipient="squad-1", task=task, args=[target], sequence="s"),
+        )
+    states = {member.id: member.final_state() for member in members}
+    reports = [
+        [m.task, m.success, m.reason]
+        for m in drive.sent
+        if isinstance(m, CompletionReport) and m.recipient == "commander"
+    ]
+    return {**states, "commander": {"reports": reports}}
 
 
 def _facts(*facts: tuple[Value, ...]) -> FactDB:
@@ -189,8 +180,8 @@ def test_a_corridor_holds_the_squads_route_from_where_the_member_stands() -> Non
     assert () == corridor(_facts(("now", 1)), "red", "red-9", "cp-centre")  # nowhere known
 
 
-async def test_a_squad_with_corridors_restricts_each_member_first_in_its_sequence() -> None:
-    states = await _lead({"red-1": {2: ("alive", "a3")}}, "defend", "cp-centre", corridors=True)
+def test_a_squad_with_corridors_restricts_each_member_first_in_its_sequence() -> None:
+    states = _lead({"red-1": {2: ("alive", "a3")}}, "defend", "cp-centre", corridors=True)
     orders = [(task, args) for _, task, args in states["red-1"]["received"]]
     assert ["restrict", "goto", "send_message", "defend"] == [task for task, _ in orders]
     corridor = list(orders[0][1][0])
@@ -199,17 +190,17 @@ async def test_a_squad_with_corridors_restricts_each_member_first_in_its_sequenc
     assert ("goto", ["e3"]) == orders[1]
 
 
-async def test_a_squad_without_corridors_sends_the_same_sequence_unrestricted() -> None:
-    states = await _lead({"red-1": {2: ("alive", "a3")}}, "defend", "cp-centre", corridors=False)
+def test_a_squad_without_corridors_sends_the_same_sequence_unrestricted() -> None:
+    states = _lead({"red-1": {2: ("alive", "a3")}}, "defend", "cp-centre", corridors=False)
     tasks = [task for _, task, _ in states["red-1"]["received"]]
     assert ["goto", "send_message", "defend"] == tasks
 
 
-async def test_a_member_back_from_the_dead_gets_a_corridor_from_where_it_respawned() -> None:
+def test_a_member_back_from_the_dead_gets_a_corridor_from_where_it_respawned() -> None:
     script = {2: ("alive", "d1"), 8: ("dead", "d1"), 14: ("alive", "a2")}
     mate = {2: ("alive", "d2")}  # keeps the squad from being decimated meanwhile
     scripts = {"red-1": script, "red-2": mate}
-    states = await _lead(scripts, "defend", "cp-centre", corridors=True, ticks=24)
+    states = _lead(scripts, "defend", "cp-centre", corridors=True, ticks=24)
     received = states["red-1"]["received"]
     restricts = [(tick, args) for tick, task, args in received if task == "restrict"]
     assert 2 == len(restricts), received
@@ -222,10 +213,10 @@ async def test_a_member_back_from_the_dead_gets_a_corridor_from_where_it_respawn
 # --- reports up: an objective about to fail --------------------------------------------------
 
 
-async def test_a_decimated_squad_tells_its_commander_its_objective_failed() -> None:
+def test_a_decimated_squad_tells_its_commander_its_objective_failed() -> None:
     scripts = {
         "red-1": {2: ("alive", "a3"), 6: ("dead", "a3")},
         "red-2": {2: ("alive", "a2"), 7: ("dead", "a2")},
     }
-    states = await _lead(scripts, "capture", "cp-centre", corridors=False, ticks=14)
+    states = _lead(scripts, "capture", "cp-centre", corridors=False, ticks=14)
     assert [["lead", True, ""], ["capture", False, "decimated"]] == states["commander"]["reports"]

@@ -27,7 +27,8 @@ import collections
 import functools
 import itertools
 import random
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
@@ -88,6 +89,21 @@ __all__ = [
 ]
 
 Handler = Callable[[Any, Any], Awaitable[None] | None]
+
+
+_send_listeners: list[Callable[[Message], None]] = []
+"""Called with every message any actor of this process sends (see :func:`listening_to_sends`)."""
+
+
+@contextmanager
+def listening_to_sends(listener: Callable[[Message], None]) -> Iterator[None]:
+    """Call ``listener`` with every message an actor of this process sends (stamped, control
+    messages included) until the block ends: :func:`warband.testing.capture_messages`."""
+    _send_listeners.append(listener)
+    try:
+        yield
+    finally:
+        _send_listeners.remove(listener)
 
 
 def handles(*message_types: type[Message]) -> Callable[[Handler], Handler]:
@@ -279,6 +295,8 @@ class Actor(
             self._track(stamped, frame)
         if not control:
             self.stats.sent += 1
+        for listener in _send_listeners:
+            listener(stamped)
         # Acks are delivery plumbing, like re-sends and duplicates (see _delivery): not traced.
         if tracing_enabled() and not isinstance(stamped, _Ack):
             trace_send(
