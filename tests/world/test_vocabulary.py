@@ -150,3 +150,15 @@ def test_every_fact_a_game_produces_fits_the_vocabulary(map_name: str, seed: int
 def test_events_are_public_or_private_never_both_except_captured_which_is_also_a_fact() -> None:
     assert set() == set(PUBLIC_EVENTS) & set(PRIVATE_EVENTS)
     assert {"captured"} == set(FACTS) & set(EVENTS)
+
+
+def test_protocol_md_shows_every_verb_fact_and_event_as_the_vocabulary_declares_them() -> None:
+    from pathlib import Path
+
+    from warband.world.vocabulary import markdown_tables
+
+    protocol = (Path(__file__).parents[2] / "PROTOCOL.md").read_text(encoding="utf-8")
+    world = protocol[protocol.index("## 14. The world") :]
+    assert markdown_tables() in world
+    for verb in VERBS:
+        assert f"| `{verb}` |" in world

@@ -766,3 +766,27 @@ def check_fact_name(name: str) -> FactKind[Any]:
             f"events: {', '.join(EVENTS)}"
         )
     return kind
+
+
+def markdown_tables() -> str:
+    """The verbs, facts and events as the Markdown tables of PROTOCOL.md's section on the world
+    (a test keeps the two the same)."""
+    lines = ["| verb | queue | arguments (one of the forms) | what it does |", "|---|---|---|---|"]
+    for name, spec in VERBS.items():
+        forms = " or ".join(_form_markdown(form) for form in spec.forms)
+        if spec.optional:
+            forms += " (optional: " + ", ".join(f'"{a.name}"' for a in spec.optional) + ")"
+        lines.append(f"| `{name}` | {spec.queue.value} | {forms} | {spec.doc} |")
+    for title, kinds in (
+        ("Percept facts", FACTS),
+        ("Public events (every agent)", PUBLIC_EVENTS),
+        ("Private events (the agent concerned)", PRIVATE_EVENTS),
+    ):
+        lines += ["", f"{title}:", "", "| name | fields | meaning |", "|---|---|---|"]
+        for name, kind in kinds.items():
+            lines.append(f"| `{name}` | {', '.join(kind.fields) or '—'} | {kind.doc} |")
+    return "\n".join(lines) + "\n"
+
+
+def _form_markdown(form: tuple[ArgSpec, ...]) -> str:
+    return "{" + ", ".join(f'"{a.name}": {a.doc}' for a in form) + "}"
