@@ -150,8 +150,9 @@ def test_mermaid_diagram_has_one_arrow_per_message(run_logs: Path) -> None:
 def test_json_rendering_keeps_the_contract_keys_and_delivery(run_logs: Path) -> None:
     rendered = json.loads(render_json(load_trace(run_logs)))
     first = rendered["events"][0]
-    assert TRACE_CONTRACT_KEYS | {"delivered"} == set(first)
+    assert TRACE_CONTRACT_KEYS | {"delivered", "logged_by"} == set(first)
     assert [True, False, True] == [e["delivered"] for e in rendered["events"]]
+    assert ["both", "sender", "both"] == [e["logged_by"] for e in rendered["events"]]
     assert 1 == rendered["summary"]["unmatched_sends"]
 
 
@@ -169,3 +170,20 @@ def test_broker_heartbeats_are_left_out_unless_asked_for_by_type(tmp_path: Path)
     trace = load_trace(tmp_path)
     assert ["commander:1"] == [e["msg_id"] for e in filter_trace(trace).messages]
     assert ["bot-1:c2"] == [e["msg_id"] for e in filter_trace(trace, msg_types=["_Ping"]).messages]
+
+
+def test_a_message_only_its_receiver_logged_is_drawn_in_every_format_marked_so(
+    tmp_path: Path,
+) -> None:
+    # bot-2 is a client in another language: it logs nothing; bot-1 logs what it was sent.
+    ask = _event("msg.send", "bot-1:1", "bot-1", "bot-2", 1, "01", msg_type="RequestTalk")
+    reply = _event("msg.recv", "bot-2:1", "bot-2", "bot-1", 1, "03", msg_type="TalkReply")
+    _write(tmp_path / "bot-1.11.jsonl", [ask, reply])
+    trace = filter_trace(load_trace(tmp_path), agent="bot-2")
+    text = render_text(trace)
+    assert "bot-2 -> bot-1  TalkReply" in text and "(receiver's log only)" in text
+    assert "received without a logged send: 1" in text
+    assert "TalkReply [receiver's log only]" in render_mermaid(trace)
+    events = json.loads(render_json(trace))["events"]
+    assert ["sender", "receiver"] == [e["logged_by"] for e in events]
+    assert 2 == json.loads(render_json(trace))["summary"]["messages"]

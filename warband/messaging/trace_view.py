@@ -2,11 +2,13 @@
 
 ``warband trace DIR`` uses :func:`trace_command`. The flow is ordered by tick, then timestamp,
 then file order, which in lockstep reads as the run happened. Each ``msg.send`` is paired with
-its ``msg.recv`` events by ``msg_id``; sends nobody received and receives with no send are
-counted and shown. A line that is not JSON (a file cut short by a crash) is reported with its
-file and line number and skipped: one bad line never hides the rest of the trace. A line that
-is JSON but not a warband event (not an object, or a message event without its string ids) is
-an error naming the file and line: the directory holds something other than a run's logs.
+its ``msg.recv`` events by ``msg_id``; sends nobody received are marked, and a message only
+its receiver logged (a client in another language logs nothing) is shown from its receive,
+marked as such, and counted. A line that is not JSON (a file cut short by a crash) is
+reported with its file and line number and skipped: one bad line never hides the rest of the
+trace. A line that is JSON but not a warband event (not an object, or a message event without
+its string ids) is an error naming the file and line: the directory holds something other than
+a run's logs.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .catalog import MESSAGE_TYPES
 from .tracing import TRACE_KEYS
 
 MESSAGE_EVENTS = ("msg.send", "msg.recv")
+_MARKS = {"both": "", "sender": "  (never received)", "receiver": "  (receiver's log only)"}
 FORMATS = ("text", "mermaid", "json")
 
 _ID_KEYS = ("msg_id", "msg_type", "sender", "recipient")
@@ -50,6 +53,26 @@ class TraceLog:
     def unmatched_sends(self) -> list[dict[str, Any]]:
         """Sends that no process logged receiving."""
         return [e for e in self.sends() if e["msg_id"] not in self.delivered]
+
+    def flow(self) -> list[dict[str, Any]]:
+        """One event per message, in flow order: its send, or, for a message whose sender
+        logged nothing (a client in another language), its first receive."""
+        seen: set[str] = set()
+        flow = []
+        for event in self.messages:
+            if event["event"] == "msg.send":
+                flow.append(event)
+            elif event["msg_id"] not in self.sent and event["msg_id"] not in seen:
+                seen.add(event["msg_id"])
+                flow.append(event)
+        return flow
+
+    def logged_by(self, event: dict[str, Any]) -> str:
+        """Whose logs know the message of a flow event: ``both``, ``sender`` (never received)
+        or ``receiver`` (its sender logged no send)."""
+        if event["event"] == "msg.recv":
+            return "receiver"
+        return "both" if event["msg_id"] in self.delivered else "sender"
 
     def unmatched_recvs(self) -> list[dict[str, Any]]:
         """Receives whose send is not in the logs."""
@@ -183,11 +206,11 @@ def filter_trace(
 
 def summary(trace: TraceLog) -> dict[str, Any]:
     """Counts a reader wants at the end: per type, agents, processes, unmatched, bad lines."""
-    sends = trace.sends()
-    agents = sorted({e["sender"] for e in sends} | {e["recipient"] for e in sends})
+    flow = trace.flow()
+    agents = sorted({e["sender"] for e in flow} | {e["recipient"] for e in flow})
     return {
-        "messages": len(sends),
-        "by_type": dict(sorted(Counter(e["msg_type"] for e in sends).items())),
+        "messages": len(flow),
+        "by_type": dict(sorted(Counter(e["msg_type"] for e in flow).items())),
         "agents": agents,
         "processes": sorted({e.get("pid") for e in trace.messages if e.get("pid") is not None}),
         "files": trace.files,
@@ -198,11 +221,11 @@ def summary(trace: TraceLog) -> dict[str, Any]:
 
 
 def render_text(trace: TraceLog) -> str:
-    """One line per message (from its send), then the summary."""
-    delivered = trace.delivered
+    """One line per message (from its send, or its receive when only the receiver logged it),
+    then the summary."""
     lines = []
-    for event in trace.sends():
-        mark = "" if event["msg_id"] in delivered else "  (never received)"
+    for event in trace.flow():
+        mark = _MARKS[trace.logged_by(event)]
         conversation = f" [{event['conversation']}]" if event.get("conversation") else ""
         lines.append(
             f"tick {event.get('tick', '?'):>4}  {str(event.get('timestamp', ''))[11:23]}  "
@@ -225,9 +248,9 @@ def render_text(trace: TraceLog) -> str:
 
 
 def render_mermaid(trace: TraceLog) -> str:
-    """A Mermaid ``sequenceDiagram``: one arrow per message, a note at each new tick."""
-    delivered = trace.delivered
-    sends = trace.sends()
+    """A Mermaid ``sequenceDiagram``: one arrow per message, a note at each new tick; a message
+    never received ends in a cross, one only its receiver logged is dotted."""
+    sends = trace.flow()
     participants: dict[str, str] = {}
     for event in sends:
         for name in (event["sender"], event["recipient"]):
@@ -243,10 +266,13 @@ def render_mermaid(trace: TraceLog) -> str:
             current_tick = tick
             first, last = next(iter(participants.values())), list(participants.values())[-1]
             lines.append(f"    Note over {first},{last}: tick {tick}")
-        arrow = "->>" if event["msg_id"] in delivered else "-x"
+        logged_by = trace.logged_by(event)
+        arrow = {"both": "->>", "sender": "-x", "receiver": "-->>"}[logged_by]
         label = event["msg_type"]
         if event.get("conversation"):
             label += f" ({event['conversation']})"
+        if logged_by == "receiver":
+            label += " [receiver's log only]"
         lines.append(
             f"    {participants[event['sender']]}{arrow}{participants[event['recipient']]}: {label}"
         )
@@ -254,11 +280,15 @@ def render_mermaid(trace: TraceLog) -> str:
 
 
 def render_json(trace: TraceLog) -> str:
-    """One JSON object: ``events`` (each send with ``delivered``) and ``summary``."""
-    delivered = trace.delivered
+    """One JSON object: ``events`` (each message with ``delivered`` and ``logged_by``: both,
+    sender or receiver) and ``summary``."""
     events = [
-        {**{key: e.get(key) for key in TRACE_KEYS}, "delivered": e["msg_id"] in delivered}
-        for e in trace.sends()
+        {
+            **{key: e.get(key) for key in TRACE_KEYS},
+            "delivered": trace.logged_by(e) != "sender",
+            "logged_by": trace.logged_by(e),
+        }
+        for e in trace.flow()
     ]
     return json.dumps({"events": events, "summary": summary(trace)})
 
