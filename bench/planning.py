@@ -52,11 +52,11 @@ import warband
 from warband.exceptions import PlanningError
 from warband.planning.domains import blocks, chains, fear, pirate, synthetic
 from warband.planning.domains.problem import GoapProblem
-from warband.planning.facts import FactDB
-from warband.planning.goap import GoapStep
-from warband.planning.goap_search import simulate
-from warband.planning.htn import HtnPlanner
-from warband.planning.state import Bindings, Condition, Effect, Key, StateValue, is_variable
+from warband.planning.goap.model import GoapStep
+from warband.planning.goap.search import simulate
+from warband.planning.goap.state import Bindings, Condition, Effect, Key, StateValue, is_variable
+from warband.planning.htn.facts import FactDB
+from warband.planning.htn.planner import HtnPlanner
 
 JSON_KEYS: Final = ("name", "planner", "median_ms", "p99_ms", "cost", "optimal_cost")
 """Keys every entry of the ``problems`` list holds (a public contract)."""

@@ -13,7 +13,7 @@ from warband.agents.execute import TaskStatus
 from warband.messaging import Actor, RequestCooperation, RequestTalk, TalkReply, handles
 from warband.messaging.codec import Codec
 from warband.planning import Action, Brain, Goal, Task, eq
-from warband.planning.state import Condition, Key
+from warband.planning.goap.state import Condition, Key
 from warband.testing import run_actors
 
 

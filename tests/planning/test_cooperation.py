@@ -15,7 +15,7 @@ from warband.planning import (
     plan_cooperatively,
     simulate,
 )
-from warband.planning.state import Condition
+from warband.planning.goap.state import Condition
 
 BARS = eq("bars_open(cell)", True, any_agent=True)
 

@@ -53,3 +53,17 @@ def test_the_planning_modules_import_no_runtime_module() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert "[]" == result.stdout.strip()
+
+
+def test_the_goap_and_htn_subpackages_each_export_their_half_of_the_public_names() -> None:
+    import warband.planning.goap as goap
+    import warband.planning.htn as htn
+
+    assert set(goap.__all__) | set(htn.__all__) <= PUBLIC
+    assert set(goap.__all__).isdisjoint(htn.__all__)
+    assert {"GoapSearch", "WorldState", "plan_cooperatively"} <= set(goap.__all__)
+    assert {"HtnPlanner", "FactDB", "parse_domain", "htn_tree_text"} <= set(htn.__all__)
+    for module in (goap, htn):
+        assert [] == [
+            name for name in module.__all__ if getattr(planning, name) is not getattr(module, name)
+        ]

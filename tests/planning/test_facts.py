@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from warband.exceptions import PlanningError
 from warband.planning import ConstRef, FactDB, Var
-from warband.planning.facts import parse_term
+from warband.planning.htn.facts import parse_term
 from warband.values import fact_key, format_fact, values_equal
 
 

@@ -23,7 +23,7 @@ from warband.planning import (
     select_goal,
     simulate,
 )
-from warband.planning.state import Bindings
+from warband.planning.goap.state import Bindings
 
 
 def _goto(cost: Any = 1.0, **kwargs: Any) -> Action:
@@ -384,7 +384,7 @@ def test_repeated_solves_expand_the_same_nodes_in_the_same_order() -> None:
 
 def test_successors_equal_regressing_through_each_ground_step() -> None:
     from warband.planning.domains import fear, pirate, synthetic
-    from warband.planning.goap_regression import regress
+    from warband.planning.goap.regression import regress
 
     problems = [fear.problem("soldier"), pirate.problem("lawful"), synthetic.problem(5, 5, 2)]
     for problem in problems:
@@ -397,7 +397,7 @@ def test_successors_equal_regressing_through_each_ground_step() -> None:
 
 
 def test_successors_of_a_node_not_in_canonical_form_match_regress() -> None:
-    from warband.planning.goap_regression import Regression, regress
+    from warband.planning.goap.regression import Regression, regress
 
     actions = [
         Action("SetOne", effects={"x": 1}, preconditions={"y": True}),

@@ -16,7 +16,7 @@ from warband.planning import (
     goap_tree_text,
     plan_cooperatively,
 )
-from warband.planning.goap_explain import cooperable_nodes
+from warband.planning.goap.explain import cooperable_nodes
 
 BARS = eq("bars_open(cell)", True, any_agent=True)
 PRISONER_START = WorldState({"at(prisoner)": "cell", "bars_open(cell)": False})

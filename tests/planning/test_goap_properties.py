@@ -35,7 +35,7 @@ from warband.planning import (
     find_plan,
     plan_cooperatively,
 )
-from warband.planning.state import Bindings, Effect, StateValue
+from warband.planning.goap.state import Bindings, Effect, StateValue
 
 # --- the oracle ---------------------------------------------------------------------------------
 

@@ -16,12 +16,12 @@ from warband.planning import (
     SearchStatus,
     WorldState,
     find_plan,
-    goap_search,
     plan_cooperatively,
     simulate,
 )
 from warband.planning.domains import chains
-from warband.planning.state import eq
+from warband.planning.goap import search as goap_search
+from warband.planning.goap.state import eq
 
 from .test_goap_properties import Problem, forward_optimal_cost, problems, replay
 

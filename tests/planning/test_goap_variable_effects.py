@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from warband.exceptions import PlanningError
 from warband.planning import Action, WorldState, find_plan
-from warband.planning.state import Bindings, Effect, Key, StateValue, eq
+from warband.planning.goap.state import Bindings, Effect, Key, StateValue, eq
 
 from .test_goap_properties import (
     COSTS,

@@ -26,8 +26,8 @@ from warband.planning import (
     query,
     task,
 )
-from warband.planning.facts import Var
-from warband.planning.htn import HtnCondition, Primitive
+from warband.planning.htn.facts import Var
+from warband.planning.htn.planner import HtnCondition, Primitive
 from warband.values import Fact
 
 

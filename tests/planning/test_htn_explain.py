@@ -20,7 +20,7 @@ from warband.planning import (
     query,
     task,
 )
-from warband.planning.htn import HtnDomain, HtnPlan
+from warband.planning.htn.planner import HtnDomain, HtnPlan
 
 REPO = Path(__file__).resolve().parents[2]
 

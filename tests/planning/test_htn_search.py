@@ -30,12 +30,12 @@ from warband.planning import (
     SearchStatus,
     Task,
     call,
-    htn,
     query,
     task,
 )
 from warband.planning.domains import blocks, synthetic
 from warband.planning.domains.htn_library import load_domain, medic_facts, turret_facts
+from warband.planning.htn import planner as htn
 from warband.values import Value
 
 TIM = "[Soldier:TimV]"

@@ -6,7 +6,7 @@ import pytest
 
 from warband.exceptions import PlanningError
 from warband.planning import Condition, Effect, Key, WorldState, eq, ne
-from warband.planning.state import (
+from warband.planning.goap.state import (
     Bindings,
     as_conditions,
     normalize,

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from ..messaging import StatusReport, ThreatReport
 from ..planning import FactDB, Task, load_domain_file
-from ..planning.htn_domain import HtnFunction
+from ..planning.htn.domain import HtnFunction
 from ..values import Fact, Value
 from ..world import (
     AMMO,

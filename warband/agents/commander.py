@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..planning import Task, load_domain_file
-from ..planning.htn_domain import HtnFunction
+from ..planning.htn.domain import HtnFunction
 from ..world import FactKind, Map, waypoint_path
 from .assignment import Assignment, BotInfo, Objective, ObjectiveKind, assign
 from .execute import TaskStatus, check_acts

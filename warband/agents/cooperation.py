@@ -51,14 +51,14 @@ from ..messaging import (
 from ..messaging.catalog import WireCondition
 from ..messaging.tracing import tracing_enabled
 from ..planning import Brain, FactDB, Goal, GoapPlan, Task, WorldState, simulate
-from ..planning.cooperation import (
+from ..planning.goap.cooperation import (
     COOPERATION_ACTION,
     CooperationCost,
     CooperativePlan,
     answer_request,
     plan_cooperatively,
 )
-from ..planning.state import Condition, Key
+from ..planning.goap.state import Condition, Key
 from ..values import Value
 from ..world import ARRIVED, SEES
 from .agent import Agent

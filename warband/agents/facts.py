@@ -24,7 +24,7 @@ from typing import Any, Final, NamedTuple, NoReturn, TypeVar
 
 from ..exceptions import ConfigurationError, DomainSyntaxError
 from ..planning import FactDecl, HtnDomain, Query, Task
-from ..planning.htn import And, HtnCondition, Not, Or
+from ..planning.htn.planner import And, HtnCondition, Not, Or
 from ..values import Value
 from ..world import EVENTS, FACTS, FactKind
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..exceptions import ConfigurationError
 from ..planning import Brain, HtnDomain, load_domain_file
-from ..planning.htn_domain import HtnFunction
+from ..planning.htn.domain import HtnFunction
 from ..values import Value
 from ..world import FactKind
 from .component import ComponentFactory

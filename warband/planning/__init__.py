@@ -8,8 +8,8 @@ What a user needs is listed below; the modules behind it hold the rest:
 - GOAP: :func:`find_plan` (or an interruptible :class:`GoapSearch`) over :class:`Action` s toward
   a :class:`Goal` from a :class:`WorldState`; a :class:`Brain` is a goal set plus an action set,
   and :func:`select_goal` picks a goal. The state language (:class:`Key`, :class:`Condition`,
-  :class:`Effect`) is :mod:`~warband.planning.state`; the model :mod:`~warband.planning.goap`;
-  the search :mod:`~warband.planning.goap_search`.
+  :class:`Effect`) is :mod:`~warband.planning.goap.state`; the model
+  :mod:`~warband.planning.goap.model`; the search :mod:`~warband.planning.goap.search`.
 - Cooperation (Boeda): :func:`plan_cooperatively` and :func:`answer_request`.
 - HTN: :class:`HtnPlanner` plans root tasks (in one go, or by an interruptible
   :class:`HtnSearch`) over a :class:`FactDB` with a domain built by :class:`DomainBuilder`,
@@ -21,30 +21,53 @@ What a user needs is listed below; the modules behind it hold the rest:
 Values and facts are :mod:`warband.values` (one model for the wire and both planners).
 """
 
-from .cooperation import (
+from .domains.htn_library import BUNDLED_DOMAINS, load_domain
+from .goap import (
+    Action,
+    Brain,
+    Condition,
     CooperableNode,
     CooperationAnswer,
     CooperationCost,
     CooperativePlan,
     CooperativePlanning,
     CooperativeSearch,
+    Effect,
+    Goal,
+    GoalSelection,
+    GoalVerdict,
+    GoapPlan,
+    GoapSearch,
+    GoapStep,
+    Key,
+    PlanResult,
+    SearchTree,
+    SearchTreeNode,
+    Simulation,
+    StateValue,
+    WorldState,
     answer_request,
+    eq,
+    find_plan,
+    goap_tree_dict,
+    goap_tree_dot,
+    goap_tree_text,
+    ne,
     plan_cooperatively,
+    select_goal,
+    simulate,
 )
-from .domains.htn_library import BUNDLED_DOMAINS, load_domain
-from .facts import ConstRef, FactDB, Var
-from .goal_selection import GoalSelection, GoalVerdict, select_goal
-from .goap import Action, Brain, Goal, GoapPlan, GoapStep
-from .goap_explain import SearchTree, SearchTreeNode, goap_tree_dict, goap_tree_dot, goap_tree_text
-from .goap_search import GoapSearch, PlanResult, Simulation, find_plan, simulate
 from .htn import (
     And,
     Bind,
     Branch,
     BranchFailure,
+    BranchNode,
     Call,
     Choice,
+    ConstRef,
     DomainBuilder,
+    FactDB,
     FactDecl,
     HtnCondition,
     HtnDomain,
@@ -59,25 +82,24 @@ from .htn import (
     Query,
     Replan,
     Task,
+    TaskNode,
+    Var,
     bind,
     call,
     choose_plan,
+    decomposition_tree,
+    format_domain,
+    htn_plan_text,
+    htn_tree_dict,
+    htn_tree_text,
+    load_domain_file,
+    parse_domain,
     query,
     task,
     validate_domain,
 )
-from .htn_explain import (
-    BranchNode,
-    TaskNode,
-    decomposition_tree,
-    htn_plan_text,
-    htn_tree_dict,
-    htn_tree_text,
-)
-from .htn_parser import format_domain, load_domain_file, parse_domain
 from .scheduler import InterruptibleSearch, PlanDelivery, PlanningScheduler
 from .search import SearchStatus
-from .state import Condition, Effect, Key, StateValue, WorldState, eq, ne
 
 __all__ = [
     "BUNDLED_DOMAINS",

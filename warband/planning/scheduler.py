@@ -2,9 +2,9 @@
 
 Pittman (§3.6) bounds the planning time per frame with two pieces: an interruptible A* and a
 scheduler that queues the agents' planning requests. Here an agent submits a search (a
-:class:`~warband.planning.goap.GoapSearch`, a
-:class:`~warband.planning.cooperation.CooperativeSearch`, an
-:class:`~warband.planning.htn.HtnSearch`, or anything with the same ``step`` contract), so one
+:class:`~warband.planning.GoapSearch`, a
+:class:`~warband.planning.CooperativeSearch`, an
+:class:`~warband.planning.HtnSearch`, or anything with the same ``step`` contract), so one
 scheduler shares a budget among GOAP and HTN agents alike. Each ``run_tick(budget)`` serves
 the queue in order, spending at most ``budget`` node expansions in total: a finished search is
 delivered and the next one continues with what is left; a search the budget cuts short keeps
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..exceptions import PlanningError
-from .cooperation import CooperativePlanning
-from .goap_search import PlanResult
-from .htn import HtnResult
+from .goap.cooperation import CooperativePlanning
+from .goap.search import PlanResult
+from .htn.planner import HtnResult
 from .search import SearchStatus
 
 

@@ -42,8 +42,8 @@ from typing import NamedTuple
 
 from ...exceptions import PlanningError
 from ...values import Fact, Value, format_fact, format_value, value_key, values_equal
-from ..facts import FactDB
-from ..htn import TRUE, And, DomainBuilder, HtnDomain, Not, Or, Task, call, query, task
+from ..htn.facts import FactDB
+from ..htn.planner import TRUE, And, DomainBuilder, HtnDomain, Not, Or, Task, call, query, task
 
 ROOT = Task("move_blocks")
 """The root task of every blocks-world problem."""

@@ -30,8 +30,8 @@ from __future__ import annotations
 import random
 
 from ...exceptions import PlanningError
-from ..goap import Action, Brain, Goal
-from ..state import WorldState
+from ..goap.model import Action, Brain, Goal
+from ..goap.state import WorldState
 from .problem import GoapProblem
 
 ALTERNATIVE_KINDS = ("decoy", "dead_end", "detour")

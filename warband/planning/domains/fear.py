@@ -28,8 +28,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...exceptions import PlanningError
-from ..goap import Action, Brain, CheckFunction, Goal
-from ..state import Bindings, StateValue, WorldState, eq
+from ..goap.model import Action, Brain, CheckFunction, Goal
+from ..goap.state import Bindings, StateValue, WorldState, eq
 from .problem import GoapProblem
 
 KINDS = ("soldier", "assassin", "rat")

@@ -16,9 +16,9 @@ from importlib import resources
 from pathlib import Path
 
 from ...exceptions import PlanningError
-from ..facts import FactDB
-from ..htn import HtnDomain, HtnFunction
-from ..htn_parser import load_domain_file, parse_domain
+from ..htn.facts import FactDB
+from ..htn.parser import load_domain_file, parse_domain
+from ..htn.planner import HtnDomain, HtnFunction
 
 BUNDLED_DOMAINS = ("medic", "turret")
 """Names :func:`load_domain` accepts besides file paths."""

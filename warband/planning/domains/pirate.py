@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...exceptions import PlanningError
-from ..goap import Action, Brain, Goal
-from ..state import Bindings, WorldState
+from ..goap.model import Action, Brain, Goal
+from ..goap.state import Bindings, WorldState
 from .problem import GoapProblem
 
 PIRATE = "pirate"

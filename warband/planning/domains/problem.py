@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..goap import Brain, Goal
-from ..goap_search import GoapSearch, PlanResult
-from ..state import WorldState
+from ..goap.model import Brain, Goal
+from ..goap.search import GoapSearch, PlanResult
+from ..goap.state import WorldState
 
 
 class GoapProblem(NamedTuple):

@@ -27,8 +27,8 @@ import random
 from collections.abc import Callable
 
 from ...exceptions import PlanningError
-from ..goap import Action, Brain, Goal
-from ..state import WorldState
+from ..goap.model import Action, Brain, Goal
+from ..goap.state import WorldState
 from .problem import GoapProblem
 
 DISTRACTOR_KINDS = ("pricier", "dead_end", "clobber", "shortcut", "detour")

@@ -8,10 +8,9 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, NoReturn, TypeAlias
 
-from ..exceptions import PlanningError
-from ..values import Fact, values_equal
-from .facts import ConstRef, FactDB, HtnBindings, Var
-from .htn_domain import (
+from ...exceptions import PlanningError
+from ...values import Fact, values_equal
+from .domain import (
     And,
     ArgTerm,
     Bind,
@@ -27,9 +26,10 @@ from .htn_domain import (
     Query,
     Task,
 )
+from .facts import ConstRef, FactDB, HtnBindings, Var
 
 if TYPE_CHECKING:
-    from .htn import _Run
+    from .planner import _Run
 
 
 class _DomainCache:

@@ -37,10 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn, TypeAlias
 
-from ..exceptions import DomainSyntaxError, PlanningError
-from ..values import Value, format_value
+from ...exceptions import DomainSyntaxError, PlanningError
+from ...values import Value, format_value
 from .facts import ConstRef, Term, Var
-from .htn import (
+from .planner import (
     CONTINUE,
     And,
     ArgTerm,

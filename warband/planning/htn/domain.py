@@ -3,8 +3,8 @@ its validation and the Python builder.
 
 A :class:`HtnDomain` holds constants, primitive tasks (``!fire``), registered Python functions and
 one :class:`Method` per compound task. A method lists :class:`Branch` es in priority order; each
-has a precondition (a :data:`HtnCondition` over the agent's :class:`~warband.planning.facts.FactDB`)
-and a list of subtasks. :mod:`warband.planning.htn` plans with it.
+has a precondition (a :data:`HtnCondition` over the agent's :class:`~warband.planning.FactDB`)
+and a list of subtasks. :mod:`warband.planning.htn.planner` plans with it.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn, TypeAlias
 
-from ..exceptions import PlanningError
-from ..values import Value, format_value, values_equal
+from ...exceptions import PlanningError
+from ...values import Value, format_value, values_equal
 from .facts import ConstRef, Term, Var, parse_term
 
 HtnFunction: TypeAlias = Callable[..., object]
@@ -87,7 +87,7 @@ class Bind:
 
 HtnCondition: TypeAlias = Query | And | Or | Not | Call | Bind
 """A branch precondition: a query over the facts, or a connective of them (GOAP's
-:class:`~warband.planning.state.Condition` is a property test, another thing)."""
+:class:`~warband.planning.goap.state.Condition` is a property test, another thing)."""
 
 TRUE = And()
 """The empty precondition."""
@@ -400,7 +400,7 @@ def _check_condition(
 class DomainBuilder:
     """Build a :class:`HtnDomain` in Python; :meth:`build` validates it (raises PlanningError).
 
-    Strings in patterns and tasks follow :func:`~warband.planning.facts.parse_term`
+    Strings in patterns and tasks follow :func:`~warband.planning.htn.facts.parse_term`
     (``"?x"`` variable, ``"@x"`` constant)::
 
         b = DomainBuilder("turret")

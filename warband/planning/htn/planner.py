@@ -1,8 +1,8 @@
 """HTN planning as in Killzone 3 (after SHOP): the planner, its plans and their priority.
 
 The domain it plans with (:class:`HtnDomain`, its methods, branches and conditions) is defined in
-:mod:`warband.planning.htn_domain` and re-exported here; the planner runs the compiled form of it
-from :mod:`warband.planning.htn_compile`.
+:mod:`warband.planning.htn.domain` and re-exported here; the planner runs the compiled form of it
+from :mod:`warband.planning.htn.compile`.
 
 Planning a root task tries the branches of its method in order, for each branch every binding of
 its precondition, and for each binding decomposes the subtasks left to right; it backtracks over
@@ -30,10 +30,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, TypeAlias
 
-from ..exceptions import PlanningError
-from ..values import Value
-from .facts import ConstRef, FactDB, HtnBindings, Var, _constant
-from .htn_compile import (
+from ...exceptions import PlanningError
+from ...values import Value
+from ..search import SearchStatus
+from .compile import (
     _COMPILED,
     _compile_method,
     _CompiledMethod,
@@ -43,34 +43,34 @@ from .htn_compile import (
     _unbound,
     function_error,
 )
-from .htn_domain import BUILTIN_FUNCTIONS as BUILTIN_FUNCTIONS
-from .htn_domain import CONTINUE as CONTINUE
-from .htn_domain import TRUE as TRUE
-from .htn_domain import And as And
-from .htn_domain import ArgTerm as ArgTerm
-from .htn_domain import Bind as Bind
-from .htn_domain import Branch as Branch
-from .htn_domain import Call as Call
-from .htn_domain import DomainBuilder as DomainBuilder
-from .htn_domain import FactDecl as FactDecl
-from .htn_domain import Fail as Fail
-from .htn_domain import HtnCondition as HtnCondition
-from .htn_domain import HtnDomain as HtnDomain
-from .htn_domain import HtnFunction as HtnFunction
-from .htn_domain import Locate as Locate
-from .htn_domain import Method as Method
-from .htn_domain import MethodBuilder as MethodBuilder
-from .htn_domain import Not as Not
-from .htn_domain import Or as Or
-from .htn_domain import Primitive as Primitive
-from .htn_domain import Query as Query
-from .htn_domain import Task as Task
-from .htn_domain import bind as bind
-from .htn_domain import call as call
-from .htn_domain import query as query
-from .htn_domain import task as task
-from .htn_domain import validate_domain as validate_domain
-from .search import SearchStatus
+from .domain import BUILTIN_FUNCTIONS as BUILTIN_FUNCTIONS
+from .domain import CONTINUE as CONTINUE
+from .domain import TRUE as TRUE
+from .domain import And as And
+from .domain import ArgTerm as ArgTerm
+from .domain import Bind as Bind
+from .domain import Branch as Branch
+from .domain import Call as Call
+from .domain import DomainBuilder as DomainBuilder
+from .domain import FactDecl as FactDecl
+from .domain import Fail as Fail
+from .domain import HtnCondition as HtnCondition
+from .domain import HtnDomain as HtnDomain
+from .domain import HtnFunction as HtnFunction
+from .domain import Locate as Locate
+from .domain import Method as Method
+from .domain import MethodBuilder as MethodBuilder
+from .domain import Not as Not
+from .domain import Or as Or
+from .domain import Primitive as Primitive
+from .domain import Query as Query
+from .domain import Task as Task
+from .domain import bind as bind
+from .domain import call as call
+from .domain import query as query
+from .domain import task as task
+from .domain import validate_domain as validate_domain
+from .facts import ConstRef, FactDB, HtnBindings, Var, _constant
 
 # --- plans ---------------------------------------------------------------------------------
 
@@ -123,7 +123,7 @@ class HtnPlan:
     continuable: bool = field(compare=False)
     """True if a method used has a continuation branch: the plan lapses when none fires."""
     choices: tuple[Choice, ...] = field(compare=False, repr=False)
-    """The decomposition, for explanations (:mod:`warband.planning.htn_explain`)."""
+    """The decomposition, for explanations (:mod:`warband.planning.htn.explain`)."""
 
     def outranks(self, other: HtnPlan) -> bool:
         """True if this plan should replace ``other``: at the first position where the two

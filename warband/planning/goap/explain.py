@@ -16,8 +16,8 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .goap import GoapStep, Node
-from .search import AStar
+from ..search import AStar
+from .model import GoapStep, Node
 from .state import Condition, WorldState, sorted_conditions
 
 

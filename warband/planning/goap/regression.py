@@ -9,9 +9,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 from typing import Any
 
-from ..exceptions import PlanningError
-from .goap import Action, GoapStep, Node
-from .goap_heuristic import Achievers, RelaxedCosts, RelaxedIndex
+from ...exceptions import PlanningError
+from .heuristic import Achievers, RelaxedCosts, RelaxedIndex
+from .model import Action, GoapStep, Node
 from .state import (
     NO_BINDINGS,
     Bindings,
@@ -110,7 +110,7 @@ class _ActionIndex:
         """Ground steps of pure actions under no bindings, shared by every search."""
         self._achievers: dict[Condition, Achievers] = {}
         self.relaxed = RelaxedIndex(self.achievers)
-        """The heuristic's share of the index (see :mod:`warband.planning.goap_heuristic`)."""
+        """The heuristic's share of the index (see :mod:`warband.planning.goap.heuristic`)."""
 
     def achievers(self, condition: Condition) -> Achievers:
         """``(min_cost, ground preconditions)`` for every way an action may achieve
@@ -303,7 +303,7 @@ class Regression:
     def heuristic(self, node: Node) -> float:
         """Admissible and consistent: the larger of two bounds that are both.
 
-        h^max over the relaxed problem (:mod:`warband.planning.goap_heuristic`) sees along
+        h^max over the relaxed problem (:mod:`warband.planning.goap.heuristic`) sees along
         chains and is infinite for a node no plan can reach; one action satisfies at most
         ``span`` open conditions and costs at least ``scale``, so ``ceil(unsatisfied / span) *
         scale`` counts the width h^max misses.

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .goap import Brain, Goal, GoapPlan
-from .goap_search import find_plan
-from .search import SearchStatus
+from ..search import SearchStatus
+from .model import Brain, Goal, GoapPlan
+from .search import find_plan
 from .state import WorldState
 
 

@@ -3,12 +3,12 @@
 The planner searches backwards from the goal: a node is the set of conditions that must still
 hold, an action is tried only if its effects satisfy one of them and contradict none, and the
 node it leads to is the remaining conditions plus the action's preconditions (the search space is
-:mod:`warband.planning.goap_regression`). The search is A* with an admissible, consistent
+:mod:`warband.planning.goap.regression`). The search is A* with an admissible, consistent
 heuristic, so the first plan it returns is the cheapest; every plan is replayed forward from the
 start state (:func:`simulate`) before it is returned, and a plan that does not execute is
 discarded and the search continues.
 
-The heuristic is h^max over the relaxed problem (:mod:`warband.planning.goap_heuristic`): it
+The heuristic is h^max over the relaxed problem (:mod:`warband.planning.goap.heuristic`): it
 adds up chains of actions, so a deep chain with many alternative producers is searched along the
 chain instead of level by level, and a node needing a condition nothing can achieve is dropped.
 
@@ -47,11 +47,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from ..exceptions import PlanningError
-from .goap import Action, Brain, Goal, GoapPlan, GoapStep, Node
-from .goap_explain import SearchTree, build_tree, tree_entries
-from .goap_regression import Regression
-from .search import AStar, SearchStatus
+from ...exceptions import PlanningError
+from ..search import AStar, SearchStatus
+from .explain import SearchTree, build_tree, tree_entries
+from .model import Action, Brain, Goal, GoapPlan, GoapStep, Node
+from .regression import Regression
 from .state import (
     Condition,
     ConditionsLike,
@@ -252,7 +252,7 @@ class GoapSearch:
     work is sliced. ``record_tree`` keeps the search tree for explanations (off by default).
     ``max_expansions`` bounds the total work; hitting it gives GAVE_UP. ``cooperative``
     counts tagged properties as free in the heuristic, so that an exhausted search holds every
-    node where a helper could help (:class:`~warband.planning.cooperation.CooperativeSearch`
+    node where a helper could help (:class:`~warband.planning.CooperativeSearch`
     sets it). Building the search works out the heuristic for the goal, once per action set,
     goal and start values (later searches reuse it); ``step`` budgets count expansions only.
     """

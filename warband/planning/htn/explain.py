@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..values import Value, format_value
-from .htn import BranchFailure, Choice, HtnDomain, HtnPlan, HtnResult, Task
+from ...values import Value, format_value
+from .planner import BranchFailure, Choice, HtnDomain, HtnPlan, HtnResult, Task
 
 Mark = Literal["+", "-"]
 

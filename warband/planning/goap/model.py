@@ -7,9 +7,9 @@ set of desired conditions plus a relevancy in 0..1; a superior can bias goals by
 :class:`Brain` is a goal set plus an action set, so characters share goals and differ in how they
 satisfy them.
 
-The search is in :mod:`warband.planning.goap_search` (``find_plan``), its search space in
-:mod:`warband.planning.goap_regression`, goal choice in :mod:`warband.planning.goal_selection`
-and search trees in :mod:`warband.planning.goap_explain`.
+The search is in :mod:`warband.planning.goap.search` (``find_plan``), its search space in
+:mod:`warband.planning.goap.regression`, goal choice in :mod:`warband.planning.goap.goal_selection`
+and search trees in :mod:`warband.planning.goap.explain`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeAlias
 
-from ..exceptions import PlanningError
+from ...exceptions import PlanningError
 from .state import (
     NO_BINDINGS,
     Bindings,

@@ -28,8 +28,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from ..exceptions import PlanningError
-from ..values import Fact, format_value, goap_properties, value_key, value_problem, values_equal
+from ...exceptions import PlanningError
+from ...values import Fact, format_value, goap_properties, value_key, value_problem, values_equal
 
 StateValue: TypeAlias = bool | int | float | str
 """A property value: a :data:`warband.values.Value` other than None (a flag, a count, a

@@ -27,12 +27,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from ..exceptions import PlanningError
-from ..values import Fact, Value, check_fact, fact_key, value_key, values_equal
+from ...exceptions import PlanningError
+from ...values import Fact, Value, check_fact, fact_key, value_key, values_equal
 
 HtnBindings: TypeAlias = dict[str, Value]
 """HTN variable bindings: variable name (without the ``?``) to value (GOAP's are
-:class:`warband.planning.state.Bindings`, an immutable mapping)."""
+:class:`warband.planning.goap.state.Bindings`, an immutable mapping)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,12 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from ..exceptions import PlanningError
-from .goap import Action, GoapPlan, GoapStep, Node
-from .goap_explain import SearchTree, build_tree, tree_entries
-from .goap_regression import regress
-from .goap_search import ActionsLike, GoalLike, GoapSearch, find_plan, simulate
-from .search import AStar, SearchStatus
+from ...exceptions import PlanningError
+from ..search import AStar, SearchStatus
+from .explain import SearchTree, build_tree, tree_entries
+from .model import Action, GoapPlan, GoapStep, Node
+from .regression import regress
+from .search import ActionsLike, GoalLike, GoapSearch, find_plan, simulate
 from .state import (
     NO_BINDINGS,
     Condition,
@@ -132,7 +132,7 @@ class CooperativeSearch:
     """Solo planning, then Boeda's cooperation planning, as one interruptible search.
 
     ``step(budget)`` spends at most ``budget`` node expansions across both phases, like
-    :class:`~warband.planning.goap.GoapSearch`; :attr:`result` is a :class:`CooperativePlanning`.
+    :class:`~warband.planning.GoapSearch`; :attr:`result` is a :class:`CooperativePlanning`.
     ``max_request_size`` caps how many conditions one request may hold; ``max_plans`` stops
     once that many cooperative plans are certain to be the cheapest; ``max_expansions`` bounds
     the work of both phases together.
