@@ -72,6 +72,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_broker(commands)
     _add_keys(commands)
     _add_trace(commands)
+    _add_metrics(commands)
     _add_bench(commands)
     _add_render(commands)
     _add_explain(commands)
@@ -300,6 +301,28 @@ def _add_trace(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--type", action="append", dest="types", metavar="T", help="only this message type"
     )
     trace.set_defaults(handler=_trace)
+
+
+def _add_metrics(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    metrics = commands.add_parser(
+        "metrics",
+        help="how a match played, per team, from a run's logs",
+        description="Measure how Killzone matches played, per team, from their --log "
+        "directories alone: stuck bots, order-starved and crowded bot-ticks, oscillations, plan "
+        "churn, enemies ignored, regroups, orders and first captures (see warband.metrics).",
+    )
+    metrics.add_argument(
+        "log_dirs", type=Path, nargs="+", metavar="LOG_DIR", help="a run's --log directory"
+    )
+    metrics.add_argument("--json", action="store_true", help="one JSON object (a list for many)")
+    metrics.set_defaults(handler=_metrics)
+
+
+def _metrics(args: argparse.Namespace) -> int:
+    from .metrics import metrics_command
+
+    print(metrics_command(args.log_dirs, as_json=args.json))
+    return 0
 
 
 def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -155,6 +155,14 @@ class Agent(Actor):
 
     @handles(Order)
     def on_order(self, order: Order) -> None:
+        self.log.info(
+            "order.received",
+            order=order.id,
+            task=order.task,
+            args=list(order.args),
+            sender=order.sender,
+            tick=self.tick,
+        )
         for old in self.commands.receive(order):
             self._report_order(old, success=False, reason=f"overwritten by order {order.id}")
         self._replan = True
@@ -162,7 +170,12 @@ class Agent(Actor):
     @handles(WithdrawOrder)
     def on_withdraw(self, withdrawal: WithdrawOrder) -> None:
         if self.commands.withdraw(withdrawal.order_id) is not None:
-            self.log.info("order.withdrawn", order=withdrawal.order_id, reason=withdrawal.reason)
+            self.log.info(
+                "order.withdrawn",
+                order=withdrawal.order_id,
+                reason=withdrawal.reason,
+                tick=self.tick,
+            )
             self._replan = True
 
     @handles(CompletionReport)
@@ -427,6 +440,9 @@ class Agent(Actor):
             # The plan step the agent is on as the tick runs: `warband view` shows it as the task.
             "step": self.step if plan else None,
         }
+        if plan is not None and decision.kind != "kept":
+            # What a kept plan keeps too: a reader carries it forward (warband metrics).
+            fields["branches"] = list(plan.branches)
         if decision.kind != "kept" and tracing_enabled():
             # What `warband explain` shows: the memory the decision saw, and why.
             fields["memory"] = self.memory.snapshot()
@@ -561,6 +577,14 @@ class Agent(Actor):
         )
 
     def _report_order(self, order: Order, *, success: bool, reason: str) -> None:
+        self.log.info(
+            "order.finished",
+            order=order.id,
+            task=order.task,
+            success=success,
+            reason=reason,
+            tick=self.tick,
+        )
         self.reply(order, CompletionReport(task=order.task, success=success, reason=reason))
 
     def set_subordinates(self, members: Sequence[str]) -> None:

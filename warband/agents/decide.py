@@ -67,6 +67,9 @@ class AgentPlan:
     """How the planner names it: the HTN branch path (``behave:0.2.1``) or the GOAP goal."""
     source: object = field(default=None, compare=False, repr=False)
     """The planner's own plan object (an :class:`~warband.planning.HtnPlan`, ...)."""
+    branches: tuple[str, ...] = field(default=(), compare=False)
+    """The names of the HTN branches the plan took, in decomposition order (the ``label``'s
+    path as names: what ``warband metrics`` and a reader of the logs count by)."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +156,8 @@ class HtnDecider:
             return Decision(kind, None, choice.reason, expansions=result.expansions)
         if chosen is running_plan and current is not None:
             return Decision("kept", current, choice.reason, expansions=result.expansions)
-        plan = AgentPlan(chosen.steps, _label(chosen), chosen)
+        branches = tuple(choice.branch for choice in chosen.choices)
+        plan = AgentPlan(chosen.steps, _label(chosen), chosen, branches)
         kind = "replaced" if current is not None else "new"
         tree = ""
         if tracing_enabled():  # only the agent.plan event of a traced run shows it

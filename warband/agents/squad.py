@@ -10,10 +10,12 @@ gives the domain:
   ``now`` (the tick, to time a regroup) and, with corridors, ``came_back`` (a member seen
   downed or dead that reports alive again: it stands somewhere else now, often a spawn);
 - **functions**: ``point_waypoint``; ``rally_point`` (where the squad gathers before it
-  attacks, see below); ``regrouped`` (every member alive has arrived there, or
-  :data:`REGROUP_WAIT` ticks went by); ``defend_spot`` (members spread over a marker and the
-  defend markers of its group); ``attack_order`` (which objectives the squad attacks together,
-  and the member order they become); ``corridor`` (Listing 29.3's area restriction, below);
+  attacks, see below); ``all_arrived`` (every member alive has arrived there) and
+  ``regroup_timed_out`` (:data:`REGROUP_WAIT` ticks went by), two branches so that the logs
+  tell a regroup ended by arrival from one ended by the time-out (``regrouped``: either);
+  ``defend_spot`` (members spread over a marker and the defend markers of its group);
+  ``attack_order`` (which objectives the squad attacks together, and the member order they
+  become); ``corridor`` (Listing 29.3's area restriction, below);
 - **tasks**: ``!take_members ?list [?lane]`` (the commander's ``lead`` order names the members
   and, when several squads share an objective, which of the routes there this squad takes);
 - **reports** up: every few ticks, where its members are.
@@ -303,22 +305,21 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
             return ()
         return tuple(sorted(strategic.waypoints_in({strategic.area_of(w) for w in path})))
 
-    def regrouped(facts: FactDB, order: Value) -> bool:
+    def all_arrived(facts: FactDB, order: Value) -> bool:
+        """Every member alive has reported its arrival for ``order``."""
         alive = _members(facts, MEMBER_ALIVE)
-        arrived = {
-            a.member
-            for a in MEMBER_ARRIVED.all(facts.facts(MEMBER_ARRIVED.name))
-            if a.order == order
-        }
-        if alive <= arrived:
-            return True
+        arrived = MEMBER_ARRIVED.all(facts.facts(MEMBER_ARRIVED.name))
+        return alive <= {a.member for a in arrived if a.order == order}
+
+    def regroup_timed_out(facts: FactDB, order: Value) -> bool:
+        """:data:`REGROUP_WAIT` ticks went by since the squad began to regroup for ``order``."""
         now = NOW.first(facts.facts(NOW.name))
-        started = [
-            r.tick
-            for r in REGROUP_STARTED.all(facts.facts(REGROUP_STARTED.name))
-            if r.order == order
-        ]
-        return now is not None and bool(started) and now.tick - started[0] >= REGROUP_WAIT
+        started = REGROUP_STARTED.all(facts.facts(REGROUP_STARTED.name))
+        ticks = [r.tick for r in started if r.order == order]
+        return now is not None and bool(ticks) and now.tick - ticks[0] >= REGROUP_WAIT
+
+    def regrouped(facts: FactDB, order: Value) -> bool:
+        return all_arrived(facts, order) or regroup_timed_out(facts, order)
 
     def defend_spot(facts: FactDB, target: Value, member: Value) -> Value:
         """The place of ``member`` around ``target``: the marker's own waypoint first, then its
@@ -338,6 +339,8 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         "point_waypoint": point_waypoint,
         "rally_point": rally_point,
         "regrouped": regrouped,
+        "all_arrived": all_arrived,
+        "regroup_timed_out": regroup_timed_out,
         "defend_spot": defend_spot,
         "attack_order": attack_order,
         "corridor": corridor,

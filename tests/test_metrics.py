@@ -1,0 +1,158 @@
+"""warband metrics: each measure counted on a match whose log the test writes by hand (so every
+expected figure is known), and the command on a real Warzone match's logs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from warband.exceptions import ConfigurationError, WarbandError
+from warband.metrics import load_match, measure, metrics_command
+from warband.world import get_weapon, load_map
+
+from .conftest import CommandResult, last_json_line
+
+TICKS = 25
+TEST_MAP = load_map("test")
+
+
+def _body(team: str, waypoint: str, *, target: str | None = None) -> dict[str, Any]:
+    x, y = TEST_MAP.position(waypoint)
+    return {
+        "team": team,
+        "waypoint": waypoint,
+        "target": target,
+        "x": x,
+        "y": y,
+        "health": 150,
+        "max_health": 150,
+        "state": "alive",
+        "weapon": "machine_gun",
+    }
+
+
+def _snapshot(tick: int) -> dict[str, Any]:
+    red6 = ("m2" if tick % 2 else "c") if tick <= 5 else "m4"
+    agents = {
+        # red-1 stands at m1 all match, firing, with an order to go to b2.
+        "red-1": _body("red", "m1"),
+        # red-2..5 crowd the centre (walking on: not stuck), ignoring blue-1 there.
+        **{f"red-{n}": _body("red", "c", target="m4") for n in range(2, 6)},
+        # red-6 walks m2, c, m2, c, m2 (one oscillation), then on.
+        "red-6": _body("red", red6, target="m4" if tick > 5 else None),
+        "blue-1": _body("blue", "c"),
+    }
+    events = [["captured", "cp-centre", "red"]] if tick == 5 else []
+    return {
+        "tick": tick,
+        "map_source": "test",
+        "agents": agents,
+        "events": events,
+    }
+
+
+def _plan(agent: str, tick: int, decision: str, plan: list[str], **extra: Any) -> dict[str, Any]:
+    return {"event": "agent.plan", "agent": agent, "tick": tick, "decision": decision,
+            "plan": plan, **extra}  # fmt: skip
+
+
+def _events() -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = [
+        {"event": "commander.assignment", "agent": "red-commander", "tick": 1,
+         "squads": [["red-squad-1", "capture:cp-centre", ["red-2", "red-3", "red-4", "red-5"]]]},
+        {"event": "order.received", "agent": "red-1", "order": "o1", "task": "goto",
+         "args": ["b2"], "tick": 1},
+        {"event": "order.received", "agent": "red-2", "order": "o2", "task": "goto",
+         "args": ["c"], "tick": 2},
+        {"event": "order.finished", "agent": "red-2", "order": "o2", "success": True,
+         "reason": "", "tick": 3},
+        {"event": "order.received", "agent": "red-3", "order": "o3", "task": "goto",
+         "args": ["c"], "tick": 2},
+        {"event": "order.finished", "agent": "red-3", "order": "o3", "success": False,
+         "reason": "overwritten by order o5", "tick": 4},
+        {"event": "order.received", "agent": "red-4", "order": "o4", "task": "goto",
+         "args": ["c"], "tick": 2},
+        {"event": "order.withdrawn", "agent": "red-4", "order": "o4", "reason": "replanned",
+         "tick": 6},
+        _plan("red-squad-1", 3, "new",
+              ["(!remember rally o9 c)", "(!remember regroup_started o9 3)"],
+              branches=["attack: choose where to regroup"]),
+        _plan("red-squad-1", 10, "new", ["(!remember attacking o9 cp-centre)"],
+              branches=["attack: everyone regrouped, go"]),
+    ]  # fmt: skip
+    for tick in range(1, TICKS + 1):
+        events.append({"event": "world.snapshot", "tick": tick, "snapshot": _snapshot(tick)})
+        fire = ["(!fire blue-1)"]
+        if tick == 1:
+            events.append(_plan("red-1", tick, "new", fire, branches=["close combat", "shoot"]))
+        else:
+            events.append(_plan("red-1", tick, "kept", fire))
+    return events
+
+
+@pytest.fixture
+def match_logs(tmp_path: Path) -> Path:
+    lines = [json.dumps(event) for event in _events()]
+    (tmp_path / "main.1.jsonl").write_text("\n".join(lines) + "\nnot json, a cut line\n")
+    return tmp_path
+
+
+def test_every_measure_counts_what_the_hand_written_match_holds(match_logs: Path) -> None:
+    assert get_weapon("machine_gun").range > 8  # m2 and m4 are 7.07 from c
+    red = measure(load_match(match_logs))["teams"]["red"]
+    assert 6 * TICKS == red["alive_bot_ticks"]
+    assert TICKS == red["order_starved"]  # red-1 fires at m1, its order's place is b2
+    assert 4 * TICKS + 2 == red["crowded"]  # red-2..5 at c; red-6 too at ticks 2 and 4
+    assert 4 * TICKS + TICKS == red["enemies_ignored"]  # red-2..6 see blue-1, fire at nobody
+    assert {
+        "episodes": 1,
+        "longest": TICKS,
+        "by_doing": {"close combat": 1},
+        "stuck_firing_full_health": 1,
+    } == red["stuck"]
+    assert 1 == red["oscillations"]
+    assert round(100 * 1 / (6 * TICKS), 2) == red["plan_churn"]
+    regroups = {"ended": 1, "by_arrival": 1, "by_timeout": 0, "three_quarters": 1}
+    assert regroups == red["regroups"]
+    expected_orders = {"completed": 1, "failed": 0, "overwritten": 1, "withdrawn": 1, "open": 1}
+    assert expected_orders == red["orders"]
+    assert {"cp-centre": 5} == red["first_capture"]
+    blue = measure(load_match(match_logs))["teams"]["blue"]
+    assert {"(no plan)": 1} == blue["stuck"]["by_doing"]
+
+
+def test_the_text_form_names_every_measure_with_its_share(match_logs: Path) -> None:
+    text = metrics_command([match_logs])
+    for words in ("order-starved", "crowded", "enemies ignored", "stuck", "oscillations",
+                  "plan churn", "regroups", "orders", "first held"):  # fmt: skip
+        assert words in text
+    assert f"order-starved   {TICKS:6d}  ({100 * TICKS / (6 * TICKS):.1f}%)" in text
+
+
+def test_a_directory_without_a_world_or_logs_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match=r"no \*\.jsonl log files"):
+        load_match(tmp_path)
+    (tmp_path / "main.1.jsonl").write_text(json.dumps({"event": "actor.start"}) + "\n")
+    with pytest.raises(WarbandError, match=r"no world\.snapshot events"):
+        load_match(tmp_path)
+
+
+def test_warband_metrics_measures_a_real_match_from_its_logs(
+    warband_cli: Any, tmp_path: Path
+) -> None:
+    logs = tmp_path / "wz"
+    run: CommandResult = warband_cli(
+        "run", "scenarios/warzone.py", "--param", "bots=4", "--ticks", "60", "--log", str(logs),
+        "-q",
+    )  # fmt: skip
+    assert 0 == run.returncode, run.stderr
+    result = warband_cli("metrics", str(logs), "--json")
+    assert 0 == result.returncode, result.stderr
+    report = last_json_line(result.stdout)
+    assert {"red", "blue"} == set(report["teams"])
+    red = report["teams"]["red"]
+    assert 0 < red["alive_bot_ticks"] <= 4 * 60
+    assert sum(red["orders"].values()) > 0  # the hierarchy gave orders, and bots logged them
