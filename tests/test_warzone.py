@@ -4,7 +4,6 @@ reports up, the world deciding the match."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import signal
@@ -18,7 +17,7 @@ import pytest
 
 from tests.conftest import REPO, CommandResult, last_json_line, read_log_events
 from tests.proc import stat, wait_until
-from warband.agents import Agent, Role, ideal_distribution
+from warband.agents import Agent, Role, ideal_distribution, objective_source
 from warband.planning import parse_domain
 from warband.values import Value
 from warband.world import World, load_map
@@ -272,24 +271,16 @@ def test_a_bot_killed_mid_match_is_dropped_by_its_squad_and_commander_and_the_ma
     assert any(e.get("event") == "commander.bot_back" and e.get("bot") == "red-1" for e in events)
 
 
-def _warzone_module() -> Any:
-    spec = importlib.util.spec_from_file_location("warzone_scenario", REPO / WARZONE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_capture_and_hold_takes_the_tsp_nearest_its_base_with_a_bot_to_spare() -> None:
-    warzone = _warzone_module()
+    source, _ = objective_source(load_map("warzone"), "capture_and_hold", "red")
     idle = Role("c", parse_domain('(:domain i)(:method (behave) (:branch "i" () ()))'))
     scores: list[tuple[Value, ...]] = [("score", "red", 0), ("score", "blue", 0)]
-    objectives = warzone._capture_and_hold("red")(Agent("red-commander", idle, facts=scores))
+    objectives = source(Agent("red-commander", idle, facts=scores))
     tsps = [o for o in objectives if o.target.startswith("tsp-")]
     assert [("capture:tsp-west-south", 1)] == [(o.id, o.optimal_bots) for o in tsps]
     # Below every point: it gets a bot only when each point has its optimal four.
     assert 0 == ideal_distribution(objectives, 12, max_squad_size=4)["capture:tsp-west-south"]
     assert 1 == ideal_distribution(objectives, 13, max_squad_size=4)["capture:tsp-west-south"]
     held = [*scores, ("captured", "tsp-west-south", "red")]
-    objectives = warzone._capture_and_hold("red")(Agent("red-commander", idle, facts=held))
+    objectives = source(Agent("red-commander", idle, facts=held))
     assert ["capture:tsp-west-north"] == [o.id for o in objectives if o.target.startswith("tsp-")]

@@ -9,9 +9,9 @@ from typing import Any
 from warband.agents import Agent, Role
 from warband.agents.bot import AreaGroups, BotReports, bot_role
 from warband.agents.squad import SquadReports
-from warband.messaging import Act, configure_logging
+from warband.messaging import Act, Percept, configure_logging
 from warband.planning import FactDB, parse_domain
-from warband.testing import run_actors
+from warband.testing import Drive, run_actors
 from warband.world import World, build_strategic_graph, load_map, map_from_data
 
 TEST_MAP = load_map("test")
@@ -459,3 +459,36 @@ async def test_a_dead_bot_of_a_squad_respawns_at_the_spawn_nearest_its_squad() -
     )
     result = await run_actors([squad, holder, victim], ticks=24, world=world)
     assert ["r2"] == result.final_states["red-1"]["respawned"]
+
+
+# --- on its own: each mode's objective (a freelance bot, or one between orders) ---------------
+
+
+def _alone(*facts: tuple[Any, ...]) -> list[tuple[str, dict[str, Any]]]:
+    """The acts of a freelance bot at r1 of the test map, given the mode's facts."""
+    body = [("self", "red-1", "red", "assault"), ("state", "alive"), ("at", "red-1", "r1")]
+    percept = Percept(recipient="red-1", facts=[list(f) for f in (*body, *facts)])
+    with Drive(Agent("red-1", bot_role(TEST_MAP), team="red")) as drive:
+        sent = drive.tick(percept)
+    return [(a.verb, a.args) for a in sent if isinstance(a, Act)]
+
+
+def test_a_bot_on_its_own_goes_for_each_modes_objective() -> None:
+    # Search and Retrieve: the object lies at m3 (r1 -> m1 -> m3).
+    retrieve = _alone(("game_mode", "search_and_retrieve"), ("object_at", "box", "m3"))
+    assert [("move", {"waypoint": "m1"})] == retrieve
+    # Assassination, the red VIP itself: it hides at the hiding spot, s (r1 -> r2 -> m2 -> d -> s,
+    # the store's door open).
+    hide = _alone(
+        ("game_mode", "assassination"), ("role", "red", "defend"), ("vip", "red-1", "red"),
+        ("open", "store-door", True),
+    )  # fmt: skip
+    assert [("move", {"waypoint": "r2"})] == hide
+    # Assassination, attackers: they hunt the enemy VIP where they know it is.
+    hunt = _alone(
+        ("game_mode", "assassination"), ("role", "red", "attack"), ("vip", "blue-9", "blue"),
+        ("vip_at", "blue-9", "b1"),
+    )  # fmt: skip
+    assert [("move", {"waypoint": "m1"})] == hunt
+    # Capture and Hold, as before: the nearest point the team does not hold.
+    assert [("move", {"waypoint": "m1"})] == _alone(("game_mode", "capture_and_hold"))

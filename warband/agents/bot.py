@@ -55,12 +55,15 @@ from ..world import (
     HEALTH,
     MAX_HEALTH,
     OBJECT_AT,
+    OBJECTIVE,
     OPEN,
     SEES,
     SEES_DOWNED,
     SELF,
     SPAWN_OPTION,
     STATE,
+    TARGET_INTACT,
+    TARGET_STATE,
     TICK,
     TURRET,
     VIP_AT,
@@ -520,6 +523,36 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         return any(me.cls == "tactician" for me in SELF.all(facts.facts(SELF.name)))
 
     travel = travel_distance(game_map)
+    hiding = sorted(m.waypoint for m in game_map.markers_of("hiding"))
+
+    def _nearest(here: Value, waypoints: list[tuple[str, str]]) -> Value:
+        """Of ``(id, waypoint)`` pairs, the id whose waypoint is nearest ``here`` in travel."""
+        if not waypoints:
+            return None
+        return min(waypoints, key=lambda pair: (travel(str(here), pair[1]), pair[0]))[0]
+
+    def nearest_hiding(facts: FactDB, here: Value) -> Value:
+        """The hiding spot nearest ``here`` (Assassination's VIP on its own), a waypoint."""
+        return _nearest(here, [(w, w) for w in hiding])
+
+    def _targets(facts: FactDB, *, ours: bool) -> list[tuple[str, str]]:
+        team = _my_team(facts)
+        states = {t.target: t.state for t in TARGET_STATE.matching(facts.facts(TARGET_STATE.name))}
+        return [
+            (o.id, o.waypoint)
+            for o in OBJECTIVE.matching(facts.facts(OBJECTIVE.name))
+            if o.kind == "target"
+            and (o.team == team) == ours
+            and (ours or states.get(o.id) == TARGET_INTACT)
+        ]
+
+    def nearest_enemy_target(facts: FactDB, here: Value) -> Value:
+        """The enemy's intact destroy target nearest ``here`` (Search and Destroy attackers)."""
+        return _nearest(here, _targets(facts, ours=False))
+
+    def nearest_own_target(facts: FactDB, here: Value) -> Value:
+        """The team's destroy target nearest ``here`` (Search and Destroy defenders)."""
+        return _nearest(here, _targets(facts, ours=True))
 
     def spawn_near(facts: FactDB, places: Value) -> Value:
         """Of the spawns the world offers a dead bot (``spawn_option``), the one with the best
@@ -545,6 +578,9 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         "weapon_for": weapon_for,
         "spawn_near": spawn_near,
         "heal_refused": heal_refused,
+        "nearest_hiding": nearest_hiding,
+        "nearest_enemy_target": nearest_enemy_target,
+        "nearest_own_target": nearest_own_target,
     }
 
 
