@@ -31,20 +31,25 @@ BENCHMARKS = ("messaging", "planning", "world", "warzone", "chaos", "view")
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
+    from .pipes import exit_status, guard_standard_streams
+
+    # A closed stdout or stderr (`warband run ... | head`) stops the command as SIGPIPE stops
+    # a Unix tool, with status 141 (see warband.pipes).
+    guard_standard_streams()
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
         code: int = args.handler(args)
     except ConfigurationError as error:
         print(f"warband: error: {error}", file=sys.stderr)
-        return 2
+        code = 2
     except WarbandError as error:
         print(f"warband: error: {error}", file=sys.stderr)
-        return 1
+        code = 1
     except KeyboardInterrupt:
         print("warband: interrupted", file=sys.stderr)
-        return 130
-    return code
+        code = 130
+    return exit_status(code)
 
 
 def run_file(path: str | Path, argv: Sequence[str] | None = None) -> int:
@@ -570,7 +575,8 @@ def _cores() -> int:
 def _agent(args: argparse.Namespace) -> int:
     from .messaging.supervisor import watch_parent
 
-    watch_parent()  # a launcher killed with -9 takes its agents with it
+    # A launcher killed with -9 takes its agents with it; a closed pipe is its to act on.
+    _supervised(watch_parent())
     from .launcher import run_agent
     from .messaging.addresses import check_actor_id
     from .messaging.tracing import configure_logging
@@ -595,8 +601,9 @@ def _broker(args: argparse.Namespace) -> int:
     from .messaging.broker import Broker
     from .messaging.supervisor import watch_parent
     from .messaging.tracing import configure_logging
+    from .pipes import on_closed_pipe
 
-    watch_parent()
+    _supervised(watch_parent())
     _check_log_dir(args.log)
     configure_logging(args.log, "broker", live=args.live)
     _start_otel(args.otel, "broker")
@@ -618,13 +625,23 @@ def _broker(args: argparse.Namespace) -> int:
     for signum in STOP_SIGNALS:
         signal.signal(signum, stop)
     try:
-        broker.start()
-        print(f"warband broker routing on {broker.bound_endpoint}", file=sys.stderr, flush=True)
-        while broker.is_running():
-            broker.join(0.5)
+        with on_closed_pipe(lambda signum: broker.stop(timeout=0)):
+            broker.start()
+            print(f"warband broker routing on {broker.bound_endpoint}", file=sys.stderr, flush=True)
+            while broker.is_running():
+                broker.join(0.5)
     finally:
         context.term()
     return 0
+
+
+def _supervised(by_a_parent: bool) -> None:
+    """A child of a launcher or a sweep shares its parent's output: a closed pipe is the
+    parent's to act on (it stops the whole run); the child only stops writing to it."""
+    if by_a_parent:
+        from .pipes import guard_standard_streams
+
+        guard_standard_streams(stop=False)
 
 
 def _start_otel(flag: str | None, process: str) -> None:

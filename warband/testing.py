@@ -22,10 +22,12 @@ from typing import TYPE_CHECKING
 import zmq
 
 from .exceptions import WarbandError
+from .interrupts import Interrupted, run_until_signalled
 from .launcher import make_clock, run_actors_in_process
 from .messaging.actor import Actor, Mode
 from .messaging.broker import Broker
 from .messaging.clock import DeparturePolicy, RunResult
+from .pipes import guard_standard_streams
 
 if TYPE_CHECKING:
     from .world.actor import WorldModel
@@ -80,7 +82,12 @@ async def run_actors(
     ``departure_policy`` decides whether the run goes on when an actor leaves for good (see
     :class:`~warband.messaging.clock.Clock`). Raises :class:`ActorFailures` when an actor's
     handler, timer or ``on_tick`` raised, unless ``raise_on_failure`` is False.
+
+    When this process's stdout or stderr turns out to be a closed pipe (a script piped into
+    ``head``), the run stops at once, in order, and ``SystemExit(141)`` is raised: the script
+    ends without a traceback, as ``SIGPIPE`` ends a Unix tool (:mod:`warband.pipes`).
     """
+    guard_standard_streams()
     actors = list(actors)
     clock = make_clock(
         [a.id for a in actors],
@@ -91,7 +98,13 @@ async def run_actors(
         clock_id=clock_id,
         departure_policy=departure_policy,
     )
-    result = await run_actors_in_process(actors, clock, mode=mode)
+    try:
+        # signals=False: SIGINT and SIGTERM keep whatever meaning the caller gave them.
+        result = await run_until_signalled(
+            run_actors_in_process(actors, clock, mode=mode), signals=False
+        )
+    except Interrupted as closed:
+        raise SystemExit(closed.exit_code) from None
     if raise_on_failure and not result.clean:
         raise ActorFailures(result)
     return result
