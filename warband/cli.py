@@ -237,6 +237,13 @@ def _add_agent(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     agent.add_argument(
         "--result", type=Path, metavar="FILE", help="(clock only) write the run result JSON here"
     )
+    agent.add_argument(
+        "--heartbeat",
+        type=Path,
+        metavar="FILE",
+        help="(clock only; `warband run --processes` passes it) replace FILE with the run's "
+        "progress every half second, the launcher's sign that the clock still answers",
+    )
     _add_run_options(agent)
     agent.set_defaults(handler=_agent)
 
@@ -247,6 +254,13 @@ def _add_broker(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     broker.add_argument("--bind", required=True, metavar="ENDPOINT", help="e.g. tcp://0.0.0.0:5555")
     broker.add_argument("--log", type=Path, metavar="DIR", help="write JSON logs here")
+    broker.add_argument(
+        "--heartbeat",
+        type=Path,
+        metavar="FILE",
+        help="(`warband run --processes` passes it) touch FILE every half second, the "
+        "launcher's sign that the broker still answers",
+    )
     broker.add_argument(
         "--live", metavar="ENDPOINT", help="push its events to a `warband view --live ENDPOINT`"
     )
@@ -462,6 +476,7 @@ def _run_scenario(args: argparse.Namespace) -> int:
 
     watch_parent()  # a run started by `warband sweep` ends when the sweep is killed
     from .launcher import (
+        RunFailed,
         RunInterrupted,
         failed_report,
         format_report,
@@ -498,6 +513,8 @@ def _run_scenario(args: argparse.Namespace) -> int:
             print(report_json_line(interrupted.report))
         print(f"warband: {interrupted}", file=sys.stderr)
         return interrupted.exit_code
+    except RunFailed as failed:
+        report = failed.report  # what was known of the run when it broke
     except ConfigurationError:
         raise
     except WarbandError as error:
@@ -593,11 +610,14 @@ def _agent(args: argparse.Namespace) -> int:
     _start_otel(args.otel, args.agent_id)
     # SIGTERM, SIGINT and SIGHUP stop the actor through its event loop (see run_agent).
     scenario = load_scenario(args.scenario)
-    return run_agent(scenario, args.agent_id, args.connect, _options(args), args.result)
+    return run_agent(
+        scenario, args.agent_id, args.connect, _options(args), args.result, args.heartbeat
+    )
 
 
 def _broker(args: argparse.Namespace) -> int:
     from .interrupts import STOP_SIGNALS
+    from .launcher import HEARTBEAT_INTERVAL, write_heartbeat
     from .messaging.broker import Broker
     from .messaging.supervisor import watch_parent
     from .messaging.tracing import configure_logging
@@ -629,7 +649,9 @@ def _broker(args: argparse.Namespace) -> int:
             broker.start()
             print(f"warband broker routing on {broker.bound_endpoint}", file=sys.stderr, flush=True)
             while broker.is_running():
-                broker.join(0.5)
+                if args.heartbeat is not None:
+                    write_heartbeat(args.heartbeat)
+                broker.join(HEARTBEAT_INTERVAL)
     finally:
         context.term()
     return 0
