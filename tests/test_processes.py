@@ -257,7 +257,7 @@ def test_a_broken_run_reports_what_was_known_and_names_the_culprit(
 
 
 def test_the_children_end_on_their_own_when_the_launcher_is_killed_with_minus_9(
-    start_run: Callable[..., Run], tmp_path: Path
+    start_run: Callable[..., Run], run_tmp: Path, tmp_path: Path
 ) -> None:
     run = _start_ticking(start_run, tmp_path)
 
@@ -266,6 +266,14 @@ def test_the_children_end_on_their_own_when_the_launcher_is_killed_with_minus_9(
 
     wait_until(lambda: not run.survivors(), CONTRACT_S, "the orphaned processes to end")
     _assert_no_traceback(run.stderr.read_text())
+    # Issue 25, finding 10: the dead launcher could not remove its run's directory; the next
+    # run removes it (its launcher's pid is gone), and its own, and leaves the temp dir empty.
+    next_run = start_run("--ticks", "5")
+    next_run.record_children(4)
+    _wait_for_exit(next_run)
+    assert 0 == next_run.launcher.returncode, next_run.stderr.read_text()
+    wait_until(lambda: not next_run.survivors(), CONTRACT_S, "the next run's processes to end")
+    assert [] == sorted(p.name for p in run_tmp.iterdir())
 
 
 def test_a_failed_run_removes_its_temporary_directory_and_socket(

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -357,7 +358,7 @@ def run_in_processes(
     # the run's directory (its ipc socket, the clock's result file) removed.
     with (
         SignalFlag() as signals,
-        tempfile.TemporaryDirectory(prefix="warband-run-", ignore_cleanup_errors=True) as tmp,
+        _run_directory() as tmp,
     ):
         workdir = Path(tmp)
         endpoint = options.endpoint or f"ipc://{workdir / 'broker.sock'}"
@@ -440,6 +441,45 @@ def run_in_processes(
     )
     report.restarts = supervisor.total_restarts
     return report
+
+
+RUN_DIRECTORY_PREFIX = "warband-run-"
+"""A ``--processes`` run's directory in the temp dir (its ipc socket, the clock's result) is
+``warband-run-<launcher pid>-<random>``."""
+
+
+def _run_directory() -> tempfile.TemporaryDirectory[str]:
+    """This run's directory, after removing those of launchers that died without removing
+    theirs (``kill -9``): a directory whose launcher pid no longer exists, and ours."""
+    _remove_stale_run_directories(Path(tempfile.gettempdir()))
+    return tempfile.TemporaryDirectory(
+        prefix=f"{RUN_DIRECTORY_PREFIX}{os.getpid()}-", ignore_cleanup_errors=True
+    )
+
+
+def _remove_stale_run_directories(temp: Path) -> None:
+    with contextlib.suppress(OSError):
+        for entry in temp.glob(f"{RUN_DIRECTORY_PREFIX}*-*"):
+            owner = entry.name[len(RUN_DIRECTORY_PREFIX) :].split("-", 1)[0]
+            if not owner.isdigit() or _process_exists(int(owner)):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_dir() and entry.stat().st_uid == os.getuid():
+                    shutil.rmtree(entry, ignore_errors=True)
+                    get_logger(agent="launcher").info(
+                        "run.stale_directory_removed", path=str(entry)
+                    )
+
+
+def _process_exists(pid: int) -> bool:
+    """True when a process ``pid`` exists (even another user's, or a zombie)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 HEARTBEAT_INTERVAL = 0.5
