@@ -678,12 +678,10 @@ def failed_report(
 
 def _check_curve_keys(directory: Path, endpoint: str, agent_ids: list[str]) -> None:
     """Refuse a CURVE run before any process starts if a key file it needs is missing."""
-    from .messaging.curve import check_curve_endpoint, load_client, load_server
+    from .messaging.curve import check_curve_endpoint, check_run_keys
 
     check_curve_endpoint(endpoint)
-    load_server(directory)
-    for agent_id in [*agent_ids, SUPERVISOR_ID]:
-        load_client(directory, agent_id)
+    check_run_keys(directory, [*agent_ids, SUPERVISOR_ID])
 
 
 def _supervisor_keys(options: RunOptions) -> CurveClient | None:
