@@ -280,6 +280,13 @@ def run_in_process(
             scenario, params, options, interrupted.signum, started, partial=clock.progress("")
         )
         raise RunInterrupted(interrupted.signum, report) from None
+    except ConfigurationError:
+        raise
+    except WarbandError as error:
+        # The clock failed: still what it knew of the run, not zeros.
+        known = clock.progress("")
+        report = failed_report(scenario, params, options, str(error), started, partial=known)
+        raise RunFailed(report) from None
     return _report(scenario, params, options, result, started, processes=1, pids={})
 
 
