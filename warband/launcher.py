@@ -406,7 +406,7 @@ def run_in_processes(
                 if result_file.exists():
                     result = msgspec.json.decode(result_file.read_bytes(), type=RunResult)
                 else:
-                    failure = _why_the_clock_ended(supervisor, scenario.clock_id, pulses, options)
+                    failure = _why_the_clock_ended(supervisor, scenario.clock_id, options)
         except WarbandError:
             if signals.received is None:
                 raise
@@ -563,7 +563,7 @@ def _supervise_until_clock_exits(
     while signals.received is None:
         for ended in supervisor.check():
             if ended is broker:
-                return f"the broker process {_ended(ended.returncode)} early"
+                return f"the broker process {_ended(ended.returncode)} before the run ended"
             if ended is clock:
                 return None
             if ended.returncode not in (0, None) and progress is not None:
@@ -576,13 +576,11 @@ def _supervise_until_clock_exits(
     return None
 
 
-def _why_the_clock_ended(
-    supervisor: Supervisor, clock_id: str, pulses: Mapping[str, _Pulse], options: RunOptions
-) -> str:
+def _why_the_clock_ended(supervisor: Supervisor, clock_id: str, options: RunOptions) -> str:
     """Why the clock process ended without a result, naming the culprit."""
     broker = supervisor.processes["broker"]
     if broker.process.poll() is not None:
-        return f"the broker process {_ended(broker.process.returncode)} early"
+        return f"the broker process {_ended(broker.process.returncode)} before the run ended"
     code = supervisor.processes[clock_id].returncode
     if code is not None and code < 0:
         return f"the clock process {clock_id!r} {_ended(code)} before finishing the run"
