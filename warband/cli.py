@@ -2,7 +2,9 @@
 
 Exit codes: 0 when the command did its job (for ``run``: the run completed, whatever its
 outcome; read ``outcome`` in the ``--json`` line), 1 when it failed while running, 2 for bad
-usage or bad input (a missing file, an unknown parameter, a malformed scenario...).
+usage or bad input (a missing file, an unknown parameter, a malformed scenario...), 128 + N when
+signal N stopped it, 141 when its stdout or stderr was a pipe that closed (see
+:mod:`warband.pipes`).
 """
 
 from __future__ import annotations
