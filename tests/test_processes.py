@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import shutil
 import signal
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.proc import alive, children_of, group_members, stat, wait_until
+from tests.proc import alive, child_running, children_of, group_members, stat, wait_until
 
 from .conftest import REPO, last_json_line
 
@@ -145,6 +146,7 @@ def test_a_signal_to_the_launcher_ends_the_whole_run_and_leaves_nothing_behind(
     start_run: Callable[..., Run], run_tmp: Path, tmp_path: Path, signum: int, name: str
 ) -> None:
     run = _start_ticking(start_run, tmp_path)
+    known = _known_ticks(run, run_tmp, 3)
 
     run.launcher.send_signal(signum)
     _wait_for_exit(run)
@@ -161,10 +163,101 @@ def test_a_signal_to_the_launcher_ends_the_whole_run_and_leaves_nothing_behind(
         summary["finish_reason"],
         summary["outcome"],
     )
+    # What was known of the run when it stopped (issue 25, finding 7), not zeros.
+    assert summary["ticks"] >= known >= 3, summary
+    assert summary["messages_sent"] >= known, summary
+    assert {"broker", "clock", "bot-1", "bot-2"} == set(summary["pids"]), summary
+    assert 4 == summary["processes"]
+
+
+def _clock_progress(run_tmp: Path) -> int:
+    """Ticks the clock of the run in ``run_tmp`` last said it completed (its sign of life for
+    the launcher, ``clock.alive``): what the launcher knows of the run if it breaks now."""
+    for file in run_tmp.glob("warband-run-*/clock.alive"):
+        with contextlib.suppress(OSError, ValueError):
+            return int(json.loads(file.read_bytes())["ticks"])
+    return 0
+
+
+def _known_ticks(run: Run, run_tmp: Path, at_least: int) -> int:
+    wait_until(
+        lambda: _clock_progress(run_tmp) >= at_least or run.launcher.poll() is not None,
+        STARTUP_S,
+        f"the launcher to know of tick {at_least}",
+    )
+    return _clock_progress(run_tmp)
+
+
+def test_a_stopped_clock_ends_the_run_within_seconds_and_the_report_names_it(
+    start_run: Callable[..., Run], run_tmp: Path, tmp_path: Path
+) -> None:
+    # Issue 25, finding 4: SIGSTOP keeps the clock's connections open and says nothing, as a
+    # hung process or a vanished host would; the agents give up on it, the launcher must too.
+    run = _start_ticking(start_run, tmp_path)
+    known = _known_ticks(run, run_tmp, 3)
+    os.kill(child_running(run.launcher.pid, "clock"), signal.SIGSTOP)
+
+    try:
+        run.launcher.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("the launcher still runs 60 s after its clock stopped") from None
+
+    stderr = run.stderr.read_text()
+    assert 1 == run.launcher.returncode, stderr
+    summary = last_json_line(run.stdout.read_text())
+    assert summary["completed"] is False
+    assert "the clock 'clock' stopped answering" in summary["finish_reason"], summary
+    assert summary["ticks"] >= known
+    wait_until(lambda: not run.survivors(), CONTRACT_S, "the run's processes to end")
+    assert [] == sorted(p.name for p in run_tmp.iterdir())
+    _assert_no_traceback(stderr)
+
+
+@pytest.mark.parametrize(
+    ("victim", "signum", "culprit"),
+    [
+        ("clock", signal.SIGKILL, "the clock process 'clock' was killed by SIGKILL"),
+        ("broker", signal.SIGSTOP, "the broker stopped answering"),
+        ("broker", signal.SIGKILL, "the broker process was killed by SIGKILL"),
+    ],
+    ids=["clock-killed", "broker-stopped", "broker-killed"],
+)
+def test_a_broken_run_reports_what_was_known_and_names_the_culprit(
+    start_run: Callable[..., Run],
+    run_tmp: Path,
+    tmp_path: Path,
+    victim: str,
+    signum: int,
+    culprit: str,
+) -> None:
+    # Issue 25, finding 7: the JSON line tells the truth after a failure.
+    log_dir = tmp_path / "logs"
+    run = _start_ticking(start_run, tmp_path, "--log", str(log_dir))
+    known = _known_ticks(run, run_tmp, 3)
+    os.kill(child_running(run.launcher.pid, victim), signum)
+
+    try:
+        run.launcher.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"the launcher still runs 60 s after {victim} broke") from None
+
+    stderr = run.stderr.read_text()
+    assert 1 == run.launcher.returncode, stderr
+    summary = last_json_line(run.stdout.read_text())
+    assert summary["completed"] is False
+    assert summary["finish_reason"].startswith(culprit), summary["finish_reason"]
+    assert "--log DIR" not in summary["finish_reason"]
+    assert summary["ticks"] >= known
+    assert summary["messages_sent"] >= known, summary
+    assert 4 == summary["processes"]
+    assert {"broker", "clock", "bot-1", "bot-2"} == set(summary["pids"])
+    assert str(log_dir) == summary["log_dir"]
+    wait_until(lambda: not run.survivors(), CONTRACT_S, "the run's processes to end")
+    _assert_no_traceback(stderr)
 
 
 def test_the_children_end_on_their_own_when_the_launcher_is_killed_with_minus_9(
-    start_run: Callable[..., Run], tmp_path: Path
+    start_run: Callable[..., Run], run_tmp: Path, tmp_path: Path
 ) -> None:
     run = _start_ticking(start_run, tmp_path)
 
@@ -173,6 +266,14 @@ def test_the_children_end_on_their_own_when_the_launcher_is_killed_with_minus_9(
 
     wait_until(lambda: not run.survivors(), CONTRACT_S, "the orphaned processes to end")
     _assert_no_traceback(run.stderr.read_text())
+    # Issue 25, finding 10: the dead launcher could not remove its run's directory; the next
+    # run removes it (its launcher's pid is gone), and its own, and leaves the temp dir empty.
+    next_run = start_run("--ticks", "5")
+    next_run.record_children(4)
+    _wait_for_exit(next_run)
+    assert 0 == next_run.launcher.returncode, next_run.stderr.read_text()
+    wait_until(lambda: not next_run.survivors(), CONTRACT_S, "the next run's processes to end")
+    assert [] == sorted(p.name for p in run_tmp.iterdir())
 
 
 def test_a_failed_run_removes_its_temporary_directory_and_socket(
@@ -231,7 +332,10 @@ def test_a_signal_ends_a_one_process_run_cleanly(
     assert 128 + signum == launcher.returncode, text
     assert f"warband: interrupted by {signal.Signals(signum).name}" in text
     _assert_no_traceback(text)
-    assert False is last_json_line(stdout.read_text())["completed"]
+    summary = last_json_line(stdout.read_text())
+    assert False is summary["completed"]
+    assert summary["ticks"] >= 3, summary
+    assert summary["messages_sent"] > 0, summary
 
 
 def test_the_supervisor_puts_its_children_in_one_group_and_kills_one_that_ignores_sigterm(

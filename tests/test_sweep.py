@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -284,9 +285,10 @@ def test_a_stop_signal_stops_every_run_and_still_ends_with_the_json_line(
     assert 128 + signum == sweep.returncode, stderr
     summary = last_json_line(stdout)
     assert signum.name == summary["interrupted"]
-    assert [1, 2, 3] == [run["seed"] for run in summary["runs"]]
-    assert ["interrupted"] * 3 == [run["outcome"] for run in summary["runs"]]
-    assert 0 == summary["completed"]
+    # --jobs 2: the third seed waited for a free slot; it is counted, not listed.
+    assert [1, 2] == [run["seed"] for run in summary["runs"]]
+    assert ["interrupted"] * 2 == [run["outcome"] for run in summary["runs"]]
+    assert (0, 1) == (summary["completed"], summary["not_started"])
     assert f"warband: interrupted by {signum.name}" == stderr.splitlines()[-1]
     assert [True, True] == [_gone(pid) for pid in _pids(pid_dir)]
     # --jobs 2: the third seed waited for a free slot and never started.
@@ -301,3 +303,47 @@ def test_runs_end_when_their_sweep_is_killed_outright(
     sweep.wait(timeout=30)
     pids = _pids(pid_dir)
     _wait_for(lambda: all(_gone(pid) for pid in pids), 30, f"runs {pids} to end")
+
+
+def test_a_sweep_of_a_hundred_billion_seeds_stays_small_and_ctrl_c_prints_the_partial_table(
+    tmp_path: Path,
+) -> None:
+    # Issue 25, finding 9. Its address space is capped at 2 GiB, children included: a sweep
+    # that listed every seed it was asked for would die of MemoryError (or take the machine).
+    pid_dir = tmp_path / "pids"
+    pid_dir.mkdir()
+    command = [sys.executable, "-m", "warband", "sweep", COIN, "--seeds", "100000000000"]
+    command += ["--jobs", "2", "--param", f"pid_dir={pid_dir}", "--json"]
+    cap = 2 * 1024**3
+
+    def capped() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    sweep = subprocess.Popen(
+        command,
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=capped,
+    )
+    try:
+        _wait_for(lambda: len(_pids(pid_dir)) >= 4, 120, "four runs under way or done")
+        sweep.send_signal(signal.SIGINT)
+        stdout, stderr = sweep.communicate(timeout=60)
+    finally:
+        if sweep.poll() is None:
+            sweep.kill()
+            sweep.communicate(timeout=30)
+    assert 130 == sweep.returncode, stderr
+    assert "Traceback" not in stderr and "MemoryError" not in stderr, stderr
+    assert "warband: interrupted by SIGINT" == stderr.splitlines()[-1]
+    summary = last_json_line(stdout)
+    ran = [run["seed"] for run in summary["runs"]]
+    assert ran == list(range(1, len(ran) + 1)), ran
+    assert len(ran) >= 4
+    assert 100_000_000_000 == len(ran) + summary["not_started"]
+    # The partial table, on stderr with --json: what finished, and how many never started.
+    assert f"{summary['not_started']} not started" in stderr
+    assert "sweep coin: seeds 1..100000000000" in stderr

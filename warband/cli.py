@@ -2,7 +2,9 @@
 
 Exit codes: 0 when the command did its job (for ``run``: the run completed, whatever its
 outcome; read ``outcome`` in the ``--json`` line), 1 when it failed while running, 2 for bad
-usage or bad input (a missing file, an unknown parameter, a malformed scenario...).
+usage or bad input (a missing file, an unknown parameter, a malformed scenario...), 128 + N when
+signal N stopped it, 141 when its stdout or stderr was a pipe that closed (see
+:mod:`warband.pipes`).
 """
 
 from __future__ import annotations
@@ -31,20 +33,25 @@ BENCHMARKS = ("messaging", "planning", "world", "warzone", "chaos", "view")
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
+    from .pipes import exit_status, guard_standard_streams
+
+    # A closed stdout or stderr (`warband run ... | head`) stops the command as SIGPIPE stops
+    # a Unix tool, with status 141 (see warband.pipes).
+    guard_standard_streams()
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
         code: int = args.handler(args)
     except ConfigurationError as error:
         print(f"warband: error: {error}", file=sys.stderr)
-        return 2
+        code = 2
     except WarbandError as error:
         print(f"warband: error: {error}", file=sys.stderr)
-        return 1
+        code = 1
     except KeyboardInterrupt:
         print("warband: interrupted", file=sys.stderr)
-        return 130
-    return code
+        code = 130
+    return exit_status(code)
 
 
 def run_file(path: str | Path, argv: Sequence[str] | None = None) -> int:
@@ -233,6 +240,13 @@ def _add_agent(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     agent.add_argument(
         "--result", type=Path, metavar="FILE", help="(clock only) write the run result JSON here"
     )
+    agent.add_argument(
+        "--heartbeat",
+        type=Path,
+        metavar="FILE",
+        help="(clock only; `warband run --processes` passes it) replace FILE with the run's "
+        "progress every half second, the launcher's sign that the clock still answers",
+    )
     _add_run_options(agent)
     agent.set_defaults(handler=_agent)
 
@@ -243,6 +257,13 @@ def _add_broker(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     broker.add_argument("--bind", required=True, metavar="ENDPOINT", help="e.g. tcp://0.0.0.0:5555")
     broker.add_argument("--log", type=Path, metavar="DIR", help="write JSON logs here")
+    broker.add_argument(
+        "--heartbeat",
+        type=Path,
+        metavar="FILE",
+        help="(`warband run --processes` passes it) touch FILE every half second, the "
+        "launcher's sign that the broker still answers",
+    )
     broker.add_argument(
         "--live", metavar="ENDPOINT", help="push its events to a `warband view --live ENDPOINT`"
     )
@@ -480,6 +501,7 @@ def _run_scenario(args: argparse.Namespace) -> int:
 
     watch_parent()  # a run started by `warband sweep` ends when the sweep is killed
     from .launcher import (
+        RunFailed,
         RunInterrupted,
         failed_report,
         format_report,
@@ -516,6 +538,8 @@ def _run_scenario(args: argparse.Namespace) -> int:
             print(report_json_line(interrupted.report))
         print(f"warband: {interrupted}", file=sys.stderr)
         return interrupted.exit_code
+    except RunFailed as failed:
+        report = failed.report  # what was known of the run when it broke
     except ConfigurationError:
         raise
     except WarbandError as error:
@@ -593,7 +617,8 @@ def _cores() -> int:
 def _agent(args: argparse.Namespace) -> int:
     from .messaging.supervisor import watch_parent
 
-    watch_parent()  # a launcher killed with -9 takes its agents with it
+    # A launcher killed with -9 takes its agents with it; a closed pipe is its to act on.
+    _supervised(watch_parent())
     from .launcher import run_agent
     from .messaging.addresses import check_actor_id
     from .messaging.tracing import configure_logging
@@ -610,16 +635,20 @@ def _agent(args: argparse.Namespace) -> int:
     _start_otel(args.otel, args.agent_id)
     # SIGTERM, SIGINT and SIGHUP stop the actor through its event loop (see run_agent).
     scenario = load_scenario(args.scenario)
-    return run_agent(scenario, args.agent_id, args.connect, _options(args), args.result)
+    return run_agent(
+        scenario, args.agent_id, args.connect, _options(args), args.result, args.heartbeat
+    )
 
 
 def _broker(args: argparse.Namespace) -> int:
     from .interrupts import STOP_SIGNALS
+    from .launcher import HEARTBEAT_INTERVAL, write_heartbeat
     from .messaging.broker import Broker
     from .messaging.supervisor import watch_parent
     from .messaging.tracing import configure_logging
+    from .pipes import on_closed_pipe
 
-    watch_parent()
+    _supervised(watch_parent())
     _check_log_dir(args.log)
     configure_logging(args.log, "broker", live=args.live)
     _start_otel(args.otel, "broker")
@@ -641,13 +670,25 @@ def _broker(args: argparse.Namespace) -> int:
     for signum in STOP_SIGNALS:
         signal.signal(signum, stop)
     try:
-        broker.start()
-        print(f"warband broker routing on {broker.bound_endpoint}", file=sys.stderr, flush=True)
-        while broker.is_running():
-            broker.join(0.5)
+        with on_closed_pipe(lambda signum: broker.stop(timeout=0)):
+            broker.start()
+            print(f"warband broker routing on {broker.bound_endpoint}", file=sys.stderr, flush=True)
+            while broker.is_running():
+                if args.heartbeat is not None:
+                    write_heartbeat(args.heartbeat)
+                broker.join(HEARTBEAT_INTERVAL)
     finally:
         context.term()
     return 0
+
+
+def _supervised(by_a_parent: bool) -> None:
+    """A child of a launcher or a sweep shares its parent's output: a closed pipe is the
+    parent's to act on (it stops the whole run); the child only stops writing to it."""
+    if by_a_parent:
+        from .pipes import guard_standard_streams
+
+        guard_standard_streams(stop=False)
 
 
 def _start_otel(flag: str | None, process: str) -> None:

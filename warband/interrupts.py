@@ -2,7 +2,9 @@
 
 The launcher of a run (``warband run``) and each actor process (``warband agent``) turn these
 signals into a clean stop: actors stop, sockets close, logs flush, child processes are reaped,
-and the process exits with 128 + the signal number (130 for SIGINT, 143 for SIGTERM).
+and the process exits with 128 + the signal number (130 for SIGINT, 143 for SIGTERM). A
+stdout or stderr found closed (:mod:`warband.pipes`) stops them the same way, as ``SIGPIPE``
+(exit status 141).
 
 No handler here raises. An exception thrown from a signal handler lands on whatever line the
 process happened to run, possibly in the middle of the cleanup it should let finish (or, in an
@@ -22,6 +24,7 @@ from types import FrameType, TracebackType
 from typing import Any, TypeVar
 
 from .exceptions import WarbandError
+from .pipes import on_closed_pipe
 
 T = TypeVar("T")
 
@@ -61,11 +64,13 @@ class SignalFlag:
     def __init__(self) -> None:
         self.received: int | None = None
         self._previous: dict[signal.Signals, Any] = {}
+        self._pipe = contextlib.ExitStack()
 
     def __enter__(self) -> SignalFlag:
         if threading.current_thread() is threading.main_thread():
             for signum in STOP_SIGNALS:
                 self._previous[signum] = signal.signal(signum, self._record)
+        self._pipe.enter_context(on_closed_pipe(self._record_pipe))
         return self
 
     def __exit__(
@@ -78,17 +83,23 @@ class SignalFlag:
             # None: a handler installed outside Python; the default is the closest we can do.
             signal.signal(signum, signal.SIG_DFL if previous is None else previous)
         self._previous.clear()
+        self._pipe.close()
 
     def _record(self, signum: int, frame: FrameType | None) -> None:
         if self.received is None:
             self.received = signum
 
+    def _record_pipe(self, signum: int) -> None:
+        self._record(signum, None)
 
-async def run_until_signalled(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Await ``coroutine``; the first stop signal cancels it.
+
+async def run_until_signalled(coroutine: Coroutine[Any, Any, T], *, signals: bool = True) -> T:
+    """Await ``coroutine``; the first stop signal, or a closed stdout or stderr, cancels it.
 
     Once the cancelled coroutine has run its cleanup (its ``finally`` blocks), raises
-    :class:`Interrupted`. A coroutine that finished with a result despite the signal returns it.
+    :class:`Interrupted` (``SIGPIPE`` for a closed pipe, see :mod:`warband.pipes`). A coroutine
+    that finished with a result despite the signal returns it. ``signals=False`` leaves the
+    signals' handling as it was: only a closed pipe stops the coroutine then.
     """
     task = asyncio.ensure_future(coroutine)
     received: list[int] = []
@@ -98,7 +109,7 @@ async def run_until_signalled(coroutine: Coroutine[Any, Any, T]) -> T:
             received.append(signum)
             task.cancel()
 
-    with _loop_signal_handlers(interrupt):
+    with _loop_signal_handlers(interrupt, signals=signals):
         try:
             return await task
         except (asyncio.CancelledError, WarbandError):
@@ -136,17 +147,27 @@ async def stop_on_signal(
 
 
 @contextlib.contextmanager
-def _loop_signal_handlers(callback: Callable[[int], None]) -> Iterator[None]:
+def _loop_signal_handlers(
+    callback: Callable[[int], None], *, signals: bool = True
+) -> Iterator[None]:
+    """Call ``callback(signum)`` in the running loop on a stop signal or a closed pipe."""
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
+
+    def pipe_closed(signum: int) -> None:
+        # From whichever thread wrote; a loop closed meanwhile has nothing left to stop.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(callback, signum)
+
     try:
-        for signum in STOP_SIGNALS:
+        for signum in STOP_SIGNALS if signals else ():
             try:
                 loop.add_signal_handler(signum, callback, signum)
             except (ValueError, RuntimeError, NotImplementedError):
                 break  # not the main thread, or no signal support: the defaults stay
             installed.append(signum)
-        yield
+        with on_closed_pipe(pipe_closed):
+            yield
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)

@@ -7,8 +7,10 @@ clock, so a lockstep run sends the same messages in the same per-tick order eith
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -35,7 +37,7 @@ from .messaging.supervisor import (
     BrokerEscalation,
     Supervisor,
 )
-from .messaging.tracing import get_logger
+from .messaging.tracing import get_logger, logging_to_files
 from .scenario import Outcome, Params, Scenario
 
 if TYPE_CHECKING:
@@ -274,8 +276,17 @@ def run_in_process(
             )
         )
     except Interrupted as interrupted:
-        report = interrupted_report(scenario, params, options, interrupted.signum, started)
+        report = interrupted_report(
+            scenario, params, options, interrupted.signum, started, partial=clock.progress("")
+        )
         raise RunInterrupted(interrupted.signum, report) from None
+    except ConfigurationError:
+        raise
+    except WarbandError as error:
+        # The clock failed: still what it knew of the run, not zeros.
+        known = clock.progress("")
+        report = failed_report(scenario, params, options, str(error), started, partial=known)
+        raise RunFailed(report) from None
     return _report(scenario, params, options, result, started, processes=1, pids={})
 
 
@@ -320,17 +331,25 @@ async def run_actors_in_process(
         await asyncio.to_thread(broker.stop)
         await asyncio.to_thread(context.term)
     if clock.result is None:
-        raise WarbandError(
-            f"the clock {clock.id!r} stopped without a result; rerun with --log DIR and read "
-            "its actor.failure events"
+        where = (
+            "read its actor.failure events in the run's log"
+            if logging_to_files()
+            else "rerun with --log DIR and read its actor.failure events"
         )
+        raise WarbandError(f"the clock {clock.id!r} stopped without a result; {where}")
     return clock.result
 
 
 def run_in_processes(
     scenario: Scenario, options: RunOptions, progress: Progress | None = None
 ) -> RunReport:
-    """Run the broker, the clock and every actor each in its own OS process, supervised."""
+    """Run the broker, the clock and every actor each in its own OS process, supervised.
+
+    The launcher watches the broker and the clock: each shows a sign of life every
+    :data:`HEARTBEAT_INTERVAL` s (the clock's carries its progress), and one silent for
+    :data:`SILENT_AFTER` s (stopped with SIGSTOP, hung, its host gone) ends the run. A run that
+    breaks raises :class:`RunFailed`, whose report has what was known of the run when it broke.
+    """
     if scenario.path is None:
         raise ConfigurationError("a multi-process run needs a scenario loaded from a file")
     params = scenario.resolve_params(options.params)
@@ -340,35 +359,54 @@ def run_in_processes(
     )
     started = time.monotonic()
     result: RunResult | None = None
+    failure: str | None = None
+    known: RunResult | None = None
     # SIGTERM, SIGINT and SIGHUP are recorded, not fatal, until every child has been reaped and
     # the run's directory (its ipc socket, the clock's result file) removed.
     with (
         SignalFlag() as signals,
-        tempfile.TemporaryDirectory(prefix="warband-run-", ignore_cleanup_errors=True) as tmp,
+        _run_directory() as tmp,
     ):
         workdir = Path(tmp)
         endpoint = options.endpoint or f"ipc://{workdir / 'broker.sock'}"
         result_file = workdir / "result.json"
+        pulses = {
+            "broker": _Pulse("the broker", workdir / "broker.alive", options.start_timeout),
+            scenario.clock_id: _Pulse(
+                f"the clock {scenario.clock_id!r}", workdir / "clock.alive", options.start_timeout
+            ),
+        }
         if options.curve is not None:
             _check_curve_keys(options.curve, endpoint, [scenario.clock_id, *actor_ids])
         escalation = BrokerEscalation(endpoint, curve=_supervisor_keys(options))
         supervisor.on_give_up = escalation
         try:
-            supervisor.start("broker", _broker_argv(endpoint, options), restartable=False)
+            broker_argv = [
+                *_broker_argv(endpoint, options),
+                "--heartbeat",
+                str(pulses["broker"].file),
+            ]
+            supervisor.start("broker", broker_argv, restartable=False)
             common = _agent_argv(scenario.path, endpoint, options)
             clock_argv = [*common, "--id", scenario.clock_id, "--result", str(result_file)]
+            clock_argv += ["--heartbeat", str(pulses[scenario.clock_id].file)]
             supervisor.start(scenario.clock_id, clock_argv, restartable=False)
             for actor_id in actor_ids:
                 if signals.received is not None:
                     break
                 supervisor.start(actor_id, [*common, "--id", actor_id])
-            _supervise_until_clock_exits(supervisor, scenario.clock_id, progress, signals)
-            supervisor.stop_restarting()
-            supervisor.wait_all(
-                timeout=10.0, exclude=("broker",), give_up=lambda: signals.received is not None
+            failure = _supervise_until_clock_exits(
+                supervisor, scenario.clock_id, progress, signals, pulses
             )
-            if result_file.exists():
-                result = msgspec.json.decode(result_file.read_bytes(), type=RunResult)
+            if failure is None:
+                supervisor.stop_restarting()
+                supervisor.wait_all(
+                    timeout=10.0, exclude=("broker",), give_up=lambda: signals.received is not None
+                )
+                if result_file.exists():
+                    result = msgspec.json.decode(result_file.read_bytes(), type=RunResult)
+                else:
+                    failure = _why_the_clock_ended(supervisor, scenario.clock_id, options)
         except WarbandError:
             if signals.received is None:
                 raise
@@ -376,19 +414,35 @@ def run_in_processes(
             escalation.close()
             supervisor.stop_all(last=("broker",))
             remove_ipc_socket_file(endpoint)  # left behind if the broker was killed
+            known = _progress_known(pulses[scenario.clock_id].file)
     pids = {name: managed.pids for name, managed in supervisor.processes.items()}
     if result is None and signals.received is not None:
         report = interrupted_report(
-            scenario, params, options, signals.received, started, processes=len(pids), pids=pids
+            scenario,
+            params,
+            options,
+            signals.received,
+            started,
+            processes=len(pids),
+            pids=pids,
+            partial=known,
         )
         report.restarts = supervisor.total_restarts
         raise RunInterrupted(signals.received, report)
     if result is None:
-        code = supervisor.processes[scenario.clock_id].returncode
-        raise WarbandError(
-            f"the clock process exited with code {code} before finishing the run; "
-            f"rerun with --log DIR and read {scenario.clock_id}.*.jsonl"
+        reason = failure or "the run ended without a result"
+        report = failed_report(
+            scenario,
+            params,
+            options,
+            reason,
+            started,
+            processes=len(pids),
+            pids=pids,
+            partial=known,
         )
+        report.restarts = supervisor.total_restarts
+        raise RunFailed(report)
     report = _report(
         scenario, params, options, result, started, processes=len(supervisor.processes), pids=pids
     )
@@ -396,20 +450,164 @@ def run_in_processes(
     return report
 
 
+RUN_DIRECTORY_PREFIX = "warband-run-"
+"""A ``--processes`` run's directory in the temp dir (its ipc socket, the clock's result) is
+``warband-run-<launcher pid>-<random>``."""
+
+
+def _run_directory() -> tempfile.TemporaryDirectory[str]:
+    """This run's directory, after removing those of launchers that died without removing
+    theirs (``kill -9``): a directory whose launcher pid no longer exists, and ours."""
+    _remove_stale_run_directories(Path(tempfile.gettempdir()))
+    return tempfile.TemporaryDirectory(
+        prefix=f"{RUN_DIRECTORY_PREFIX}{os.getpid()}-", ignore_cleanup_errors=True
+    )
+
+
+def _remove_stale_run_directories(temp: Path) -> None:
+    with contextlib.suppress(OSError):
+        for entry in temp.glob(f"{RUN_DIRECTORY_PREFIX}*-*"):
+            owner = entry.name[len(RUN_DIRECTORY_PREFIX) :].split("-", 1)[0]
+            if not owner.isdigit() or _process_exists(int(owner)):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_dir() and entry.stat().st_uid == os.getuid():
+                    shutil.rmtree(entry, ignore_errors=True)
+                    get_logger(agent="launcher").info(
+                        "run.stale_directory_removed", path=str(entry)
+                    )
+
+
+def _process_exists(pid: int) -> bool:
+    """True when a process ``pid`` exists (even another user's, or a zombie)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+HEARTBEAT_INTERVAL = 0.5
+"""Seconds between two signs of life of a ``--processes`` run's broker and clock."""
+SILENT_AFTER = 5.0
+"""Seconds without a sign of life after which the launcher ends the run: the broker or the
+clock was stopped (SIGSTOP), hangs, or its host is gone (before the first sign of life the
+launcher waits ``--start-timeout`` seconds)."""
+
+
+def write_heartbeat(file: Path, content: bytes = b"") -> None:
+    """Replace ``file`` with ``content`` at once (readers never see half of it): a sign of
+    life of this process for the launcher that watches ``file``."""
+    partial = file.with_name(file.name + ".tmp")
+    with contextlib.suppress(OSError):  # the run's directory is gone: the run is over
+        partial.write_bytes(content)
+        os.replace(partial, file)
+
+
+class _Pulse:
+    """What the launcher knows of one watched process's signs of life (its heartbeat file).
+
+    Silence is measured on the launcher's own monotonic clock, from the moment it last saw the
+    file change: a wall clock that jumps, or a launcher that was itself suspended, finds no
+    silence that was not there.
+    """
+
+    def __init__(self, who: str, file: Path, first_within: float) -> None:
+        self.who = who
+        self.file = file
+        self._stamp: int | None = None
+        self._changed_at = time.monotonic()
+        self._limit = max(first_within, SILENT_AFTER)
+
+    def silence(self) -> float | None:
+        """Seconds it has been silent, once that is longer than allowed; else None."""
+        try:
+            stamp: int | None = self.file.stat().st_mtime_ns
+        except OSError:
+            stamp = None
+        now = time.monotonic()
+        if stamp != self._stamp:
+            self._stamp, self._changed_at = stamp, now
+            if stamp is not None:
+                self._limit = SILENT_AFTER
+        silent = now - self._changed_at
+        return silent if silent > self._limit else None
+
+    def stopped_answering(self, silent: float) -> str:
+        return (
+            f"{self.who} stopped answering (no sign of life for {silent:.1f} s): it was "
+            "stopped (SIGSTOP), hangs, or its host is gone"
+        )
+
+
+def _progress_known(file: Path) -> RunResult | None:
+    """The clock's last progress report (see :meth:`Clock.progress`), if it wrote one."""
+    try:
+        return msgspec.json.decode(file.read_bytes(), type=RunResult)
+    except (OSError, msgspec.DecodeError):
+        return None
+
+
 def _supervise_until_clock_exits(
-    supervisor: Supervisor, clock_id: str, progress: Progress | None, signals: SignalFlag
-) -> None:
+    supervisor: Supervisor,
+    clock_id: str,
+    progress: Progress | None,
+    signals: SignalFlag,
+    pulses: Mapping[str, _Pulse],
+) -> str | None:
+    """Supervise until the clock exits (None) or the run breaks (why); a signal ends it too."""
     clock = supervisor.processes[clock_id]
     broker = supervisor.processes["broker"]
     while signals.received is None:
         for ended in supervisor.check():
             if ended is broker:
-                raise WarbandError(f"the broker process exited early (code {ended.returncode})")
+                return f"the broker process {_ended(ended.returncode)} before the run ended"
             if ended is clock:
-                return
+                return None
             if ended.returncode not in (0, None) and progress is not None:
                 progress(f"{ended.name} failed with code {ended.returncode} and stays down")
+        for pulse in pulses.values():
+            silent = pulse.silence()
+            if silent is not None:
+                return pulse.stopped_answering(silent)
         time.sleep(0.05)
+    return None
+
+
+def _why_the_clock_ended(supervisor: Supervisor, clock_id: str, options: RunOptions) -> str:
+    """Why the clock process ended without a result, naming the culprit."""
+    broker = supervisor.processes["broker"]
+    if broker.process.poll() is not None:
+        return f"the broker process {_ended(broker.process.returncode)} before the run ended"
+    code = supervisor.processes[clock_id].returncode
+    if code is not None and code < 0:
+        return f"the clock process {clock_id!r} {_ended(code)} before finishing the run"
+    if options.log_dir is not None:
+        where = f"read {options.log_dir / clock_id}.*.jsonl"
+    else:
+        where = f"rerun with --log DIR and read DIR/{clock_id}.*.jsonl"
+    return (
+        f"the clock process {clock_id!r} exited with code {code} before finishing the run; {where}"
+    )
+
+
+def _ended(code: int | None) -> str:
+    """``exited with code 1`` or ``was killed by SIGKILL``, for a process's return code."""
+    if code is not None and code < 0:
+        return f"was killed by {signal_name(-code)}"
+    return f"exited with code {code}"
+
+
+class RunFailed(WarbandError):
+    """A run broke before its clock had a result (a process died or stopped answering); every
+    process of it was stopped. ``report`` sums it up (``completed`` false, the reason naming the
+    culprit, what was known of the run by then)."""
+
+    def __init__(self, report: RunReport) -> None:
+        super().__init__(report.finish_reason)
+        self.report = report
 
 
 class RunInterrupted(Interrupted):
@@ -433,10 +631,13 @@ def interrupted_report(
     *,
     processes: int = 1,
     pids: dict[str, list[int]] | None = None,
+    partial: RunResult | None = None,
 ) -> RunReport:
     """The summary of a run that a signal ended before its clock had a result."""
     reason = f"interrupted by {signal_name(signum)}"
-    return failed_report(scenario, params, options, reason, started, processes=processes, pids=pids)
+    return failed_report(
+        scenario, params, options, reason, started, processes=processes, pids=pids, partial=partial
+    )
 
 
 def failed_report(
@@ -448,33 +649,44 @@ def failed_report(
     *,
     processes: int = 1,
     pids: dict[str, list[int]] | None = None,
+    partial: RunResult | None = None,
 ) -> RunReport:
-    """The summary of a run that ended without its clock's result (``completed`` false)."""
+    """The summary of a run that ended without its clock's result (``completed`` false).
+
+    ``partial`` is what the clock knew by then (:meth:`Clock.progress`): its ticks, message
+    counts, departures and failures are reported as far as they go; without it they are 0.
+    """
+    known = partial or RunResult(ticks=0, finish_reason=reason)
     return RunReport(
         scenario=scenario.name,
         seed=options.seed,
-        ticks=0,
+        ticks=known.ticks,
         processes=processes,
-        messages_sent=0,
-        messages_received=0,
+        messages_sent=known.messages_sent,
+        messages_received=known.messages_received,
         outcome=Outcome(success=False, summary=reason),
         finish_reason=reason,
         completed=False,
         duration_s=time.monotonic() - started,
         params=dict(params),
         pids=pids or {"main": [os.getpid()]},
+        messages_rejected=known.messages_rejected,
+        tick_timeouts=known.tick_timeouts,
         log_dir=str(options.log_dir) if options.log_dir else None,
+        departed=dict(known.departed),
+        handler_failures=dict(known.handler_failures),
+        undeliverable=dict(known.undeliverable),
+        conflated=dict(known.conflated),
+        would_block=dict(known.would_block),
     )
 
 
 def _check_curve_keys(directory: Path, endpoint: str, agent_ids: list[str]) -> None:
     """Refuse a CURVE run before any process starts if a key file it needs is missing."""
-    from .messaging.curve import check_curve_endpoint, load_client, load_server
+    from .messaging.curve import check_curve_endpoint, check_run_keys
 
     check_curve_endpoint(endpoint)
-    load_server(directory)
-    for agent_id in [*agent_ids, SUPERVISOR_ID]:
-        load_client(directory, agent_id)
+    check_run_keys(directory, [*agent_ids, SUPERVISOR_ID])
 
 
 def _supervisor_keys(options: RunOptions) -> CurveClient | None:
@@ -538,13 +750,18 @@ def run_agent(
     endpoint: str,
     options: RunOptions,
     result_file: Path | None = None,
+    heartbeat: Path | None = None,
 ) -> int:
-    """Run one actor of ``scenario`` (or its clock) in this process; the ``warband agent`` body."""
+    """Run one actor of ``scenario`` (or its clock) in this process; the ``warband agent`` body.
+
+    The clock, given ``heartbeat``, replaces that file every :data:`HEARTBEAT_INTERVAL` s with
+    its progress (:meth:`Clock.progress`): the launcher's sign that it still answers.
+    """
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
     if agent_id == scenario.clock_id:
         clock = build_clock(scenario, actors, options, params)
-        signum = event_loop.run(_run_single(clock, endpoint, options))
+        signum = event_loop.run(_run_single(clock, endpoint, options, heartbeat=heartbeat))
         if clock.result is None:
             return 1 if signum is None else 128 + signum
         if result_file is not None:
@@ -563,12 +780,37 @@ def run_agent(
 
 
 async def _run_single(
-    actor: Actor, endpoint: str, options: RunOptions, clock_id: str | None = None
+    actor: Actor,
+    endpoint: str,
+    options: RunOptions,
+    clock_id: str | None = None,
+    *,
+    heartbeat: Path | None = None,
 ) -> int | None:
     """Run ``actor`` until it stops; SIGTERM, SIGINT or SIGHUP stop it cleanly.
 
     Returns the number of the signal that stopped it, or None.
     """
+    beating = None
+    if heartbeat is not None and isinstance(actor, Clock):
+        beating = asyncio.create_task(_beat(actor, heartbeat))
+    try:
+        return await _run_connected(actor, endpoint, options, clock_id)
+    finally:
+        if beating is not None:
+            beating.cancel()
+
+
+async def _beat(clock: Clock, file: Path) -> None:
+    # From the event loop, not a thread: a loop that hangs shows no sign of life either.
+    while True:
+        write_heartbeat(file, msgspec.json.encode(clock.progress("")))
+        await asyncio.sleep(HEARTBEAT_INTERVAL)
+
+
+async def _run_connected(
+    actor: Actor, endpoint: str, options: RunOptions, clock_id: str | None
+) -> int | None:
     curve = None
     if options.curve is not None:
         from .messaging.curve import load_client

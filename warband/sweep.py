@@ -13,8 +13,10 @@ anywhere in the outcome details (``scores.red``, ``kills``...) are averaged over
 
 Nothing is dropped: a run that ended without its summary (it crashed, or refused its seed) is
 recorded with outcome ``"error"`` and the reason, a run that did not complete with the reason
-its run gave, and runs a signal cut short with outcome ``"interrupted"``. Only the runs that
-completed are counted in ``wins``, so a crash is never mistaken for a draw.
+its run gave, and runs a signal cut short with outcome ``"interrupted"``; seeds a signal came
+before are counted (``not_started``), not listed. Only the runs that completed are counted in
+``wins``, so a crash is never mistaken for a draw. Seeds are drawn one at a time as runs
+start, so a sweep's memory does not grow with ``--seeds``.
 
 On SIGTERM, SIGINT or SIGHUP the sweep stops every run under way (SIGTERM, which each
 ``warband run`` turns into a clean stop; SIGKILL after :data:`STOP_GRACE` s), reaps them, and
@@ -177,9 +179,17 @@ class SweepReport:
 
     plan: SweepPlan
     runs: list[SeedRun]
+    """The seeds that ran, in seed order: every seed of a sweep that finished; those that
+    finished or were under way when a signal stopped it."""
     duration_s: float
     interrupted_by: int | None = None
     """The signal that stopped the sweep, if one did."""
+
+    @property
+    def not_started(self) -> int:
+        """Seeds a signal stopped the sweep before (not in ``runs``): counted, not listed, so
+        an interrupted sweep of ``--seeds 100000000000`` stays small."""
+        return self.plan.seeds - len(self.runs)
 
     @property
     def completed(self) -> list[SeedRun]:
@@ -247,6 +257,7 @@ class SweepReport:
             },
             "stats": {path: stat.as_json() for path, stat in self.stats().items()},
             "completed": len(self.completed),
+            "not_started": self.not_started,
             "duration_s": round(self.duration_s, 3),
             "interrupted": signal_name(self.interrupted_by) if self.interrupted_by else None,
         }
@@ -284,14 +295,14 @@ def run_sweep(plan: SweepPlan, progress: Progress | None = None) -> SweepReport:
         {"warband.scenario": name, "warband.seeds": plan.seeds, "warband.jobs": plan.jobs},
     )
     finished: dict[int, SeedRun] = {}
+    under_way: set[int] = set()
     started = time.monotonic()
     try:
-        asyncio.run(run_until_signalled(_sweep(plan, finished, progress, span)))
+        asyncio.run(run_until_signalled(_sweep(plan, finished, under_way, progress, span)))
     except Interrupted as interrupted:
-        runs = [
-            finished.get(seed) or _interrupted_run(seed, interrupted.signum)
-            for seed in range(1, plan.seeds + 1)
-        ]
+        # The seeds that ran only: never one entry per seed asked for, which may be 10**11.
+        stopped = {seed: _interrupted_run(seed, interrupted.signum) for seed in under_way}
+        runs = [run for _, run in sorted({**stopped, **finished}.items())]
         report = SweepReport(plan, runs, time.monotonic() - started, interrupted.signum)
         if span is not None:
             span.end(_sweep_attributes(report), failure=str(interrupted))
@@ -316,14 +327,20 @@ def _sweep_attributes(report: SweepReport) -> dict[str, Any]:
 
 
 async def _sweep(
-    plan: SweepPlan, finished: dict[int, SeedRun], progress: Progress | None, span: RunSpan | None
+    plan: SweepPlan,
+    finished: dict[int, SeedRun],
+    under_way: set[int],
+    progress: Progress | None,
+    span: RunSpan | None,
 ) -> None:
-    seeds = iter(range(1, plan.seeds + 1))
+    seeds = iter(range(1, plan.seeds + 1))  # lazily: --seeds may be far more than will run
 
     async def worker() -> None:
         # Workers pull seeds in order, so runs start 1, 2, 3... whatever order they end in.
         for seed in seeds:
+            under_way.add(seed)
             run = await _run_seed(plan, seed, span)
+            under_way.discard(seed)
             finished[seed] = run
             if progress is not None:
                 progress(
@@ -483,10 +500,12 @@ def format_table(report: SweepReport) -> str:
     params = ", ".join(f"{key}={value}" for key, value in plan.params.items())
     heading = f"sweep {plan.name}: seeds 1..{plan.seeds}" + (f", {params}" if params else "")
     outcomes = Counter(run.outcome for run in report.runs)
-    tally = ", ".join(f"{outcomes[name]} {name}" for name in OUTCOMES if outcomes[name])
+    counts = [f"{outcomes[name]} {name}" for name in OUTCOMES if outcomes[name]]
+    if report.not_started:
+        counts.append(f"{report.not_started} not started")
     lines = [
         heading,
-        f"  {len(report.completed)} of {plan.seeds} runs completed ({tally}) "
+        f"  {len(report.completed)} of {plan.seeds} runs completed ({', '.join(counts)}) "
         f"in {report.duration_s:.1f} s",
     ]
     if report.completed:

@@ -39,12 +39,14 @@ import zmq
 from structlog.testing import capture_logs
 
 from .exceptions import WarbandError
+from .interrupts import Interrupted, run_until_signalled
 from .launcher import make_clock, run_actors_in_process
 from .messaging.actor import Actor, Mode, listening_to_sends
 from .messaging.broker import Broker
 from .messaging.catalog import Message
 from .messaging.clock import DeparturePolicy, RunResult
 from .messaging.detached import DetachedRun
+from .pipes import guard_standard_streams
 
 if TYPE_CHECKING:
     from .world.actor import WorldModel
@@ -109,7 +111,12 @@ async def run_actors(
     ``departure_policy`` decides whether the run goes on when an actor leaves for good (see
     :class:`~warband.messaging.clock.Clock`). Raises :class:`ActorFailures` when an actor's
     handler, timer or ``on_tick`` raised, unless ``raise_on_failure`` is False.
+
+    When this process's stdout or stderr turns out to be a closed pipe (a script piped into
+    ``head``), the run stops at once, in order, and ``SystemExit(141)`` is raised: the script
+    ends without a traceback, as ``SIGPIPE`` ends a Unix tool (:mod:`warband.pipes`).
     """
+    guard_standard_streams()
     actors = list(actors)
     clock = make_clock(
         [a.id for a in actors],
@@ -120,7 +127,13 @@ async def run_actors(
         clock_id=clock_id,
         departure_policy=departure_policy,
     )
-    result = await run_actors_in_process(actors, clock, mode=mode)
+    try:
+        # signals=False: SIGINT and SIGTERM keep whatever meaning the caller gave them.
+        result = await run_until_signalled(
+            run_actors_in_process(actors, clock, mode=mode), signals=False
+        )
+    except Interrupted as closed:
+        raise SystemExit(closed.exit_code) from None
     if raise_on_failure and not result.clean:
         raise ActorFailures(result)
     return result

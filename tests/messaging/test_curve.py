@@ -8,6 +8,9 @@ anyone.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +22,7 @@ import structlog
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from tests.conftest import CommandResult, last_json_line
+from tests.conftest import REPO, CommandResult, last_json_line
 from tests.proc import free_tcp_port
 from warband.exceptions import ConfigurationError
 from warband.messaging.broker import Broker
@@ -198,9 +201,7 @@ def test_a_key_the_broker_does_not_hold_never_completes_a_handshake(
     assert [] == spoofed(got)
     refused = events(logs, "broker.key_refused")
     assert TRIES == len(refused)
-    assert {(public.decode(), None, "unknown key")} == {
-        (e["key"], e["agent"], e["reason"]) for e in refused
-    }
+    assert {(public.decode(), "unknown key")} == {(e["key"], e["reason"]) for e in refused}
 
 
 def test_with_its_authenticator_stopped_the_broker_refuses_even_known_keys(
@@ -297,7 +298,7 @@ def test_the_bot_1_key_cannot_take_the_routing_id_of_a_connected_bot_2(
     assert 0 == sum(count for outcome, count in tries.outcomes.items() if outcome != "succeeded")
 
 
-def test_a_squatter_on_bot_3s_id_is_closed_and_banned_and_bot_3_gets_in(
+def test_a_squatter_on_bot_3s_id_is_closed_every_time_and_bot_3_and_bot_1_get_in(
     context: Context, keys: Path
 ) -> None:
     with (
@@ -317,14 +318,20 @@ def test_a_squatter_on_bot_3s_id_is_closed_and_banned_and_bot_3_gets_in(
             at_victim = received_until(victim, "sentinel")
             victim.send(order("bot-2", "bot-3", "sentinel"))
             at_bot_3 = received_until(bot_3, "sentinel")
+        # Issue 25, finding 8: the misused key is not banned; its own agent (restarted, say)
+        # still gets in under its own id.
+        with agent(context, broker, keys, "bot-1") as bot_1:
+            bot_1.send(order("bot-1", "bot-2", "from-bot-1"))
+            at_victim += received_until(victim, "from-bot-1")
     assert [] == spoofed(at_victim)
     assert ["sentinel"] == [f["task"] for f in at_bot_3]
-    # Caught at its first frame; its key is refused from then on.
-    assert {"succeeded": 1, "auth": TRIES - 1} == tries.outcomes
-    [caught] = events(logs, "broker.spoofed")
-    assert ("bot-1", "bot-3", True) == (caught["key"], caught["claimed"], caught["closed"])
-    banned = events(logs, "broker.key_refused")
-    assert {("bot-1", "key banned for spoofing")} == {(e["agent"], e["reason"]) for e in banned}
+    # Let in every time, caught at its first frame and closed (a frame that comes while the
+    # broker still holds the previous connection's id is dropped by ZeroMQ before it is read).
+    assert {"succeeded": TRIES} == tries.outcomes
+    caught = events(logs, "broker.spoofed")
+    assert caught
+    assert {("bot-1", "bot-3", True)} == {(e["key"], e["claimed"], e["closed"]) for e in caught}
+    assert [] == events(logs, "broker.key_refused")
 
 
 def test_the_supervisor_reports_a_give_up_to_a_curve_broker_with_its_own_key(
@@ -462,3 +469,95 @@ def test_an_agent_without_its_secret_key_is_refused_naming_the_file(
     )  # fmt: skip
     assert 2 == result.returncode
     assert f"missing secret key file {keys / 'commander.key_secret'}" in result.stderr
+
+
+# --- what a refused agent is told (issue 25, finding 8) ----------------------------------------
+
+
+def _agent_against_a_curve_broker(
+    tmp_path: Path, broker_keys: Path, agent_keys: Path
+) -> subprocess.CompletedProcess[str]:
+    """``warband agent --curve AGENT_KEYS`` against a broker holding BROKER_KEYS; the agent's
+    broker timeout is far beyond the test's, so only a refusal it understands ends it."""
+    endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
+    command = [sys.executable, "-m", "warband"]
+    with (tmp_path / "broker.err").open("wb") as err:
+        broker = subprocess.Popen(
+            [*command, "broker", "--bind", endpoint, "--curve", str(broker_keys)],
+            cwd=REPO,
+            stdin=subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        return subprocess.run(
+            [*command, "agent", "--connect", endpoint, "--scenario", "scenarios/ping_pong.py",
+             "--id", "bot-1", "--curve", str(agent_keys), "--broker-timeout", "600"],
+            cwd=REPO, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        broker.kill()
+        broker.wait(10)
+
+
+def test_an_agent_whose_key_the_broker_refuses_is_told_so_at_once(
+    tmp_path: Path, keys: Path
+) -> None:
+    # Its own pair and the right broker.key, but the broker holds another bot-1.key.
+    theirs = tmp_path / "theirs"
+    make_keys(theirs, ["bot-1"])
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    shutil.copy(keys / "broker.key", mine / "broker.key")
+    shutil.copy(theirs / "bot-1.key_secret", mine / "bot-1.key_secret")
+
+    result = _agent_against_a_curve_broker(tmp_path, keys, mine)
+
+    assert 1 == result.returncode, result.stderr
+    assert "the broker at 'tcp://127.0.0.1:" in result.stderr
+    assert "refused this key (ZAP status 400)" in result.stderr
+    assert "no broker answered" not in result.stderr
+    assert "EAGAIN" not in result.stderr
+
+
+def test_an_agent_with_another_brokers_key_is_told_the_handshake_failed(
+    tmp_path: Path, keys: Path
+) -> None:
+    other = tmp_path / "other"
+    make_keys(other, ["bot-1"])
+
+    result = _agent_against_a_curve_broker(tmp_path, keys, other)
+
+    assert 1 == result.returncode, result.stderr
+    assert "the CURVE handshake with 'tcp://127.0.0.1:" in result.stderr
+    assert "does not hold the secret key of this broker.key" in result.stderr
+    assert "no broker answered" not in result.stderr
+
+
+@pytest.mark.parametrize("problem", ["missing", "mismatched"])
+def test_a_run_whose_key_directory_lacks_an_agents_public_key_is_refused_before_it_starts(
+    warband_cli: Any, tmp_path: Path, problem: str
+) -> None:
+    keydir = tmp_path / "keys"
+    make_keys(keydir, ["clock", "commander", "bot-1", "bot-2"])
+    if problem == "missing":
+        (keydir / "bot-1.key").unlink()
+    else:
+        other = tmp_path / "other"
+        make_keys(other, ["bot-1"])
+        shutil.copy(other / "bot-1.key", keydir / "bot-1.key")
+    log_dir = tmp_path / "log"
+    result: CommandResult = warband_cli(
+        "run", "scenarios/ping_pong.py", "--processes", "--curve", str(keydir),
+        "--endpoint", f"tcp://127.0.0.1:{free_tcp_port()}", "--log", str(log_dir),
+    )  # fmt: skip
+    assert 2 == result.returncode, result.stderr
+    if problem == "missing":
+        assert f"no key file bot-1.key in {keydir}: the broker would refuse 'bot-1'" in (
+            result.stderr
+        )
+    else:
+        assert "are not one key pair: the broker would refuse 'bot-1'" in result.stderr
+    # Refused before any process started: none of them wrote a log.
+    assert [] == sorted(
+        p.name for p in log_dir.glob("*.jsonl") if not p.name.startswith("launcher")
+    )

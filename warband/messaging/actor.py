@@ -277,6 +277,9 @@ class Actor(
         try:
             connection.send(frame, about_to_wait=about_to_wait)
         except zmq.Again:
+            refusal = connection.refusal()
+            if refusal is not None:  # nothing will ever be sent: say why, not "queue full"
+                raise DeliveryError(f"{self.id}: {refusal}") from None
             # Never silent: counted, logged, and the caller learns it was not sent.
             self.stats.would_block += 1
             self.log.error(
@@ -497,6 +500,10 @@ class Actor(
         # such a connection and ZeroMQ reconnects by itself.
         while not dispatcher.done() and loop.time() < deadline:
             await asyncio.wait({dispatcher}, timeout=min(1.0, max(0.0, deadline - loop.time())))
+            refusal = self._connection.refusal() if self._connection is not None else None
+            if refusal is not None and not dispatcher.done():
+                dispatcher.cancel()  # a refused key is refused again: no use waiting
+                raise DeliveryError(f"{self.id}: {refusal}")
             if not dispatcher.done():
                 self.send(self._registration())
         if not dispatcher.done():

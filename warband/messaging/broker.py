@@ -386,9 +386,9 @@ class Broker:
         """With CURVE: True when the frame's routing id is its key's agent id (the User-Id the
         ZAP handler gave its connection). Its sender is then checked against the routing id.
 
-        A connection on another agent's routing id is closed and its key banned: left open, it
-        would keep that agent out (ZeroMQ keeps a routing id with its first connection), and
-        its DEALER would reconnect and take the id again.
+        A connection on another agent's routing id is closed: left open, it would keep that
+        agent out (ZeroMQ keeps a routing id with its first connection). Its key is not banned:
+        the key's own agent, restarted, must still get in under its own id.
         """
         assert self._last_frame is not None
         user = str(self._last_frame.get("User-Id"))
@@ -397,8 +397,6 @@ class Broker:
         self.stats.spoofed += 1
         self.stats.rejected += 1
         closed = self._watch.close_source(self._last_frame) if self._watch else False
-        if self._authenticator is not None:
-            self._authenticator.ban(user)
         envelope = self._codec.salvage_envelope(payload)
         self._log.error(
             "broker.spoofed",
@@ -407,7 +405,7 @@ class Broker:
             msg_type=envelope.type if envelope else None,
             reason=(
                 f"the key of {user!r} connected with routing id {peer!r}: a connection must "
-                "use its key's agent id; connection closed and the key refused from now on"
+                "use its key's agent id; connection closed"
             ),
             closed=closed,
         )

@@ -131,6 +131,8 @@ class Clock(Actor):
         self.ready_timeout = ready_timeout
         self.shutdown_timeout = shutdown_timeout
         self.result: RunResult | None = None
+        self.ticks_completed = 0
+        """Ticks completed so far (the run's ``ticks`` once it is over)."""
         self._ready: set[str] = set()
         self._waiting: set[str] = set()
         self._stats: dict[str, _Stats] = {}
@@ -198,7 +200,7 @@ class Clock(Actor):
             # a tick so the loop still reads frames and signals (SIGTERM must stop the clock).
             await asyncio.sleep(0)
             await self._run_one_tick(tick)
-            completed = tick
+            completed = self.ticks_completed = tick
             if self._on_tick_complete is not None:
                 self._on_tick_complete(tick)
         reason = self._finish_reason or "ticks"
@@ -327,7 +329,15 @@ class Clock(Actor):
                 "run.stats_missing", missing=sorted(set(self.participants) - set(self._stats))
             )
 
-    def _build_result(self, ticks: int, reason: str) -> RunResult:
+    def progress(self, reason: str) -> RunResult:
+        """What the clock knows of a run not over yet, as a result that did not complete: the
+        ticks completed so far, its own message counts and those of participants that already
+        reported, departures; no final states. A launcher reports it when the run breaks."""
+        result = self._build_result(self.ticks_completed, reason, final=False)
+        result.completed = False
+        return result
+
+    def _build_result(self, ticks: int, reason: str, *, final: bool = True) -> RunResult:
         stats = list(self._stats.values())
         counts = {
             self.id: self._stats_fields(),
@@ -351,7 +361,9 @@ class Clock(Actor):
             final_states={
                 self.id: self.final_state(),
                 **{name: s.final_state for name, s in sorted(self._stats.items())},
-            },
+            }
+            if final
+            else {},
             missing=sorted(set(self.participants) - set(self._stats)),
         )
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from ..exceptions import DeliveryError
 
@@ -40,6 +41,12 @@ it their tries are spread over the maximum wait."""
 _jitter = random.Random()
 
 _NOBLOCK = int(zmq.NOBLOCK)
+_HANDSHAKE_FAILED_AUTH = int(zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+_HANDSHAKE_FAILED = (
+    _HANDSHAKE_FAILED_AUTH
+    | int(zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL)
+    | int(zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+)
 _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
 
@@ -73,6 +80,8 @@ class Connection:
         self._on_frames = on_frames
         self._linger_ms = linger_ms
         self._socket: zmq.Socket[bytes] | None = None
+        self._monitor: zmq.Socket[bytes] | None = None
+        self._refusal: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._fd: int | None = None
         self._paused = False
@@ -93,6 +102,9 @@ class Connection:
         socket.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_IVL_MAX_MS)
         if self.curve is not None:
             self.curve.apply(socket)
+            # The handshake's outcome is told only to a monitor: without one, a refused key
+            # looks like a broker that never answers.
+            self._monitor = socket.get_monitor_socket(_HANDSHAKE_FAILED)
         try:
             socket.connect(self.endpoint)
         except zmq.ZMQError as error:
@@ -138,10 +150,41 @@ class Connection:
             if self._loop is not None:
                 self._loop.call_soon(self._drain)
 
+    def refusal(self) -> str | None:
+        """Why the broker refused this connection's CURVE handshake, once it did; else None."""
+        monitor = self._monitor
+        while self._refusal is None and monitor is not None:
+            try:
+                event = recv_monitor_message(monitor, _NOBLOCK)
+            except zmq.Again:
+                break
+            self._refusal = self._explain(int(event["event"]), int(event["value"]))
+        return self._refusal
+
+    def _explain(self, event: int, value: int) -> str:
+        assert self.curve is not None
+        agent = self.curve.agent_id
+        if event == _HANDSHAKE_FAILED_AUTH:
+            return (
+                f"the broker at {self.endpoint!r} refused this key (ZAP status {value}): the "
+                f"public key of {agent}.key_secret is not among its keys; copy {agent}.key to "
+                "the broker's key directory and restart the broker, or use the keys it holds"
+            )
+        return (
+            f"the CURVE handshake with {self.endpoint!r} failed: the broker there does not "
+            "hold the secret key of this broker.key (keys from another `warband keys` run?) "
+            "or does not use CURVE; copy the broker's own broker.key here"
+        )
+
     def close(self) -> None:
         """Stop reading and close the socket (waiting at most the linger time to flush)."""
         if self._loop is not None and self._fd is not None:
             self._loop.remove_reader(self._fd)
+        if self._monitor is not None and self._socket is not None:
+            self._socket.disable_monitor()
+        if self._monitor is not None:
+            self._monitor.close(linger=0)
+            self._monitor = None
         if self._socket is not None:
             self._socket.close(linger=self._linger_ms)
         self._socket = None

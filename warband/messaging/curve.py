@@ -23,7 +23,6 @@ import os
 import re
 import shutil
 import tempfile
-import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,6 +175,28 @@ def _load(path: Path, *, secret: bool) -> tuple[bytes, bytes | None]:
     return public, secret_key
 
 
+def check_run_keys(directory: Path, agent_ids: Iterable[str]) -> None:
+    """Refuse, before a one-host run starts, a key directory whose broker would not let one of
+    ``agent_ids`` in: each needs ``ID.key_secret`` and the public ``ID.key`` of the same pair
+    (the broker lets in the keys of the ``ID.key`` files only), besides the broker's pair."""
+    load_server(directory)
+    for agent_id in agent_ids:
+        client = load_client(directory, agent_id)
+        public_file = directory / f"{agent_id}{_PUBLIC}"
+        if not public_file.is_file():
+            raise ConfigurationError(
+                f"no key file {agent_id}{_PUBLIC} in {directory}: the broker would refuse "
+                f"{agent_id!r}; make keys with `warband keys {directory} --agents {agent_id}` "
+                "or copy it from the host that made them"
+            )
+        public, _ = _load(public_file, secret=False)
+        if public != client.public_key:
+            raise ConfigurationError(
+                f"{public_file} and {agent_id}{_SECRET} in {directory} are not one key pair: "
+                f"the broker would refuse {agent_id!r}; copy both from the same `warband keys` run"
+            )
+
+
 def check_curve_endpoint(endpoint: str) -> None:
     """Refuse an endpoint CURVE cannot protect here: only ``tcp://`` crosses hosts."""
     if not endpoint.startswith("tcp://"):
@@ -190,8 +211,8 @@ def check_curve_endpoint(endpoint: str) -> None:
 
 
 class KeyAuthenticator(ThreadAuthenticator):
-    """The broker's ZAP handler: lets in the keys of :class:`CurveServer` ``agents`` only, names
-    each connection's user by its agent id, and refuses keys banned with :meth:`ban`.
+    """The broker's ZAP handler: lets in the keys of :class:`CurveServer` ``agents`` only and
+    names each connection's user by its agent id.
 
     It runs in its own thread on the broker's context (ZAP handlers are reached over
     ``inproc://``, so it must share the socket's context).
@@ -200,8 +221,6 @@ class KeyAuthenticator(ThreadAuthenticator):
     def __init__(self, context: zmq.Context[zmq.Socket[bytes]], server: CurveServer) -> None:
         super().__init__(context)
         self._agents = dict(server.agents)
-        self._banned: set[str] = set()
-        self._lock = threading.Lock()
         self._log = get_logger(agent=BROKER_ID)
 
     def start(self) -> None:
@@ -209,23 +228,11 @@ class KeyAuthenticator(ThreadAuthenticator):
         super().start()
         self.configure_curve_callback(ZAP_DOMAIN, self)
 
-    def ban(self, agent_id: str) -> None:
-        """Refuse the key of ``agent_id`` from now on (connections already open stay open)."""
-        with self._lock:
-            self._banned.add(agent_id)
-
     def callback(self, domain: str, key: bytes) -> bool:
         """The credentials check of ``configure_curve_callback``: is ``key`` let in?"""
-        agent_id = self._agents.get(key)
-        with self._lock:
-            banned = agent_id in self._banned
-        if agent_id is None or banned:
-            reason = "unknown key" if agent_id is None else "key banned for spoofing"
+        if key not in self._agents:
             self._log.error(
-                "broker.key_refused",
-                key=key.decode("ascii", "replace"),
-                agent=agent_id,
-                reason=reason,
+                "broker.key_refused", key=key.decode("ascii", "replace"), reason="unknown key"
             )
             return False
         return True

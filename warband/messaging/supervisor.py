@@ -58,17 +58,18 @@ def incarnation() -> int:
         return 0
 
 
-def watch_parent() -> None:
+def watch_parent() -> bool:
     """End this process when the supervisor that started it dies, even by ``kill -9``.
 
-    Does nothing in a process the supervisor did not start. Otherwise the process receives
+    Does nothing in a process the supervisor did not start, and returns False. Otherwise
+    returns True; the process receives
     SIGTERM when its supervisor dies (its SIGTERM handling stops it cleanly), and exits with
     code 143 if it is still alive :data:`PARENT_GONE_GRACE` s later. Call it first thing in the
     child, before it connects anywhere and from the main thread.
     """
     value = os.environ.pop(PARENT_VARIABLE, "")  # popped: not inherited by our own children
     if not value.isdigit():
-        return
+        return False
     parent = int(value)
     # Linux: the kernel sends the signal the moment the parent dies, however it dies. Set here,
     # after exec, rather than in a preexec_fn (unsafe in a threaded parent); the getppid check
@@ -82,6 +83,7 @@ def watch_parent() -> None:
     threading.Thread(
         target=_exit_when_orphaned, args=(parent,), name="warband-parent-watch", daemon=True
     ).start()
+    return True
 
 
 def _set_parent_death_signal(signum: int) -> None:
