@@ -347,3 +347,25 @@ def test_a_sweep_of_a_hundred_billion_seeds_stays_small_and_ctrl_c_prints_the_pa
     # The partial table, on stderr with --json: what finished, and how many never started.
     assert f"{summary['not_started']} not started" in stderr
     assert "sweep coin: seeds 1..100000000000" in stderr
+
+
+def test_a_sweep_with_metrics_adds_each_runs_play_measures_and_their_spread(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    warzone = "scenarios/warzone.py"
+    env = {"TMPDIR": str(tmp_path)}
+    result = warband_cli(
+        "sweep", warzone, "--seeds", "2", "--param", "bots=2", "--ticks", "40", "--metrics",
+        "--json", "-q", env=env,
+    )  # fmt: skip
+    assert 0 == result.returncode, result.stderr
+    report = last_json_line(result.stdout)
+    for run in report["runs"]:
+        assert {"red.alive_bot_ticks", "blue.order_starved_share"} <= set(run["metrics"])
+    spread = report["metrics"]["red.crowded_share"]
+    assert 2 == spread["n"] and spread["min"] <= spread["mean"] <= spread["max"]
+    assert "play measures over 2 runs" in result.stderr  # the table goes to stderr with --json
+    assert [] == list(tmp_path.iterdir())  # every seed's logs were removed once measured
+    plain = warband_cli("sweep", PING_PONG, "--seeds", "1", "--metrics", "--json", "-q", env=env)
+    assert {} == last_json_line(plain.stdout)["metrics"]  # no world: nothing to measure
+    assert "play measures: none" in plain.stderr

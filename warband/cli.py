@@ -10,11 +10,13 @@ signal N stopped it, 141 when its stdout or stderr was a pipe that closed (see
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import math
 import os
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -223,6 +225,11 @@ def _add_sweep(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sweep.add_argument("--mode", choices=("lockstep", "realtime"), help="clock mode of each run")
     sweep.add_argument("--processes", action="store_true", help="each run across processes")
     sweep.add_argument("--json", action="store_true", help="end with one JSON line")
+    sweep.add_argument(
+        "--metrics",
+        action="store_true",
+        help="measure how each run played (warband metrics) and add the means and spreads",
+    )
     sweep.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     _add_otel_option(sweep)
     sweep.set_defaults(handler=_sweep)
@@ -560,7 +567,7 @@ def _run_scenario(args: argparse.Namespace) -> int:
 def _sweep(args: argparse.Namespace) -> int:
     from .launcher import RunOptions
     from .scenario import load_scenario
-    from .sweep import SweepInterrupted, SweepPlan, format_table, report_json_line, run_sweep
+    from .sweep import SweepPlan
 
     if args.seeds < 1:
         raise ConfigurationError(f"--seeds must be at least 1, got {args.seeds}")
@@ -573,23 +580,34 @@ def _sweep(args: argparse.Namespace) -> int:
     params = _params(args.param)
     # Bad parameters fail here once, not in every run.
     _check_scenario(scenario, RunOptions(seed=1, params=params))
-    plan = SweepPlan(
-        scenario=args.scenario.resolve(),
-        seeds=args.seeds,
-        jobs=args.jobs or _cores(),
-        params=params,
-        ticks=args.ticks,
-        mode=args.mode,
-        processes=args.processes,
-        name=scenario.name,
-        otel=args.otel,
-    )
+    with contextlib.ExitStack() as scratch:
+        metrics_dir = None
+        if args.metrics:
+            made = tempfile.TemporaryDirectory(prefix=f"warband-sweep-{os.getpid()}-")
+            metrics_dir = Path(scratch.enter_context(made))
+        plan = SweepPlan(
+            scenario=args.scenario.resolve(),
+            seeds=args.seeds,
+            jobs=args.jobs or _cores(),
+            params=params,
+            ticks=args.ticks,
+            mode=args.mode,
+            processes=args.processes,
+            name=scenario.name,
+            otel=args.otel,
+            metrics_dir=metrics_dir,
+        )
+        return _sweep_plan(plan, scenario.name, args)
+
+
+def _sweep_plan(plan: Any, name: str, args: argparse.Namespace) -> int:
+    from .sweep import SweepInterrupted, format_table, report_json_line, run_sweep
 
     def progress(text: str) -> None:
         if not args.quiet:
             print(f"[sweep] {text}", file=sys.stderr, flush=True)
 
-    progress(f"{scenario.name}: seeds 1..{plan.seeds}, {min(plan.jobs, plan.seeds)} at a time")
+    progress(f"{name}: seeds 1..{plan.seeds}, {min(plan.jobs, plan.seeds)} at a time")
     try:
         report = run_sweep(plan, progress)
     except SweepInterrupted as interrupted:

@@ -27,19 +27,22 @@ takes its runs with it: each child is told its parent's pid and ends when the sw
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import math
 import os
+import shutil
 import signal
 import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .exceptions import WarbandError
 from .interrupts import Interrupted, run_until_signalled, signal_name
 
 if TYPE_CHECKING:
@@ -94,6 +97,13 @@ class SweepPlan:
     """The scenario's name, for the table (defaults to the file's stem)."""
     otel: str | None = None
     """``--otel``'s OTLP endpoint, passed on to every run (see :func:`run_sweep`)."""
+    metrics_dir: Path | None = None
+    """With ``--metrics``: where each run logs (``seed-<n>``) for :mod:`warband.metrics` to
+    measure; a seed's logs are removed once measured."""
+
+    def log_dir(self, seed: int) -> Path | None:
+        """Where the run of ``seed`` logs, when the sweep measures its play."""
+        return self.metrics_dir / f"seed-{seed}" if self.metrics_dir is not None else None
 
     def run_argv(self, seed: int) -> list[str]:
         """The command line of the run for ``seed``."""
@@ -109,6 +119,9 @@ class SweepPlan:
             argv.append("--processes")
         if self.otel is not None:
             argv += ["--otel", self.otel]
+        log_dir = self.log_dir(seed)
+        if log_dir is not None:
+            argv += ["--log", str(log_dir)]
         return argv
 
 
@@ -129,9 +142,14 @@ class SeedRun:
     """Why the run did not complete (None when it did)."""
     duration_s: float
     exit_code: int | None
+    metrics: dict[str, float] | None = None
+    """With ``--metrics``: the run's measures (:mod:`warband.metrics`) by dotted path
+    (``red.order_starved_share``); None when not measured."""
 
     def as_json(self) -> dict[str, Any]:
+        measured = {} if self.metrics is None else {"metrics": self.metrics}
         return {
+            **measured,
             "seed": self.seed,
             "outcome": self.outcome,
             "winner": self.winner,
@@ -227,20 +245,17 @@ class SweepReport:
 
     def stats(self) -> dict[str, DetailStats]:
         """Numeric outcome detail (dotted path, e.g. ``scores.red``) -> its spread over runs."""
-        values: dict[str, list[float]] = {}
-        for run in self.completed:
-            for path, number in _numbers(run.details):
-                values.setdefault(path, []).append(number)
-        return {
-            path: DetailStats(
-                count=len(numbers),
-                mean=statistics.fmean(numbers),
-                sd=statistics.stdev(numbers) if len(numbers) > 1 else 0.0,
-                low=min(numbers),
-                high=max(numbers),
-            )
-            for path, numbers in sorted(values.items())
-        }
+        return _spreads(_numbers(run.details) for run in self.completed)
+
+    def metric_stats(self) -> dict[str, DetailStats]:
+        """With ``--metrics``: each measure (dotted path) -> its spread over the measured runs."""
+        return _spreads(
+            list(run.metrics.items()) for run in self.completed if run.metrics is not None
+        )
+
+    @property
+    def measured(self) -> bool:
+        return self.plan.metrics_dir is not None
 
     def as_json(self) -> dict[str, Any]:
         """``runs`` (one entry per seed) and ``wins`` (winner -> count; JSON writes the
@@ -256,11 +271,33 @@ class SweepReport:
                 for side, (low, high) in self.intervals().items()
             },
             "stats": {path: stat.as_json() for path, stat in self.stats().items()},
+            **(
+                {"metrics": {p: stat.as_json() for p, stat in self.metric_stats().items()}}
+                if self.measured
+                else {}
+            ),
             "completed": len(self.completed),
             "not_started": self.not_started,
             "duration_s": round(self.duration_s, 3),
             "interrupted": signal_name(self.interrupted_by) if self.interrupted_by else None,
         }
+
+
+def _spreads(runs: Iterable[list[tuple[str, float]]]) -> dict[str, DetailStats]:
+    values: dict[str, list[float]] = {}
+    for numbers in runs:
+        for path, number in numbers:
+            values.setdefault(path, []).append(number)
+    return {
+        path: DetailStats(
+            count=len(numbers),
+            mean=statistics.fmean(numbers),
+            sd=statistics.stdev(numbers) if len(numbers) > 1 else 0.0,
+            low=min(numbers),
+            high=max(numbers),
+        )
+        for path, numbers in sorted(values.items())
+    }
 
 
 class SweepInterrupted(Interrupted):
@@ -398,6 +435,10 @@ async def _run_seed(plan: SweepPlan, seed: int, sweep_span: RunSpan | None) -> S
         stderr.decode(errors="replace"),
         time.monotonic() - started,
     )
+    log_dir = plan.log_dir(seed)
+    if log_dir is not None:
+        measures = await asyncio.to_thread(_measure, log_dir) if run.completed else None
+        run = dataclasses.replace(run, metrics=measures)
     if span is not None:
         attributes: dict[str, Any] = {
             "warband.outcome": run.outcome,
@@ -444,6 +485,20 @@ def _seed_run(
         duration_s=duration,
         exit_code=exit_code,
     )
+
+
+def _measure(log_dir: Path) -> dict[str, float] | None:
+    """The measures of a run's logs by dotted path, then its logs removed; None when the run
+    cannot be measured (a scenario without a world)."""
+    from .metrics import load_match, measure
+
+    try:
+        teams = measure(load_match(log_dir))["teams"]
+    except WarbandError:
+        return None
+    finally:
+        shutil.rmtree(log_dir, ignore_errors=True)
+    return dict(_numbers(teams))
 
 
 def _winner(details: Mapping[str, Any]) -> str | None:
@@ -528,11 +583,45 @@ def format_table(report: SweepReport) -> str:
                 f"{_number(x):>9}" for x in (stat.mean, stat.sd, stat.low, stat.high)
             )
             lines.append(f"  {path:<{width}}  {figures}")
+    if report.measured:
+        lines += _metrics_table(report)
     failed = [run for run in report.runs if not run.completed]
     if failed:
         lines.append("  runs that did not complete:")
         lines += [f"    seed {run.seed}: {run.outcome}: {run.reason}" for run in failed]
     return "\n".join(lines)
+
+
+METRICS_IN_TABLE = (
+    "order_starved_share",
+    "crowded_share",
+    "enemies_ignored_share",
+    "stuck.episodes",
+    "stuck.stuck_firing_full_health",
+    "oscillations",
+    "plan_churn",
+    "regroups.ended",
+    "regroups.by_arrival",
+    "regroups.three_quarters",
+)
+"""The measures the table shows per team (the JSON has them all)."""
+
+
+def _metrics_table(report: SweepReport) -> list[str]:
+    stats = report.metric_stats()
+    measured = sum(1 for run in report.completed if run.metrics is not None)
+    if not stats:
+        return [f"  play measures: none ({measured} runs measured; a scenario with a world?)"]
+    shown = {
+        path: stat for path, stat in stats.items() if path.split(".", 1)[-1] in METRICS_IN_TABLE
+    }
+    width = max(len("measure"), *(len(path) for path in shown))
+    lines = [f"  play measures over {measured} runs (warband metrics; --json has every one)"]
+    lines.append(f"  {'measure':<{width}}  {'mean':>9}  {'sd':>9}  {'min':>9}  {'max':>9}")
+    for path, stat in shown.items():
+        figures = "  ".join(f"{_number(x):>9}" for x in (stat.mean, stat.sd, stat.low, stat.high))
+        lines.append(f"  {path:<{width}}  {figures}")
+    return lines
 
 
 def _number(value: float) -> str:
