@@ -633,40 +633,37 @@ def _decider_costing(cost: CooperationCost) -> Callable[[Role, Mapping[str, Valu
     return make
 
 
+CONVERSATION_SETTINGS = (
+    "acquaintances",
+    "affinity",
+    "neutral_affinity",
+    "dislike_below",
+    "busy",
+    "talk_timeout",
+    "wait_timeout",
+)
+"""The keywords of :class:`Conversation` (and of :func:`cooperative_role`)."""
+
+
 def CooperativeAgent(  # was a class; now an Agent of a cooperative role
-    actor_id: str,
-    role: Role,
-    *,
-    acquaintances: Sequence[str] = (),
-    affinity: Mapping[str, float] | None = None,
-    neutral_affinity: float = 0.5,
-    dislike_below: float = 0.3,
-    busy: bool = False,
-    talk_timeout: int = 6,
-    wait_timeout: int = 40,
-    cooperation_cost: CooperationCost = 1.0,
-    **options: Any,
+    actor_id: str, role: Role, *, cooperation_cost: CooperationCost = 1.0, **options: Any
 ) -> Agent:
-    """An :class:`Agent` of ``role`` (made by :func:`cooperative_role`) with these conversation
-    settings and cooperation cost in place of the role's."""
+    """An :class:`Agent` of ``role`` (made by :func:`cooperative_role`) with the conversation
+    settings among ``options`` (:data:`CONVERSATION_SETTINGS`) and ``cooperation_cost`` in
+    place of the role's; the other ``options`` go to :class:`Agent`."""
     if not isinstance(role.domain, Brain):
         raise ConfigurationError(
             f"cooperative agent {actor_id!r}: role {role.name!r} has an HTN domain; "
             "give it a GOAP Brain (cooperative_role(name, brain, tasks))"
         )
+    settings = {key: options.pop(key) for key in CONVERSATION_SETTINGS if key in options}
     own = [c for c in role.components if getattr(c, "func", c) not in (Walking, Conversation)]
     settled = cooperative_role(
         role.name,
         role.domain,
         {k: v for k, v in role.tasks.items() if k != COOPERATION_ACTION},
         cooperation_cost=cooperation_cost,
-        acquaintances=acquaintances,
-        affinity=affinity,
-        neutral_affinity=neutral_affinity,
-        dislike_below=dislike_below,
-        busy=busy,
-        talk_timeout=talk_timeout,
-        wait_timeout=wait_timeout,
+        **settings,
         **{**_role_options(role), "components": own},
     )
     return Agent(actor_id, settled, **options)
