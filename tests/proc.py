@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 import socket
-import time
 from collections.abc import Callable
 from pathlib import Path
+
+from warband import testing
 
 
 def stat(pid: int) -> tuple[str, int, int] | None:
@@ -51,13 +52,10 @@ def child_running(parent: int, argument: str) -> int:
     raise AssertionError(f"no child of {parent} runs {argument!r}")
 
 
-def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    """Poll ``condition`` until it holds; fail naming ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.02)
+def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:
+    """Poll ``condition`` until it holds (warband.testing.wait_until); fail naming ``what``
+    after ``timeout`` seconds."""
+    testing.wait_until(condition, timeout=timeout, interval=0.02, what=what)
 
 
 def free_tcp_port() -> int:

@@ -14,13 +14,13 @@ import resource
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from warband.sweep import SeedRun, SweepPlan, SweepReport, format_table, wilson_interval
+from warband.testing import wait_until
 
 from .conftest import REPO, CommandResult, last_json_line
 
@@ -230,14 +230,6 @@ def _gone(pid: int) -> bool:
     return state == "Z"
 
 
-def _wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
-
-
 def _pids(folder: Path) -> list[int]:
     pids = []
     for file in folder.glob("seed-*.pid"):
@@ -264,7 +256,7 @@ def endless_sweep(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]
         text=True,
     )
     try:
-        _wait_for(lambda: len(_pids(pid_dir)) == 2, 60, "two runs under way")
+        wait_until(lambda: len(_pids(pid_dir)) == 2, timeout=60, what="two runs under way")
         yield sweep, pid_dir
     finally:
         if sweep.poll() is None:
@@ -302,7 +294,7 @@ def test_runs_end_when_their_sweep_is_killed_outright(
     sweep.kill()
     sweep.wait(timeout=30)
     pids = _pids(pid_dir)
-    _wait_for(lambda: all(_gone(pid) for pid in pids), 30, f"runs {pids} to end")
+    wait_until(lambda: all(_gone(pid) for pid in pids), timeout=30, what=f"runs {pids} to end")
 
 
 def test_a_sweep_of_a_hundred_billion_seeds_stays_small_and_ctrl_c_prints_the_partial_table(
@@ -329,7 +321,9 @@ def test_a_sweep_of_a_hundred_billion_seeds_stays_small_and_ctrl_c_prints_the_pa
         preexec_fn=capped,
     )
     try:
-        _wait_for(lambda: len(_pids(pid_dir)) >= 4, 120, "four runs under way or done")
+        wait_until(
+            lambda: len(_pids(pid_dir)) >= 4, timeout=120, what="four runs under way or done"
+        )
         sweep.send_signal(signal.SIGINT)
         stdout, stderr = sweep.communicate(timeout=60)
     finally:

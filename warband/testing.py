@@ -29,6 +29,7 @@ and wait for something outside your test to happen with :func:`wait_until`.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
@@ -61,6 +62,7 @@ __all__ = [
     "run_actors",
     "running_broker",
     "wait_until",
+    "wait_until_async",
 ]
 
 
@@ -231,3 +233,22 @@ def wait_until(
         if time.monotonic() >= deadline:
             raise TimeoutError(f"{what} did not happen within {timeout:g} s")
         time.sleep(interval)
+
+
+async def wait_until_async(
+    condition: Callable[[], T],
+    *,
+    timeout: float = 10.0,
+    interval: float = 0.01,
+    what: str = "the condition",
+) -> T:
+    """:func:`wait_until` for async code: the event loop runs while it waits (actors in this
+    process go on handling messages)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"{what} did not happen within {timeout:g} s")
+        await asyncio.sleep(interval)

@@ -7,8 +7,6 @@ Real sockets: the broker of the flood test runs in its own process, so its memor
 from __future__ import annotations
 
 import asyncio
-import time
-from typing import Any
 
 import msgpack
 import structlog
@@ -17,17 +15,10 @@ import zmq
 from bench.faults import flood
 from warband.messaging import Actor, Order, Percept, Tick, handles
 from warband.messaging.broker import Broker
+from warband.testing import wait_until_async
 
 PERCEPTS = 10_000
 ORDER_EVERY = 100
-
-
-async def _wait(condition: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 async def test_a_flood_of_percepts_at_a_slow_bot_is_conflated_never_silently_dropped() -> None:
@@ -96,11 +87,13 @@ async def test_a_lockstep_mailbox_at_its_bound_conflates_percepts_and_keeps_ever
             world.send(Percept(recipient="bot", facts=[["n", number]]))
             if number % 50 == 49:
                 world.send(Order(recipient="bot", task=f"order-{number}"))
-        await _wait(lambda: bot.stats.received == 510, 30, "every message in the bot's buffer")
+        await wait_until_async(
+            lambda: bot.stats.received == 510, timeout=30, what="every message in the bot's buffer"
+        )
         assert [] == bot.percepts  # nothing is handled before its tick
         clock.tick = 1
         clock.send(Tick(recipient="bot"))
-        await _wait(lambda: len(bot.orders) == 10, 30, "the tick's orders")
+        await wait_until_async(lambda: len(bot.orders) == 10, timeout=30, what="the tick's orders")
     finally:
         for actor in (bot, world, clock):
             actor.stop()
