@@ -14,7 +14,7 @@ from warband.messaging import Actor, RequestCooperation, RequestTalk, TalkReply,
 from warband.messaging.codec import Codec
 from warband.planning import Action, Brain, Goal, Task, eq
 from warband.planning.goap.state import Condition, Key
-from warband.testing import run_actors
+from warband.testing import capture_log_events, run_actors
 
 
 def _remember(*fact: Any) -> Any:
@@ -135,6 +135,15 @@ async def test_a_busy_peer_and_one_who_dislikes_the_requester_refuse_and_the_nex
     assert [["busy", "busy"], ["grumpy", "dislikes req"]] == req["refusals"]
     assert ["helper"] == req["helped_by"]
     assert [] == req["cancelled"]
+
+
+async def test_every_cooperation_log_event_says_its_tick() -> None:
+    requester = _requester("req", ["busy", "helper"])
+    with capture_log_events() as events:
+        await run_actors([requester, _helper("busy", busy=True), _helper("helper")], ticks=20)
+    said = [e for e in events if str(e.get("event", "")).startswith("cooperation.")]
+    assert {"cooperation.refused", "cooperation.agreed"} <= {e["event"] for e in said}
+    assert all(isinstance(e.get("tick"), int) and e["tick"] > 0 for e in said), said
 
 
 async def test_a_peer_that_never_answers_times_out_and_the_next_is_asked() -> None:

@@ -216,7 +216,9 @@ class Recollection(Component):
     def on_task_failed(self, task: Task, reason: str) -> None:
         self.working.note_failure(task.name, self.agent.tick)
         self.failures.append((task.name, reason))
-        self.agent.log.info("character.failed", action=task.name, reason=reason)
+        self.agent.log.info(
+            "character.failed", action=task.name, reason=reason, tick=self.agent.tick
+        )
 
     def on_decision(self, decision: Decision) -> None:
         if decision.kind == "dropped":

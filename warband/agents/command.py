@@ -104,7 +104,7 @@ class Following(Component):
         pursued = agent.plan is not None and agent.plan.label == f"goal:{bias.goal}"
         if pursued and (recommended or bias.bias < 0):
             self.interrupted.append(bias.goal)
-            agent.log.info("command.interrupted", goal=bias.goal, by=bias.sender)
+            agent.log.info("command.interrupted", goal=bias.goal, by=bias.sender, tick=agent.tick)
             agent.fail_running(f"{bias.sender} withdrew goal {bias.goal}")
 
     def on_decision(self, decision: Decision) -> None:
@@ -267,7 +267,9 @@ class Commanding(Component):
     def _withdraw(self, reason: str) -> None:
         command, self.command = self.command, None
         if command is not None:
-            self.agent.log.info("command.withdrawn", goal=command.goal, reason=reason)
+            self.agent.log.info(
+                "command.withdrawn", goal=command.goal, reason=reason, tick=self.agent.tick
+            )
             self._send_bias(command, WITHDRAWN)
 
     def _send_bias(self, command: Command, bias: float) -> None:

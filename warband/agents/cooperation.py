@@ -343,11 +343,17 @@ class Conversation(Component):
                 if refusal is None:
                     asking.helper = peer
                     asking.waiting_since = self.agent.tick
-                    self.agent.log.info("cooperation.agreed", helper=peer, goal=asking.goal)
+                    self.agent.log.info(
+                        "cooperation.agreed", helper=peer, goal=asking.goal, tick=self.agent.tick
+                    )
                     return
                 self.refusals.append((peer, refusal))
                 self.agent.log.info(
-                    "cooperation.refused", peer=peer, reason=refusal, goal=asking.goal
+                    "cooperation.refused",
+                    peer=peer,
+                    reason=refusal,
+                    goal=asking.goal,
+                    tick=self.agent.tick,
                 )
         finally:
             asking.talking = False
@@ -405,12 +411,14 @@ class Conversation(Component):
                 return
             why = result.reason if result is not None else "no result in time"
             self.refusals.append((asking.helper, f"failed: {why}"))
-            self.agent.log.info("cooperation.failed", helper=asking.helper, reason=why)
+            self.agent.log.info("cooperation.failed", helper=asking.helper, reason=why, tick=tick)
             asking.helper, asking.result = None, None
         if any(peer not in asking.tried for peer in self.known):
             self.agent.start_task(self._ask_next(asking))
             return
-        self.agent.log.info("cooperation.cancelled", goal=asking.goal, tried=asking.tried)
+        self.agent.log.info(
+            "cooperation.cancelled", goal=asking.goal, tried=asking.tried, tick=tick
+        )
         self.cancelled.append(asking.goal)
         self.decider.cancel(asking.goal)
         self._asking = None
@@ -489,7 +497,10 @@ class Conversation(Component):
         if talk is not None and tick - talk.since > 2 * self.talk_timeout:
             # The requester went silent (it died, or its EndTalk was lost): free ourselves.
             self.agent.log.info(
-                "cooperation.abandoned", peer=talk.peer, conversation=talk.conversation
+                "cooperation.abandoned",
+                peer=talk.peer,
+                conversation=talk.conversation,
+                tick=tick,
             )
             self._talk = None
 
