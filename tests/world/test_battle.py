@@ -178,3 +178,26 @@ def test_an_engineers_turret_fires_at_enemies_it_sees() -> None:
     assert ("turret", "turret-eng", "red", "m1", 120) in world.percepts_for("eng")
     accept(world, "foe", "look", waypoint="m1")
     assert ("sees_turret", "turret-eng", "m1", 10.0, "red") in world.percepts_for("foe")
+
+
+def test_a_turret_destroyed_by_one_hit_of_a_step_takes_the_steps_other_hits_quietly() -> None:
+    # Three rockets at a 120-health turret: two landing in one step destroy it with the
+    # first and must not fail on the second (they did: the world actor crashed mid-match).
+    members = {"eng": Member("red", "engineer", start="m1")}
+    members |= {f"foe-{n}": Member("blue", "assault", start="m3") for n in range(3)}
+    destroyed = 0
+    for seed in range(6):
+        world = world_on_test_map(members, seed=seed)
+        accept(world, "eng", "use", ability="turret")
+        world.step()
+        for n in range(3):
+            accept(world, f"foe-{n}", "select_weapon", weapon="rocket_launcher")
+        world.step()
+        for _ in range(4):
+            for n in range(3):
+                world.submit(f"foe-{n}", "fire", {"target": "turret-eng"})
+            report = world.step()
+            if any(event[:2] == ("destroyed", "turret-eng") for event in report.events):
+                destroyed += 1
+                break
+    assert destroyed >= 3

@@ -59,6 +59,7 @@ from ..world import (
     OPEN,
     SEES,
     SEES_DOWNED,
+    SEES_TURRET,
     SELF,
     SPAWN_OPTION,
     STATE,
@@ -222,15 +223,15 @@ def _me(memory: Memory) -> tuple[str, str] | None:
 
 @declares(THREAT, NEAREST_THREAT, CLOSE_THREAT)
 def threat_daemon(memory: Memory, tick: int) -> list[Fact]:
-    """``(threat enemy waypoint distance)`` for every enemy in sight, nearest first, and
-    ``(nearest_threat ...)`` for the nearest."""
+    """``(threat enemy waypoint distance)`` for every enemy in sight, enemy turrets included,
+    nearest first, and ``(nearest_threat ...)`` for the nearest."""
     me = _me(memory)
     if me is None:
         return []
-    enemies = sorted(
-        (seen for seen in SEES.all(memory.facts.facts("sees")) if seen.team != me[1]),
-        key=lambda seen: (seen.distance, seen.id),
-    )
+    known = memory.facts
+    seen = [*SEES.all(known.facts(SEES.name)), *SEES_TURRET.all(known.facts(SEES_TURRET.name))]
+    # Enemy turrets are threats too (Killzone's bots attack them; an engineer repairs its own).
+    enemies = sorted((s for s in seen if s.team != me[1]), key=lambda s: (s.distance, s.id))
     facts: list[Fact] = [THREAT.fact(s.id, s.waypoint, s.distance) for s in enemies]
     if enemies:
         nearest = enemies[0]
@@ -330,11 +331,20 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     def weapon_for(facts: FactDB, distance: Value) -> Value:
         """The carried weapon with rounds that reaches ``distance``, bullets before missiles."""
+        return _reaching(facts, distance, first="bullet")
+
+    def weapon_against(facts: FactDB, target: Value, distance: Value) -> Value:
+        """Listing 29.1's choice: missiles at a turret, bullets at anyone else (among the
+        carried weapons with rounds that reach ``distance``)."""
+        turrets = {s.id for s in SEES_TURRET.all(facts.facts(SEES_TURRET.name))}
+        return _reaching(facts, distance, first="missile" if target in turrets else "bullet")
+
+    def _reaching(facts: FactDB, distance: Value, *, first: str) -> Value:
         if not isinstance(distance, int | float):
             return None
         loaded = sorted(clip.weapon for clip in AMMO.all(facts.facts(AMMO.name)) if clip.amount)
         reaching = [w for w in loaded if get_weapon(w).range >= distance]
-        reaching.sort(key=lambda w: (get_weapon(w).kind != "bullet", w))
+        reaching.sort(key=lambda w: (get_weapon(w).kind != first, w))
         return reaching[0] if reaching else None
 
     def nearest_unheld(
@@ -576,6 +586,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         "point_waypoint": point_waypoint,
         "in_range": in_range,
         "weapon_for": weapon_for,
+        "weapon_against": weapon_against,
         "spawn_near": spawn_near,
         "heal_refused": heal_refused,
         "nearest_hiding": nearest_hiding,

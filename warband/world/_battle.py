@@ -8,6 +8,7 @@ this module applies it to the bodies of a :class:`~._state.WorldState`.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from ._bodies import Character, Turret
 from ._senses import bodies
@@ -57,8 +58,10 @@ def resolve_combat(state: WorldState, events: Events) -> None:
             hits.extend(_shoot(state, state.agents[agent_id], str(args["target"]), events))
     for turret_id in sorted(state.turrets):
         hits.extend(_turret_fire(state, state.turrets[turret_id]))
+    # A turret destroyed by an earlier hit of this step still fired in it, and may be hit again.
+    turrets = dict(state.turrets)
     for attacker, victim, weapon, amount in hits:
-        _damage(state, attacker, victim, weapon, amount, events)
+        _damage(state, turrets, attacker, victim, weapon, amount, events)
 
 
 def _shoot(state: WorldState, agent: Character, target: str, events: Events) -> list[Hit]:
@@ -141,11 +144,19 @@ def _bystanders(state: WorldState, center: Point, radius: float) -> dict[str, Po
 
 
 def _damage(
-    state: WorldState, attacker: str, victim: str, weapon: str, amount: int, ev: Events
+    state: WorldState,
+    turrets: Mapping[str, Turret],
+    attacker: str,
+    victim: str,
+    weapon: str,
+    amount: int,
+    ev: Events,
 ) -> None:
-    if victim in state.turrets:
-        turret = state.turrets[victim]
-        if turret.health.damage(amount):
+    """Land one hit. ``turrets`` are the turrets as the step began: one destroyed by an earlier
+    hit is still known as an attacker, and takes no further hits."""
+    if victim in turrets:
+        turret = state.turrets.get(victim)
+        if turret is not None and turret.health.damage(amount):
             del state.turrets[victim]
             ev.add("destroyed", victim, turret.team, attacker)
         return
@@ -159,8 +170,8 @@ def _damage(
         body.target, body.progress = None, 0.0
         state.movement.pop(victim, None)
         body.deaths += 1
-        killer_team = state.team_of(attacker)
-        owner = state.turrets[attacker].owner if attacker in state.turrets else attacker
+        killer_team = turrets[attacker].team if attacker in turrets else state.team_of(attacker)
+        owner = turrets[attacker].owner if attacker in turrets else attacker
         if owner in state.agents and killer_team != body.team:
             state.agents[owner].kills += 1
         ev.add("killed", victim, body.team, attacker, killer_team, weapon)
