@@ -74,6 +74,7 @@ from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
 if TYPE_CHECKING:
     from .curve import CurveClient
+    from .secret import RunSecret
 
 __all__ = [
     "DEFAULT_CLOCK_ID",
@@ -151,6 +152,8 @@ class Actor(
         self.tick = 0
         self.mode: Mode = "lockstep"
         self.clock_id = DEFAULT_CLOCK_ID
+        self.run_id = ""
+        """The id of the run this actor belongs to, when its launcher said (``run``)."""
         self.stats = ActorStats()
         self.log = get_logger(agent=actor_id)
         self._codec = Codec()
@@ -337,12 +340,16 @@ class Actor(
         ping_interval: float = 1.0,
         broker_timeout: float = 30.0,
         curve: CurveClient | None = None,
+        secret: RunSecret | None = None,
+        run_id: str = "",
     ) -> None:
         """Connect to the broker at ``endpoint`` and handle messages until stopped.
 
         With ``curve`` keys (:func:`warband.messaging.curve.load_client`) the connection is
         encrypted and the broker knows this actor by its key (a ``tcp://`` broker started with
-        the same key directory).
+        the same key directory). With a run ``secret`` (:mod:`warband.messaging.secret`) the
+        actor proves its id by it to a broker holding the same secret. ``run_id``, when given,
+        is the run the actor belongs to: a broker serving another run refuses it.
 
         In realtime mode the actor sends a Heartbeat to the clock every ``heartbeat_interval``
         seconds (default 1) from its event loop, so a stuck loop shows as silence. In lockstep,
@@ -362,6 +369,7 @@ class Actor(
 
         self.mode = mode
         self.clock_id = clock_id
+        self.run_id = run_id
         self._heartbeat_interval = heartbeat_interval
         self._otel = actor_telemetry(self.id)
         self._connection = Connection(
@@ -371,6 +379,7 @@ class Actor(
             on_frames=self._frames_arrived,
             inbox_limit=self.mailbox_limit,
             curve=curve,
+            secret=secret,
         )
         self._connection.open()
         self._liveness = BrokerLiveness(ping_interval, broker_timeout)
@@ -453,8 +462,17 @@ class Actor(
         if self.lockstep_participant:
             groups.append(TICK_GROUP)
         return _Register(
-            recipient=BROKER_ID, groups=groups, lockstep=lockstep, watch=self._watched()
+            recipient=BROKER_ID,
+            groups=groups,
+            lockstep=lockstep,
+            watch=self._watched(),
+            run=self.run_id,
+            members=self._declared_members(),
         )
+
+    def _declared_members(self) -> list[str]:
+        """The run's membership, declared to the broker by a clock; empty for any other actor."""
+        return []
 
     def _watched(self) -> list[str]:
         """Peers whose departure the broker reports to us: our clock, and every peer we have

@@ -20,6 +20,7 @@ from ..exceptions import DeliveryError
 
 if TYPE_CHECKING:
     from .curve import CurveClient
+    from .secret import RunSecret
 
 DEFAULT_LINGER_MS = 2000
 """How long closing waits for unsent frames; ZeroMQ's default (forever) can hang an exit."""
@@ -62,10 +63,13 @@ class Connection:
         inbox_limit: int = 100_000,
         linger_ms: int = DEFAULT_LINGER_MS,
         curve: CurveClient | None = None,
+        secret: RunSecret | None = None,
     ) -> None:
         self.actor_id = actor_id
         self.curve = curve
         """The CURVE keys to connect with, or None for a plain connection."""
+        self.secret = secret
+        """The run secret this actor proves its id with (PLAIN), or None."""
         self.endpoint = endpoint
         self.inbox: deque[bytes] = deque()
         self.inbox_limit = inbox_limit
@@ -93,6 +97,8 @@ class Connection:
         socket.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_IVL_MAX_MS)
         if self.curve is not None:
             self.curve.apply(socket)
+        elif self.secret is not None:
+            self.secret.apply_client(socket, self.actor_id)
         try:
             socket.connect(self.endpoint)
         except zmq.ZMQError as error:
