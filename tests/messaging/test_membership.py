@@ -7,12 +7,14 @@ real one on real TCP sockets.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import msgpack
 import pytest
+import structlog
 import zmq
 
 from warband.messaging.broker import Broker
@@ -159,19 +161,31 @@ def test_with_a_run_secret_only_a_connection_with_its_ids_pass_gets_in(context: 
     secret = new_secret()
     other = new_secret()
     with (
+        structlog.testing.capture_logs() as logs,
         serving(context, secret) as broker,
         client(context, broker, "bot-1") as plain,
         client(context, broker, "bot-1", other.password("bot-1")) as wrong_secret,
         client(context, broker, "bot-1", secret.password("bot-2")) as wrong_id,
     ):
         for socket in (plain, wrong_secret, wrong_id):
-            socket.send(msgpack.packb({"type": "_Register", "sender": "bot-1"}))
+            with contextlib.suppress(zmq.Again):  # no peer to queue for once refused
+                socket.send(msgpack.packb({"type": "_Register", "sender": "bot-1"}), zmq.NOBLOCK)
         # None gets in, so none holds the id: the agent with its own pass takes it at once.
         with client(context, broker, "bot-1", secret.password("bot-1")) as agent:
             answer = register(agent, "bot-1")
         unanswered = [s.poll(300) for s in (plain, wrong_secret, wrong_id)]
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not {
+            "broker.handshake_failed",
+            "broker.auth_refused",
+        } <= {e["event"] for e in logs}:
+            time.sleep(0.05)
     assert "_Registered" == answer["type"]
     assert [0, 0, 0] == unanswered
+    refused = [e for e in logs if e["event"] == "broker.auth_refused"]
+    assert "bot-1" == refused[0]["user"]
+    failed = [e["reason"] for e in logs if e["event"] == "broker.handshake_failed"]
+    assert any("does not speak this broker's security (secret)" in r for r in failed), failed
 
 
 def test_a_run_secret_is_refused_on_an_inproc_endpoint() -> None:

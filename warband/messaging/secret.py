@@ -159,7 +159,7 @@ class SecretAuthenticator(ThreadAuthenticator):
             count = self._refused.get(username, 0) + 1
             if len(self._refused) < 10_000 or username in self._refused:
                 self._refused[username] = count
-        if _is_power_of_ten(count):
+        if logged_at(count):
             self._log.error(
                 "broker.auth_refused",
                 user=username,
@@ -174,7 +174,9 @@ class SecretAuthenticator(ThreadAuthenticator):
             super().stop()
 
 
-def _is_power_of_ten(count: int) -> bool:
+def logged_at(count: int) -> bool:
+    """True at the 1st, 10th, 100th ... of a repeated refusal: logged then, so that a stranger
+    that retries without end does not fill the log."""
     while count % 10 == 0:
         count //= 10
     return count == 1
