@@ -95,16 +95,18 @@ def received(socket: zmq.Socket[bytes]) -> list[dict[str, Any]]:
     return frames
 
 
-def start_ticking(launched: Launched, tmp_path: Path, *args: str) -> tuple[str, int]:
-    """``warband run ENDLESS --processes`` on a TCP port, under way (tick 3 reached): returns the
-    endpoint and the pid of bot-1, which writes the marker file at tick 3."""
+def start_ticking(
+    launched: Launched, tmp_path: Path, *args: str, processes: bool = True
+) -> tuple[str, int]:
+    """``warband run ENDLESS --processes`` (or in one process) on a TCP port, under way (tick 3
+    reached): returns the endpoint and the pid of bot-1, which writes the marker file then."""
     endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
     marker = tmp_path / "ticking"
     launcher = launched.start(
         "run",
         "run",
         ENDLESS,
-        "--processes",
+        *(["--processes"] if processes else []),
         "--endpoint",
         endpoint,
         "--ticks",
@@ -128,10 +130,11 @@ def run_summary(launched: Launched) -> dict[str, Any]:
 # --- finding 1: a stranger can end or stall a run -----------------------------------------------
 
 
-def test_a_stranger_on_the_port_can_neither_end_nor_stall_a_processes_run(
-    launched: Launched, tmp_path: Path, context: Context
+@pytest.mark.parametrize("processes", [True, False], ids=["processes", "one-process"])
+def test_a_stranger_on_the_port_can_neither_end_nor_stall_a_run(
+    launched: Launched, tmp_path: Path, context: Context, processes: bool
 ) -> None:
-    endpoint, _ = start_ticking(launched, tmp_path)
+    endpoint, _ = start_ticking(launched, tmp_path, processes=processes)
     with (
         stranger(context, endpoint, "rogue8") as ender,
         stranger(context, endpoint, "rogue9") as staller,

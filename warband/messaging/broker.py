@@ -729,8 +729,8 @@ class Broker:
         """Take back a peer departed for silence that speaks again (its watchers were told it
         left; it registers again itself once it notices the gap, see _liveness.py)."""
         found = self._silent.pop(peer, None)
-        if found is None:
-            return False
+        if found is None or (self.run is not None and peer not in self.run.members):
+            return False  # never departed, or of a run since replaced: it must register
         groups, known = found
         known.last_seen = time.monotonic()
         self._registry[peer] = known
