@@ -8,6 +8,11 @@ The broker reads only the envelope (type, sender, recipient, id, tick) and forwa
 untouched; full validation happens in the receiving actor. Nothing is dropped silently: a frame
 that cannot be routed is logged and answered with an ``_Undeliverable`` notice to its sender.
 
+A run has a membership: its clock declares it as it registers (``_Register.members``), and the
+broker then registers only those ids and refuses a second clock until the run is over (one
+broker serves one run at a time; PROTOCOL.md, section 4). With CURVE keys or a run secret
+(secret.py), every connection proves its id at the handshake, so a stranger never holds one.
+
 The routing loop is blocking pyzmq in a thread (in-process runs) or in its own process
 (``warband broker``); it never shares the actors' event loop, so a busy agent cannot stall it.
 """
