@@ -220,10 +220,12 @@ def test_a_restarted_agent_gets_its_id_back_from_an_impostor_that_keeps_claiming
 # --- finding 5: a broker serves one run only -----------------------------------------------------
 
 
-def _recipe_run(launched: Launched, endpoint: str, number: int, broker_log: Path) -> dict[str, Any]:
+def _recipe_run(
+    launched: Launched, endpoint: str, number: int, broker_log: Path, secret: list[str]
+) -> dict[str, Any]:
     """One run of the README's multi-host recipe on the running broker: the agents first (the
     order that broke the second run), then the clock; returns the clock's result."""
-    common = ["agent", "--connect", endpoint, "--scenario", PING_PONG]
+    common = ["agent", "--connect", endpoint, "--scenario", PING_PONG, *secret]
     agents = ("commander", "bot-1", "bot-2")
     for agent in agents:
         launched.start(f"{agent}-{number}", *common, "--id", agent)
@@ -245,16 +247,32 @@ def _recipe_run(launched: Launched, endpoint: str, number: int, broker_log: Path
     return data
 
 
+@pytest.mark.parametrize("with_secret", [False, True], ids=["open", "secret"])
 def test_the_second_run_of_the_multi_host_recipe_plays_as_the_first_did(
-    launched: Launched, tmp_path: Path
+    launched: Launched, tmp_path: Path, context: Context, with_secret: bool
 ) -> None:
     endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
     broker_log = tmp_path / "broker-log"
-    launched.start("broker", "broker", "--bind", endpoint, "--log", str(broker_log))
-    first = _recipe_run(launched, endpoint, 1, broker_log)
-    second = _recipe_run(launched, endpoint, 2, broker_log)
+    secret: list[str] = []
+    if with_secret:
+        # The recipe as README's Security section gives it: one secret file for every process.
+        launched.start("keys", "keys", str(tmp_path / "keys"), "--secret")
+        assert 0 == launched.wait("keys", STARTUP_S), launched.stderr("keys")
+        secret = ["--secret", str(tmp_path / "keys" / "run.secret")]
+    launched.start("broker", "broker", "--bind", endpoint, "--log", str(broker_log), *secret)
+    first = _recipe_run(launched, endpoint, 1, broker_log, secret)
+    with stranger(context, endpoint, "supervisor") as liar:
+        # Between the runs, on an open broker too: nobody can prove to be the supervisor.
+        offer(liar, frame("_GaveUp", "supervisor", "broker", 1, agent="bot-1"))
+        second = _recipe_run(launched, endpoint, 2, broker_log, secret)
+        answers = received(liar)
     assert (first["ticks"], first["completed"], first["departed"]) == (15, True, {})
     for key in ("ticks", "finish_reason", "completed", "departed", "messages_sent", "missing"):
         assert first[key] == second[key], key
     assert first["final_states"] == second["final_states"]
     assert launched.processes["broker"].poll() is None, "the broker stopped"
+    if with_secret:
+        assert [] == answers  # it never got in
+    else:
+        [refusal] = answers
+        assert "no connection can prove it is 'supervisor'" in refusal["reason"]

@@ -279,7 +279,9 @@ def _add_keys(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "for the supervisor of `warband run --processes` (supervisor.key...) and one per agent "
         "(ID.key, ID.key_secret) into DIR. The broker's host needs broker.key_secret and every "
         "ID.key; the host of agent ID needs ID.key_secret and broker.key. Then pass --curve DIR "
-        "to `warband broker`, `agent` and `run`.",
+        "to `warband broker`, `agent` and `run`. With --secret, also (or only) a run secret, "
+        "DIR/run.secret: one file for every host, passed as --secret FILE to `warband broker` "
+        "and `warband agent`.",
     )
     keys.add_argument("directory", type=Path, metavar="DIR", help="where to write the keys")
     keys.add_argument(
