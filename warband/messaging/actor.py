@@ -499,9 +499,11 @@ class Actor(
                 f"{timeout} s; start one with `warband broker --bind ENDPOINT`"
             )
         dispatcher.result()
+        if self._fatal is not None:
+            raise self._fatal  # the broker refused us for good (_registration_refused)
 
     async def _dispatch_until_registered(self) -> None:
-        while not self._registered.is_set():
+        while not self._registered.is_set() and not self._stopping:
             await self._wakeup.wait()
             self._wakeup.clear()
             await self._drain_inbox()
@@ -574,6 +576,13 @@ class Actor(
                 reason=refusal,
             )
             return None
+        if (
+            isinstance(message, _Undeliverable)
+            and message.message_type == "_Register"
+            and message.sender == BROKER_ID
+        ):
+            self._registration_refused(message)
+            return None
         if not type(message).__name__.startswith("_"):
             self.stats.received += 1
         if tracing_enabled():
@@ -586,6 +595,12 @@ class Actor(
                 message.tick,
             )
         return message
+
+    def _registration_refused(self, notice: _Undeliverable) -> None:
+        """The broker refused our ``_Register`` (not a member of its run, a run that is over, a
+        second clock...): no retry can change that, so the actor stops with the reason."""
+        reason = notice.reason.removeprefix("rejected by broker: ")
+        self._fail_fatally(DeliveryError(f"{self.id}: the broker refused to register it: {reason}"))
 
     def _peer_of(self, frame: bytes) -> str:
         envelope = self._codec.salvage_envelope(frame)

@@ -50,7 +50,7 @@ from .curve import CurveServer, KeyAuthenticator, check_curve_endpoint
 from .faults import FrameDrops
 from .otel import broker_telemetry
 from .router_watch import Link, RouterWatch
-from .secret import RunSecret, SecretAuthenticator, logged_at
+from .secret import RunSecret, SecretAuthenticator
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
 _POLL_MS = 200
@@ -176,7 +176,6 @@ class Broker:
         self.run: RunMembership | None = None
         """The run this broker serves, once its clock registered; None between runs."""
         self._runs_over: dict[str, str] = {}
-        self._handshake_failures: dict[str, int] = {}
         self.first_frame_timeout = first_frame_timeout
         """Seconds a TCP or IPC connection may stay silent before it is closed as refused."""
         self._watch: RouterWatch | None = None
@@ -861,9 +860,6 @@ class Broker:
         # the router hands them over, and then the peer would count as gone and its own last
         # words be refused; and they must not be heard as a later connection's (router_watch).
         closed, silent = watch.poll()
-        if watch.handshakes_failed:
-            self._handshakes_failed(watch.handshakes_failed)
-            watch.handshakes_failed = []
         for link in closed:
             if link.routing_id is not None:
                 peer = link.routing_id.decode("utf-8", "replace")
@@ -876,26 +872,6 @@ class Broker:
                         self._end_run("disconnected")  # it had gone silent first
         for link in silent:
             self._refuse_silent(link, watch)
-
-    def _handshakes_failed(self, failures: list[tuple[int, int]]) -> None:
-        """Log connections refused at their handshake (1st, 10th, 100th ... of each kind): a
-        stranger without the broker's proof reconnects by itself every 100 ms or so."""
-        for event, value in failures:
-            if event == int(zmq.EVENT_HANDSHAKE_FAILED_AUTH):
-                kind = "the proof of its id was refused (a wrong key or pass)"
-            elif value == int(zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH):
-                kind = f"it does not speak this broker's security ({self._proof_name()})"
-            else:
-                kind = "its handshake failed"
-            count = self._handshake_failures.get(kind, 0) + 1
-            self._handshake_failures[kind] = count
-            if logged_at(count):
-                self._log.error(
-                    "broker.handshake_failed",
-                    reason=f"a connection was refused before any frame: {kind}",
-                    proof=self._proof_name(),
-                    refused=count,
-                )
 
     def _refuse_silent(self, link: Link, watch: RouterWatch) -> None:
         self.stats.rejected += 1

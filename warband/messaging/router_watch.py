@@ -27,12 +27,7 @@ from dataclasses import dataclass
 import zmq
 from zmq.utils.monitor import parse_monitor_message
 
-_HANDSHAKE_FAILED = (
-    int(zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
-    | int(zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL)
-    | int(zmq.EVENT_HANDSHAKE_FAILED_AUTH)
-)
-_EVENTS = int(zmq.EVENT_ACCEPTED) | int(zmq.EVENT_DISCONNECTED) | _HANDSHAKE_FAILED
+_EVENTS = int(zmq.EVENT_ACCEPTED) | int(zmq.EVENT_DISCONNECTED)
 _SRCFD = int(zmq.SRCFD)
 
 
@@ -80,11 +75,6 @@ class RouterWatch:
         self._unheard: dict[int, Link] = {}
         self._closed: list[Link] = []
         self._reading = False
-        self.handshakes_failed: list[tuple[int, int]] = []
-        """(event, value) of each handshake that failed since the caller last emptied it: a
-        client without the broker's CURVE keys or run secret. libzmq names no connection in
-        these events, only why: the mechanism (``EVENT_HANDSHAKE_FAILED_PROTOCOL``, value a
-        ``PROTOCOL_ERROR_*``) or the ZAP handler's refusal (``..._AUTH``, value its status)."""
 
     @property
     def pending(self) -> bool:
@@ -168,8 +158,6 @@ class RouterWatch:
                     accepted.setdefault(fd, []).append(link)
                 elif event["event"] == zmq.EVENT_DISCONNECTED:
                     self._forget(fd)
-                elif int(event["event"]) & _HANDSHAKE_FAILED and len(self.handshakes_failed) < 1000:
-                    self.handshakes_failed.append((int(event["event"]), fd))
         finally:
             self._reading = False
         return accepted
