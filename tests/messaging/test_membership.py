@@ -236,3 +236,16 @@ async def test_an_actor_the_broker_refuses_stops_at_once_with_the_reason(context
         "rogue8: the broker refused to register it: 'rogue8' is not a participant of run 'r1'"
         in str(refused.value)
     )
+
+
+def test_a_missing_secret_file_or_a_secret_next_to_curve_keys_is_refused_before_any_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from warband.cli import main
+
+    missing = tmp_path / "run.secret"
+    assert 2 == main(["broker", "--bind", "tcp://127.0.0.1:*", "--secret", str(missing)])
+    assert f"cannot read the run secret file {missing}" in capsys.readouterr().err
+    argv = ["--curve", str(tmp_path), "--secret", str(missing)]
+    assert 2 == main(["broker", "--bind", "tcp://127.0.0.1:*", *argv])
+    assert "--curve and --secret both prove who connects" in capsys.readouterr().err
