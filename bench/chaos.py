@@ -32,6 +32,10 @@ number). Faults:
   all back. Baseline: DEALERs with libzmq's default reconnect interval.
 - **restart-intensity**: an agent crashing at start under 3 restarts per 10 s is restarted 3
   times, then given up on and its squad led without it.
+- **strangers**: raw DEALERs on the TCP port of a ``--processes`` run: an undeclared id that
+  registers, sends ``_Ready`` and ``_FinishRun``; ``supervisor`` sending ``_GaveUp`` for every
+  agent; an impostor claiming bot-1's id while it restarts after ``kill -9``. Baseline: the same
+  run and kill without strangers; 0 keys of the run's summary may differ.
 - **fuzz** (with ``--fuzz N``): N malformed inputs into the codec, and N frames into a live
   broker and actor next to a good client.
 
@@ -77,6 +81,7 @@ from bench.chaoslib.lifecycle import (  # noqa: E402
 )
 from bench.chaoslib.partition import partition  # noqa: E402
 from bench.chaoslib.result import Result, progress  # noqa: E402
+from bench.chaoslib.strangers import strangers  # noqa: E402
 from bench.chaoslib.stuck import stuck  # noqa: E402
 
 FAULTS: dict[str, Callable[[argparse.Namespace], Result]] = {
@@ -92,6 +97,7 @@ FAULTS: dict[str, Callable[[argparse.Namespace], Result]] = {
     "clean-exit": lambda args: clean_exit(2 if args.quick else 20 if args.full else 6),
     "reconnect-storm": lambda args: reconnect_storm(bots=24, down_s=4.0 if args.quick else 10.0),
     "restart-intensity": lambda args: restart_intensity(),
+    "strangers": lambda args: strangers(10_000 if args.quick else 20_000),
     "fuzz": lambda args: fuzz(args.fuzz),
 }
 """Every fault by name, run with the command's options; all but ``fuzz`` (``--fuzz N``) run by

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import importlib.util
 import math
 import os
@@ -28,6 +29,7 @@ from .exceptions import ConfigurationError, WarbandError
 
 if TYPE_CHECKING:
     from .launcher import RunOptions
+    from .messaging.secret import RunSecret
     from .scenario import Scenario
 
 BENCHMARKS = ("messaging", "planning", "world", "warzone", "chaos", "view")
@@ -254,6 +256,7 @@ def _add_agent(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="(clock only; `warband run --processes` passes it) replace FILE with the run's "
         "progress every half second, the launcher's sign that the clock still answers",
     )
+    _add_secret_option(agent)
     _add_run_options(agent)
     agent.set_defaults(handler=_agent)
 
@@ -282,7 +285,19 @@ def _add_broker(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="let in only agents whose public key (ID.key) is in KEYDIR, encrypted, each bound "
         "to its key's id; KEYDIR also holds broker.key_secret; needs a tcp:// endpoint",
     )
+    _add_secret_option(broker)
     broker.set_defaults(handler=_broker)
+
+
+def _add_secret_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--secret",
+        type=Path,
+        metavar="FILE",
+        help="the run secret file (`warband keys DIR --secret` writes DIR/run.secret): the "
+        "broker lets in only connections that prove their id with it, and refuses "
+        "'supervisor' without it; give the same file to the broker and every agent",
+    )
 
 
 def _add_keys(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -293,7 +308,9 @@ def _add_keys(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "for the supervisor of `warband run --processes` (supervisor.key...) and one per agent "
         "(ID.key, ID.key_secret) into DIR. The broker's host needs broker.key_secret and every "
         "ID.key; the host of agent ID needs ID.key_secret and broker.key. Then pass --curve DIR "
-        "to `warband broker`, `agent` and `run`.",
+        "to `warband broker`, `agent` and `run`. With --secret, also (or only) a run secret, "
+        "DIR/run.secret: one file for every host, passed as --secret FILE to `warband broker` "
+        "and `warband agent`.",
     )
     keys.add_argument("directory", type=Path, metavar="DIR", help="where to write the keys")
     keys.add_argument(
@@ -310,6 +327,12 @@ def _add_keys(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         default=[],
         metavar="KEY=VALUE",
         help="with --scenario: a scenario parameter that changes its agents; repeatable",
+    )
+    keys.add_argument(
+        "--secret",
+        action="store_true",
+        help="also write DIR/run.secret, a run secret for `warband broker` and `warband agent` "
+        "--secret (a shared password: keeps strangers out without per-agent keys)",
     )
     keys.add_argument("--force", action="store_true", help="replace existing key files")
     keys.set_defaults(handler=_keys)
@@ -639,11 +662,13 @@ def _agent(args: argparse.Namespace) -> int:
     _supervised(watch_parent())
     from .launcher import run_agent
     from .messaging.addresses import check_actor_id
+    from .messaging.secret import RUN_ID_VARIABLE
     from .messaging.tracing import configure_logging
     from .scenario import load_scenario
 
     check_actor_id(args.agent_id)
     _check_run_options(args)
+    secret = _secret_of(args)
     if args.curve is not None:
         from .messaging.curve import check_curve_endpoint, load_client
 
@@ -653,9 +678,26 @@ def _agent(args: argparse.Namespace) -> int:
     _start_otel(args.otel, args.agent_id)
     # SIGTERM, SIGINT and SIGHUP stop the actor through its event loop (see run_agent).
     scenario = load_scenario(args.scenario)
-    return run_agent(
-        scenario, args.agent_id, args.connect, _options(args), args.result, args.heartbeat
+    options = dataclasses.replace(
+        _options(args), secret=secret, run_id=os.environ.pop(RUN_ID_VARIABLE, "")
     )
+    return run_agent(scenario, args.agent_id, args.connect, options, args.result, args.heartbeat)
+
+
+def _secret_of(args: argparse.Namespace) -> RunSecret | None:
+    """The run secret of a broker or agent process: ``--secret FILE``, else the one its
+    launcher handed it (its environment, read once and removed from it), else None."""
+    from .messaging.secret import load_secret, take_inherited_secret
+
+    inherited = take_inherited_secret()
+    if args.secret is not None and args.curve is not None:
+        raise ConfigurationError(
+            "--curve and --secret both prove who connects: pass one of them (CURVE keys also "
+            "encrypt and tell each agent apart)"
+        )
+    if args.secret is not None:
+        return load_secret(args.secret)
+    return None if args.curve is not None else inherited
 
 
 def _broker(args: argparse.Namespace) -> int:
@@ -668,6 +710,7 @@ def _broker(args: argparse.Namespace) -> int:
 
     _supervised(watch_parent())
     _check_log_dir(args.log)
+    secret = _secret_of(args)
     configure_logging(args.log, "broker", live=args.live)
     _start_otel(args.otel, "broker")
     import zmq
@@ -680,7 +723,7 @@ def _broker(args: argparse.Namespace) -> int:
         curve = load_server(args.curve)
     # Its own context, terminated at the end: frames still queued go out (up to the linger).
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    broker = Broker(args.bind, context=context, curve=curve)
+    broker = Broker(args.bind, context=context, curve=curve, secret=secret)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         broker.stop(timeout=0)  # only asks: the loop below waits for the routing thread
@@ -752,9 +795,19 @@ def _keys(args: argparse.Namespace) -> int:
         scenario = load_scenario(args.scenario)
         params = scenario.resolve_params(_params(args.param))
         ids += [scenario.clock_id, *(actor.id for actor in scenario.build(params, 0))]
-    if not ids:
-        raise ConfigurationError("name the agents: --agents ID[,ID...] or --scenario FILE")
-    for path in make_keys(args.directory, ids, force=args.force):
+    if not ids and not args.secret:
+        raise ConfigurationError(
+            "name the agents: --agents ID[,ID...] or --scenario FILE (or --secret for a run "
+            "secret alone)"
+        )
+    from .messaging.secret import SECRET_FILE, write_secret
+
+    if args.secret and (args.directory / SECRET_FILE).exists() and not args.force:
+        write_secret(args.directory)  # refuses, naming the file, before any key is written
+    written = make_keys(args.directory, ids, force=args.force) if ids else []
+    if args.secret:
+        written.append(write_secret(args.directory, force=args.force))
+    for path in written:
         print(f"wrote {path}")
     return 0
 

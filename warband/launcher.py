@@ -31,6 +31,7 @@ from .messaging.addresses import DEFAULT_CLOCK_ID, SUPERVISOR_ID
 from .messaging.broker import Broker, remove_ipc_socket_file
 from .messaging.clock import Clock, DeparturePolicy, RunResult
 from .messaging.faults import FrameDrops
+from .messaging.secret import RUN_ID_VARIABLE, SECRET_VARIABLE, RunSecret, new_secret
 from .messaging.supervisor import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_RESTART_PERIOD,
@@ -137,6 +138,11 @@ class RunOptions:
     otel: str | None = None
     """``--otel``'s OTLP endpoint, passed on to every process of a run (each exports its spans;
     see :mod:`warband.messaging.otel`). None: the children read ``OTEL_EXPORTER_OTLP_ENDPOINT``."""
+    secret: RunSecret | None = None
+    """For one process of a run (``warband agent``): the run secret it proves its id with, its
+    launcher's (inherited) or the user's (``--secret FILE``)."""
+    run_id: str = ""
+    """For one process of a run: the id of the run it belongs to, when its launcher said."""
 
 
 def make_clock(
@@ -151,11 +157,13 @@ def make_clock(
     departure_policy: DeparturePolicy | None = None,
     progress: Progress | None = None,
     observers: Mapping[str, str] | None = None,
+    outside_participants: list[str] | None = None,
 ) -> Clock:
     """The clock of a run: a world actor stepping ``world`` if given, else a plain clock.
 
     Its id is ``clock_id``, by default ``"world"`` with a world and ``"clock"`` without.
-    ``progress`` receives a line about every tenth of the run.
+    ``progress`` receives a line about every tenth of the run. The run's members are the
+    clock, ``participants`` and ``outside_participants``.
     """
     on_tick = _progress_reporter(ticks, progress) if progress is not None else None
     common: dict[str, Any] = {
@@ -166,6 +174,7 @@ def make_clock(
         "ready_timeout": start_timeout,
         "departure_policy": departure_policy,
         "on_tick_complete": on_tick,
+        "outside_participants": outside_participants or [],
     }
     if world is not None:
         from .world.actor import WORLD_ID, WorldActor
@@ -207,6 +216,7 @@ def build_clock(
         departure_policy=departure_policy,
         progress=progress,
         observers=scenario.build_observers(params),
+        outside_participants=scenario.outside_participants(params),
     )
 
 
@@ -306,14 +316,23 @@ async def run_actors_in_process(
     ``actor.crashed``; the clock heard of its departure and the result lists it in
     ``departed``. Raises :class:`WarbandError` when the clock itself failed. ``drops`` makes
     the broker lose frames on purpose, for tests of re-sending (:mod:`warband.messaging.faults`).
+
+    On a ``tcp://`` or ``ipc://`` endpoint, reachable from other processes, the broker lets in
+    only connections that prove their id with a secret made for this run and known only here.
     """
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    broker = Broker(
-        endpoint or f"inproc://warband-{uuid.uuid4().hex[:12]}", context=context, drops=drops
-    )
+    endpoint = endpoint or f"inproc://warband-{uuid.uuid4().hex[:12]}"
+    secret = None if endpoint.startswith("inproc://") else new_secret()
+    broker = Broker(endpoint, context=context, drops=drops, secret=secret)
     broker.start()
     bound = broker.bound_endpoint
-    options: dict[str, Any] = {"context": context, "mode": mode, "broker_timeout": broker_timeout}
+    options: dict[str, Any] = {
+        "context": context,
+        "mode": mode,
+        "broker_timeout": broker_timeout,
+        "secret": secret,
+        "run_id": uuid.uuid4().hex[:12],
+    }
     tasks = [
         asyncio.create_task(actor.run(bound, clock_id=clock.id, **options)) for actor in actors
     ]
@@ -354,8 +373,17 @@ def run_in_processes(
         raise ConfigurationError("a multi-process run needs a scenario loaded from a file")
     params = scenario.resolve_params(options.params)
     actor_ids = [a.id for a in scenario.build(params, options.seed)]
+    # The run's own processes prove who they are by a secret made for this run, handed to them
+    # only, in their environment (a command line shows in `ps`); with CURVE their keys do.
+    secret = None if options.curve is not None else new_secret()
+    run_id = uuid.uuid4().hex[:12]
+    environment = {RUN_ID_VARIABLE: run_id}
+    if secret is not None:
+        environment[SECRET_VARIABLE] = secret.value.decode()
     supervisor = Supervisor(
-        max_restarts=options.max_restarts, restart_period=options.restart_period
+        max_restarts=options.max_restarts,
+        restart_period=options.restart_period,
+        environment=environment,
     )
     started = time.monotonic()
     result: RunResult | None = None
@@ -378,7 +406,7 @@ def run_in_processes(
         }
         if options.curve is not None:
             _check_curve_keys(options.curve, endpoint, [scenario.clock_id, *actor_ids])
-        escalation = BrokerEscalation(endpoint, curve=_supervisor_keys(options))
+        escalation = BrokerEscalation(endpoint, curve=_supervisor_keys(options), secret=secret)
         supervisor.on_give_up = escalation
         try:
             broker_argv = [
@@ -826,6 +854,8 @@ async def _run_connected(
                 clock_id=clock_id or actor.id,
                 broker_timeout=options.broker_timeout,
                 curve=curve,
+                secret=options.secret,
+                run_id=options.run_id,
             ),
             actor.stop,
         )

@@ -107,6 +107,15 @@ class Scenario:
             return self._clock_id
         return "world" if self._world_factory is not None else "clock"
 
+    def outside_participants(self, params: Params) -> list[str]:
+        """Ids that take part in a run without being built by ``@scenario.actors`` (clients in
+        another language joining over the wire): none yet, the place to declare them.
+
+        With the scenario's agents and its clock they make the run's membership: the clock
+        takes their ``_Ready`` and declares them to the broker, which refuses any other id.
+        """
+        return []
+
     @property
     def has_world(self) -> bool:
         """True when the scenario declared a world with ``@scenario.world``."""

@@ -11,7 +11,7 @@ and the report), one concept per module:
 - ``processes``: the processes of a ``warband run --processes`` read from /proc, scratch folders;
 - one module per family of faults, each fault next to its raw-pyzmq baseline: ``partition``,
   ``stuck``, ``broker_loss`` (broker-restart, reconnect-storm), ``backpressure``, ``lifecycle``
-  (churn, clean-exit, start-order, restart-intensity) and ``fuzz``.
+  (churn, clean-exit, start-order, restart-intensity), ``strangers`` and ``fuzz``.
 
 The harnesses the tests in tests/messaging share are in bench/faults.py.
 """

@@ -44,6 +44,24 @@ def test_bench_chaos_runs_the_backpressure_fault_next_to_a_raw_baseline(
     )
 
 
+def test_bench_chaos_strangers_change_nothing_in_the_run(
+    warband_cli: Callable[..., CommandResult],
+) -> None:
+    result = warband_cli("bench", "chaos", "--quick", "--only", "strangers", "--json", timeout=600)
+
+    assert 0 == result.returncode, result.stderr[-2000:]
+    [entry] = last_json_line(result.stdout)["tests"]
+    assert ("strangers", True, 0, [], 0) == (
+        entry["name"],
+        entry["passed"],
+        entry["lost"],
+        entry["differs_from_baseline"],
+        entry["stranger_frames_answered"],
+    )
+    assert (1, {}) == (entry["restarts"], entry["departed"])  # the kill -9's restart only
+    assert entry["stranger_frames"] > 150
+
+
 def test_the_default_run_is_every_fault_of_the_readme_table_but_fuzz_in_the_table_order() -> None:
     from bench.chaos import FAULTS
 

@@ -15,9 +15,12 @@ from warband.messaging.addresses import BROKER_ID, GAVE_UP, SUPERVISOR_ID
 from warband.messaging.broker import Broker
 from warband.messaging.catalog import _GaveUp, _Left, _Register, _Registered, _Undeliverable
 from warband.messaging.codec import Codec
+from warband.messaging.secret import new_secret
 from warband.messaging.supervisor import BrokerEscalation, Supervisor
 
 CODEC = Codec()
+SECRET = new_secret()
+"""The run secret of the broker below: 'supervisor' proves itself by it (a launcher's run)."""
 
 
 def _supervise(supervisor: Supervisor, until: Callable[[], bool], timeout: float) -> None:
@@ -78,7 +81,7 @@ def test_restart_intensity_must_be_positive() -> None:
 
 @pytest.fixture
 def broker() -> Iterator[Broker]:
-    running = Broker("tcp://127.0.0.1:*")
+    running = Broker("tcp://127.0.0.1:*", secret=SECRET)
     running.start()
     try:
         yield running
@@ -93,6 +96,7 @@ def _client(
     socket.setsockopt(zmq.ROUTING_ID, agent.encode())
     socket.setsockopt(zmq.LINGER, 0)
     socket.setsockopt(zmq.RCVTIMEO, 10_000)
+    SECRET.apply_client(socket, agent)
     socket.connect(endpoint)
     register = _Register(sender=agent, recipient=BROKER_ID, id=f"{agent}:c1", watch=watch)
     socket.send(CODEC.encode(register))
@@ -104,7 +108,7 @@ def test_the_broker_reports_an_agent_given_up_on_to_its_watchers_even_if_it_neve
     broker: Broker,
 ) -> None:
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    escalation = BrokerEscalation(broker.bound_endpoint, context=context)
+    escalation = BrokerEscalation(broker.bound_endpoint, context=context, secret=SECRET)
     commander = _client(context, broker.bound_endpoint, "commander", ["bot-2"])
     try:
         escalation("bot-2", "gave_up: exited with code 3 after 3 restarts in 10 s")
@@ -142,6 +146,27 @@ def test_only_the_supervisor_may_report_an_agent_given_up_on(broker: Broker) -> 
         liar.close()
         victim_watcher.close()
         context.term()
+
+
+def test_a_broker_that_checks_no_proof_of_identity_obeys_no_give_up() -> None:
+    # Anyone may connect as 'supervisor' to it (issue 25, finding 2): refused, with the reason.
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    open_broker = Broker("tcp://127.0.0.1:*", context=context)
+    open_broker.start()
+    liar = context.socket(zmq.DEALER)
+    liar.setsockopt(zmq.ROUTING_ID, SUPERVISOR_ID.encode())
+    liar.setsockopt(zmq.LINGER, 0)
+    liar.setsockopt(zmq.RCVTIMEO, 10_000)
+    try:
+        liar.connect(open_broker.bound_endpoint)
+        liar.send(CODEC.encode(_GaveUp(sender=SUPERVISOR_ID, recipient=BROKER_ID, agent="bot-1")))
+        answer = CODEC.decode(liar.recv())
+    finally:
+        liar.close()
+        open_broker.stop()
+        context.term()
+    assert isinstance(answer, _Undeliverable)
+    assert "no connection can prove it is 'supervisor'" in answer.reason
 
 
 def test_an_agent_that_crashes_at_start_is_restarted_3_times_then_escalated_and_reassigned(

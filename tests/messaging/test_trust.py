@@ -240,14 +240,15 @@ async def test_strangers_can_neither_end_nor_stall_nor_forge_a_run(context: Cont
         # Never registered: the broker stops these before they reach the clock.
         stranger.send(frame("_Ready", "stranger", "clock"))
         stranger.send(frame("_FinishRun", "stranger", "clock", 2, reason="stop"))
-        # Registered, but no participant: the clock refuses these.
-        register(rogue, "rogue")
+        # No member of the run the clock declared: its registration is refused (issue 25), and
+        # so is everything it sends after.
+        rogue.send(frame("_Register", "rogue", "broker", lockstep=False))
         rogue.send(frame("_FinishRun", "rogue", "clock", 2, reason="rogue says stop"))
         rogue.send(frame("_Stats", "rogue", "clock", 3, final_state={"forged": True}))
         rogue.send(frame("TickDone", "rogue", "clock", 4, tick=1))
-        await wait_for_log(
-            logs, lambda e: e["event"] == "msg.rejected" and e.get("msg_type") == "TickDone"
-        )
+        # The broker answers each of the rogue's frames with a notice, in order.
+        refused, *notices = [await receive(rogue) for _ in range(4)]
+        assert ["_Undeliverable"] * 3 == [notice["type"] for notice in notices]
         bot = Steady("bot-1")
         bot_task = asyncio.create_task(bot.run(broker.bound_endpoint, context=context))
         await asyncio.wait_for(clock_task, timeout=30)
@@ -257,9 +258,10 @@ async def test_strangers_can_neither_end_nor_stall_nor_forge_a_run(context: Cont
     assert (4, "ticks") == (result.ticks, result.finish_reason)
     assert {"clock", "bot-1"} == set(result.final_states)
     assert ["bot-1"] == clock.participants
-    refused = sorted(e["msg_type"] for e in logs if e["event"] == "msg.rejected")
-    assert ["TickDone", "_FinishRun", "_Stats"] == refused
-    assert 2 == sum(1 for e in logs if e["event"] == "broker.rejected")
+    assert ("_Undeliverable", "_Register") == (refused["type"], refused["message_type"])
+    assert "'rogue' is not a participant of run" in refused["reason"]
+    assert [] == [e for e in logs if e["event"] == "msg.rejected"]  # none reached the clock
+    assert 6 == sum(1 for e in logs if e["event"] == "broker.rejected")
 
 
 # --- 9. oversized frames and connections without a routing id ----------------------------------

@@ -75,6 +75,7 @@ from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
 if TYPE_CHECKING:
     from .curve import CurveClient
+    from .secret import RunSecret
 
 __all__ = [
     "DEFAULT_CLOCK_ID",
@@ -174,6 +175,8 @@ class Actor(
         self.tick = 0
         self.mode: Mode = "lockstep"
         self.clock_id = DEFAULT_CLOCK_ID
+        self.run_id = ""
+        """The id of the run this actor belongs to, when its launcher said (``run``)."""
         self.stats = ActorStats()
         self.log = get_logger(agent=actor_id)
         self._codec = Codec()
@@ -365,12 +368,16 @@ class Actor(
         ping_interval: float = 1.0,
         broker_timeout: float = 30.0,
         curve: CurveClient | None = None,
+        secret: RunSecret | None = None,
+        run_id: str = "",
     ) -> None:
         """Connect to the broker at ``endpoint`` and handle messages until stopped.
 
         With ``curve`` keys (:func:`warband.messaging.curve.load_client`) the connection is
         encrypted and the broker knows this actor by its key (a ``tcp://`` broker started with
-        the same key directory).
+        the same key directory). With a run ``secret`` (:mod:`warband.messaging.secret`) the
+        actor proves its id by it to a broker holding the same secret. ``run_id``, when given,
+        is the run the actor belongs to: a broker serving another run refuses it.
 
         In realtime mode the actor sends a Heartbeat to the clock every ``heartbeat_interval``
         seconds (default 1) from its event loop, so a stuck loop shows as silence. In lockstep,
@@ -390,6 +397,7 @@ class Actor(
 
         self.mode = mode
         self.clock_id = clock_id
+        self.run_id = run_id
         self._heartbeat_interval = heartbeat_interval
         self._otel = actor_telemetry(self.id)
         self._connection = Connection(
@@ -399,6 +407,7 @@ class Actor(
             on_frames=self._frames_arrived,
             inbox_limit=self.mailbox_limit,
             curve=curve,
+            secret=secret,
         )
         self._connection.open()
         self._liveness = BrokerLiveness(ping_interval, broker_timeout)
@@ -481,8 +490,17 @@ class Actor(
         if self.lockstep_participant:
             groups.append(TICK_GROUP)
         return _Register(
-            recipient=BROKER_ID, groups=groups, lockstep=lockstep, watch=self._watched()
+            recipient=BROKER_ID,
+            groups=groups,
+            lockstep=lockstep,
+            watch=self._watched(),
+            run=self.run_id,
+            members=self._declared_members(),
         )
+
+    def _declared_members(self) -> list[str]:
+        """The run's membership, declared to the broker by a clock; empty for any other actor."""
+        return []
 
     def _watched(self) -> list[str]:
         """Peers whose departure the broker reports to us: our clock, and every peer we have
@@ -513,9 +531,11 @@ class Actor(
                 f"{timeout} s; start one with `warband broker --bind ENDPOINT`"
             )
         dispatcher.result()
+        if self._fatal is not None:
+            raise self._fatal  # the broker refused us for good (_registration_refused)
 
     async def _dispatch_until_registered(self) -> None:
-        while not self._registered.is_set():
+        while not self._registered.is_set() and not self._stopping:
             await self._wakeup.wait()
             self._wakeup.clear()
             await self._drain_inbox()
@@ -588,6 +608,13 @@ class Actor(
                 reason=refusal,
             )
             return None
+        if (
+            isinstance(message, _Undeliverable)
+            and message.message_type == "_Register"
+            and message.sender == BROKER_ID
+        ):
+            self._registration_refused(message)
+            return None
         if not type(message).__name__.startswith("_"):
             self.stats.received += 1
         if tracing_enabled():
@@ -600,6 +627,12 @@ class Actor(
                 message.tick,
             )
         return message
+
+    def _registration_refused(self, notice: _Undeliverable) -> None:
+        """The broker refused our ``_Register`` (not a member of its run, a run that is over, a
+        second clock...): no retry can change that, so the actor stops with the reason."""
+        reason = notice.reason.removeprefix("rejected by broker: ")
+        self._fail_fatally(DeliveryError(f"{self.id}: the broker refused to register it: {reason}"))
 
     def _peer_of(self, frame: bytes) -> str:
         envelope = self._codec.salvage_envelope(frame)

@@ -8,6 +8,11 @@ The broker reads only the envelope (type, sender, recipient, id, tick) and forwa
 untouched; full validation happens in the receiving actor. Nothing is dropped silently: a frame
 that cannot be routed is logged and answered with an ``_Undeliverable`` notice to its sender.
 
+A run has a membership: its clock declares it as it registers (``_Register.members``), and the
+broker then registers only those ids and refuses a second clock until the run is over (one
+broker serves one run at a time; PROTOCOL.md, section 4). With CURVE keys or a run secret
+(secret.py), every connection proves its id at the handshake, so a stranger never holds one.
+
 The routing loop is blocking pyzmq in a thread (in-process runs) or in its own process
 (``warband broker``); it never shares the actors' event loop, so a busy agent cannot stall it.
 """
@@ -18,6 +23,7 @@ import contextlib
 import stat
 import threading
 import time
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +50,7 @@ from .curve import CurveServer, KeyAuthenticator, check_curve_endpoint
 from .faults import FrameDrops
 from .otel import broker_telemetry
 from .router_watch import Link, RouterWatch
+from .secret import RunSecret, SecretAuthenticator
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
 _POLL_MS = 200
@@ -94,6 +101,25 @@ class BrokerStats:
     """Frames refused because their routing id or sender was not their CURVE key's agent."""
 
 
+@dataclass(frozen=True)
+class RunMembership:
+    """The run a broker serves: declared by its clock when it registers (``_Register.members``).
+
+    From then on the broker registers only its members, and refuses a second clock until this
+    run's clock has left (one broker serves one run at a time).
+    """
+
+    run_id: str
+    clock: str
+    members: frozenset[str]
+    """Every agent id that may register: the scenario's agents, the clock, and the outside
+    participants a scenario declares."""
+
+
+RUNS_OVER_KEPT = 1_000
+"""Ended runs a broker remembers, to refuse a late registration for one clearly."""
+
+
 @dataclass
 class _Peer:
     """What the broker knows of a registered peer, for liveness and departure notices."""
@@ -121,9 +147,20 @@ class Broker:
         curve: CurveServer | None = None,
         drops: FrameDrops | None = None,
         queue_limit: int = DEFAULT_QUEUE_LIMIT,
+        secret: RunSecret | None = None,
     ) -> None:
         if curve is not None:
             check_curve_endpoint(endpoint)  # frames over ipc or inproc carry no User-Id
+            if secret is not None:
+                raise ConfigurationError(
+                    "a broker takes CURVE keys or a run secret, not both: with --curve every "
+                    "connection proves its id by its key already; drop --secret"
+                )
+        if secret is not None and endpoint.startswith("inproc://"):
+            raise ConfigurationError(
+                f"a run secret protects tcp:// and ipc:// endpoints, got {endpoint!r}: "
+                "inproc:// never leaves this process and carries no proof of who connects"
+            )
         self.endpoint = endpoint
         self.queue_limit = queue_limit
         """Frames queued per peer (ZeroMQ's high-water marks): past it a frame for that peer
@@ -133,6 +170,12 @@ class Broker:
         self.curve = curve
         """With CURVE keys, only their agents get in, each bound to its key (curve.py)."""
         self._authenticator: KeyAuthenticator | None = None
+        self.secret = secret
+        """With a run secret, only connections that prove their id by it get in (secret.py)."""
+        self._secret_check: SecretAuthenticator | None = None
+        self.run: RunMembership | None = None
+        """The run this broker serves, once its clock registered; None between runs."""
+        self._runs_over: dict[str, str] = {}
         self.first_frame_timeout = first_frame_timeout
         """Seconds a TCP or IPC connection may stay silent before it is closed as refused."""
         self._watch: RouterWatch | None = None
@@ -221,6 +264,10 @@ class Broker:
             self.curve.apply(router)
             self._authenticator = KeyAuthenticator(self._context, self.curve)
             self._authenticator.start()
+        if self.secret is not None:
+            self.secret.apply_server(router)
+            self._secret_check = SecretAuthenticator(self._context, self.secret)
+            self._secret_check.start()
         try:
             router.bind(self.endpoint)
             self.bound_endpoint = router.getsockopt_string(zmq.LAST_ENDPOINT)
@@ -228,13 +275,15 @@ class Broker:
             router.close(linger=0)
             if self._authenticator is not None:
                 self._authenticator.stop()
+            if self._secret_check is not None:
+                self._secret_check.stop()
             self._bind_error = ConfigurationError(
                 f"broker cannot bind {self.endpoint!r}: {error}; "
                 "pick a free endpoint such as tcp://127.0.0.1:5555 or ipc:///tmp/warband.sock"
             )
             self._bound.set()
             raise self._bind_error from None
-        self._log.info("broker.start", endpoint=self.bound_endpoint)
+        self._log.info("broker.start", endpoint=self.bound_endpoint, proof=self._proof_name())
 
         def route_queued() -> None:
             self._route_queued(router, watch)
@@ -251,6 +300,8 @@ class Broker:
             router.close(linger=1000)
             if self._authenticator is not None:
                 self._authenticator.stop()
+            if self._secret_check is not None:
+                self._secret_check.stop()
             remove_ipc_socket_file(self.bound_endpoint)
             self._log.info(
                 "broker.stop",
@@ -325,7 +376,7 @@ class Broker:
             )
             return
         # Before anything else is read: a squatter must not keep an id by sending bad frames.
-        if self.curve is not None and not self._bound_to_key(router, peer, frames[-1]):
+        if self._authenticated and not self._bound_to_key(router, peer, frames[-1]):
             return
         if len(frames) != 2:
             self._reject(
@@ -411,11 +462,31 @@ class Broker:
         )
         return False
 
+    @property
+    def _authenticated(self) -> bool:
+        """True when every connection proved its id at its handshake (CURVE keys, run secret)."""
+        return self.curve is not None or self.secret is not None
+
+    def _proof_name(self) -> str:
+        if self.curve is not None:
+            return "curve"
+        return "secret" if self.secret is not None else "none"
+
     def _handle_control(
         self, router: zmq.Socket[bytes], peer: str, payload: bytes, envelope: Envelope
     ) -> None:
         if envelope.type == "_GaveUp" and peer != SUPERVISOR_ID:
             reason = f"only {SUPERVISOR_ID!r} may send _GaveUp"
+            self._reject(router, peer.encode(), peer, reason, envelope)
+            return
+        if envelope.type == "_GaveUp" and not self._authenticated:
+            # Anyone can connect as 'supervisor' to a broker that checks no proof: obeyed,
+            # _GaveUp would let a stranger depart any agent.
+            reason = (
+                f"this broker checks no proof of identity (no --secret, no --curve), so no "
+                f"connection can prove it is {SUPERVISOR_ID!r}: _GaveUp is refused; start the "
+                "broker with --secret FILE or --curve KEYDIR to take it"
+            )
             self._reject(router, peer.encode(), peer, reason, envelope)
             return
         if envelope.type not in ("_Register", "_Ping", "_Leave", "_Watch", "_GaveUp"):
@@ -435,14 +506,110 @@ class Broker:
         elif isinstance(message, _Leave):
             self._depart(router, peer, f"left: {message.reason}" if message.reason else "left")
         elif isinstance(message, _Register):
-            self._register(router, peer, message)
+            refusal = self._admission(peer, message)
+            if refusal is not None:
+                self._refuse_registration(router, peer, envelope, refusal)
+            else:
+                self._register(router, peer, message)
         elif isinstance(message, _Watch):
             self._add_watch(router, peer, message.agent)
         elif isinstance(message, _GaveUp):
             self._gave_up(router, message.agent, message.reason or "gave_up")
 
+    # --- membership -----------------------------------------------------------------------------
+
+    def _admission(self, peer: str, message: _Register) -> str | None:
+        """Why ``peer`` may not register as ``message`` asks, or None when it may.
+
+        A clock (a registration that lists ``members``) declares the run; a second clock is
+        refused while a run is on. Once a run is declared, only its members register, and a
+        registration naming another run is refused. Before any clock declared a run, agents
+        register (they may start first): those that turn out not to be members are refused
+        when it is declared (:meth:`_declare_run`).
+        """
+        run = self.run
+        if peer == SUPERVISOR_ID and not self._authenticated:
+            return (
+                f"this broker checks no proof of identity (no --secret, no --curve), so no "
+                f"connection can prove it is {SUPERVISOR_ID!r}"
+            )
+        if message.members:
+            if run is not None and peer != run.clock:
+                return (
+                    f"this broker serves run {run.run_id!r} of the clock {run.clock!r} until "
+                    f"that clock leaves: one broker serves one run at a time; start another "
+                    f"broker (`warband broker --bind ENDPOINT`) for {peer!r}'s run, or wait"
+                )
+            if run is not None and message.run and message.run != run.run_id:
+                return f"the clock {peer!r} already serves run {run.run_id!r} on this broker"
+            return None
+        if run is None:
+            if message.run in self._runs_over:
+                return f"run {message.run!r} is over ({self._runs_over[message.run]})"
+            return None
+        if message.run and message.run != run.run_id:
+            return f"this broker serves run {run.run_id!r}, not run {message.run!r}"
+        if peer not in run.members and peer != SUPERVISOR_ID:
+            return _not_a_member(peer, run)
+        return None
+
+    def _refuse_registration(
+        self, router: zmq.Socket[bytes], peer: str, envelope: Envelope, reason: str
+    ) -> None:
+        """Answer a refused ``_Register`` with ``_Undeliverable`` naming why; the peer stays
+        unregistered (every frame it sends elsewhere is refused)."""
+        self._log.warning(
+            "broker.registration_refused",
+            peer=peer,
+            run=self.run.run_id if self.run else None,
+            reason=reason,
+        )
+        self._reject(router, peer.encode(), peer, reason, envelope)
+
+    def _declare_run(self, router: zmq.Socket[bytes], clock: str, message: _Register) -> None:
+        """The clock ``clock`` declared its run: serve it, and refuse registered non-members."""
+        if self.run is not None and self.run.clock == clock:
+            return  # the clock registering again (new groups, a broker that came back)
+        members = frozenset([clock, *message.members])
+        self.run = RunMembership(message.run or uuid.uuid4().hex[:12], clock, members)
+        self._log.info(
+            "broker.run_declared", run=self.run.run_id, clock=clock, members=sorted(members)
+        )
+        for peer in sorted(self._registry):
+            if peer not in members and peer not in (clock, SUPERVISOR_ID):
+                reason = _not_a_member(peer, self.run)
+                self._log.warning("broker.registration_refused", peer=peer, reason=reason)
+                self._depart(router, peer, f"refused: {reason}")
+                notice = _Undeliverable(
+                    recipient=peer,
+                    message_id="",
+                    message_type="_Register",
+                    target=BROKER_ID,
+                    reason=f"rejected by broker: {reason}",
+                )
+                self._send_own(router, peer, notice)
+
+    def _end_run(self, reason: str) -> None:
+        """The run's clock left for good: the run is over, and the next clock starts a new one.
+
+        What the broker remembered of this run's departures is forgotten, so that the agents of
+        the next run, which may register before its clock, are not told of this run's clock
+        leaving (they would stop at once).
+        """
+        run = self.run
+        if run is None:
+            return
+        self.run = None
+        self._runs_over[run.run_id] = f"its clock {run.clock!r} {reason}"
+        if len(self._runs_over) > RUNS_OVER_KEPT:
+            del self._runs_over[next(iter(self._runs_over))]
+        self._gone.clear()
+        self._log.info("broker.run_over", run=run.run_id, clock=run.clock, reason=reason)
+
     def _register(self, router: zmq.Socket[bytes], peer: str, message: _Register) -> None:
         self._hear_register = True  # its connection is known by it from now on (_take)
+        if message.members:
+            self._declare_run(router, peer, message)
         if message.lockstep and peer in self._groups[ALL_GROUP]:
             # A lockstep actor changing its groups during tick N: every broadcast of tick N
             # was sent before the clock's Tick N+1 reached us (each actor's TickDone follows
@@ -530,6 +697,9 @@ class Broker:
         if known is None:
             return
         self._remember_gone(peer, reason)
+        ending_run = (
+            self.run is not None and peer == self.run.clock and not reason.startswith("silent")
+        )
         if reason.startswith("silent"):
             groups = [
                 g for g, members in self._groups.items() if peer in members and g != ALL_GROUP
@@ -546,6 +716,8 @@ class Broker:
         for watcher, known in sorted(self._registry.items()):
             if "*" in known.watch or peer in known.watch:
                 self._send_own(router, watcher, _Left(recipient=watcher, agent=peer, reason=reason))
+        if ending_run:
+            self._end_run(reason)
 
     def _defer(self, tick: int, peer: str, groups: list[str]) -> None:
         """Keep a lockstep group change for the next Tick; at most two per peer (a lockstep
@@ -559,8 +731,8 @@ class Broker:
         """Take back a peer departed for silence that speaks again (its watchers were told it
         left; it registers again itself once it notices the gap, see _liveness.py)."""
         found = self._silent.pop(peer, None)
-        if found is None:
-            return False
+        if found is None or (self.run is not None and peer not in self.run.members):
+            return False  # never departed, or of a run since replaced: it must register
         groups, known = found
         known.last_seen = time.monotonic()
         self._registry[peer] = known
@@ -694,6 +866,8 @@ class Broker:
                     # Its process died or its host closed the connection: no need to wait
                     # until someone sends to it to find out.
                     self._depart(router, peer, "disconnected")
+                    if self.run is not None and peer == self.run.clock:
+                        self._end_run("disconnected")  # it had gone silent first
         for link in silent:
             self._refuse_silent(link, watch)
 
@@ -750,6 +924,16 @@ class Broker:
 
 # pyzmq's recv_multipart and send_multipart cost about as much again as the routing itself
 # (an RCVMORE query per frame, enum arithmetic per send); the broker does the two by hand.
+
+
+def _not_a_member(peer: str, run: RunMembership) -> str:
+    members = sorted(run.members)
+    more = f" and {len(members) - 12} more" if len(members) > 12 else ""
+    shown = ", ".join(members[:12]) + more
+    return (
+        f"{peer!r} is not a participant of run {run.run_id!r} (its clock {run.clock!r} declared "
+        f"{shown}): register under the id of an agent of the run's scenario"
+    )
 
 
 def remove_ipc_socket_file(endpoint: str) -> None:

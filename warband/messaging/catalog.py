@@ -266,6 +266,12 @@ class _Register(Message, frozen=True):
     watch: list[str] = []
     """Agent ids whose departure the broker reports to this actor with ``_Left``; ``"*"`` watches
     every peer (the clock does)."""
+    run: str = ""
+    """The id of the run the actor belongs to, when it knows it (a launcher's processes do);
+    empty: whichever run the broker serves. A broker refuses a registration for another run."""
+    members: list[str] = []
+    """Sent by a clock only: the run's membership, every agent id that may take part (the
+    clock's own included). The broker then refuses registrations under any other id."""
 
 
 class _Registered(Message, frozen=True):

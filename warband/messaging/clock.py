@@ -118,9 +118,16 @@ class Clock(Actor):
         departure_policy: DeparturePolicy | None = None,
         on_tick_complete: Callable[[int], None] | None = None,
         rejoin_grace: float = 5.0,
+        outside_participants: Iterable[str] = (),
     ) -> None:
         super().__init__(actor_id, seed=seed)
         self.participants = sorted(set(participants))
+        self.members = frozenset([actor_id, *self.participants, *outside_participants])
+        """The run's membership: the only ids the clock takes ``_Ready``, ``TickDone``,
+        ``_FinishRun`` and ``_Stats`` from, declared to the broker as it registers (which then
+        refuses any other id). ``outside_participants`` are ids that take part without being
+        built by the scenario (clients in another language that the scenario declares): they
+        join as late joiners do, with ``_Ready``."""
         self.everyone: set[str] = set(self.participants)
         """Every participant the run ever had, departed ones included: what the clock sends
         to (the world's percepts) must not depend on when a departure was noticed, or a run
@@ -367,16 +374,23 @@ class Clock(Actor):
             missing=sorted(set(self.participants) - set(self._stats)),
         )
 
+    def _declared_members(self) -> list[str]:
+        return sorted(self.members)
+
     def _refusal(self, message: Message) -> str | None:
         # A tick's end, a finish request and final stats count only from participants. _Ready
-        # is how an agent joins, so any registered agent may send it (the broker refuses
-        # frames from peers that never registered).
+        # is how an agent joins (or comes back after a restart): only the run's members may.
         if isinstance(message, TickDone | _FinishRun | _Stats):
             if message.sender in self.participants:
                 return None
             return f"{type(message).__name__} is taken only from the run's participants"
         if isinstance(message, _Ready):
-            return None
+            if message.sender in self.members:
+                return None
+            return (
+                f"_Ready is taken only from the run's members (the scenario's agents and the "
+                f"outside participants it declares); {message.sender!r} is none of them"
+            )
         return super()._refusal(message)
 
     async def _handle_immediate(self, message: Message) -> None:

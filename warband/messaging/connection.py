@@ -21,6 +21,7 @@ from ..exceptions import DeliveryError
 
 if TYPE_CHECKING:
     from .curve import CurveClient
+    from .secret import RunSecret
 
 DEFAULT_LINGER_MS = 2000
 """How long closing waits for unsent frames; ZeroMQ's default (forever) can hang an exit."""
@@ -69,10 +70,13 @@ class Connection:
         inbox_limit: int = 100_000,
         linger_ms: int = DEFAULT_LINGER_MS,
         curve: CurveClient | None = None,
+        secret: RunSecret | None = None,
     ) -> None:
         self.actor_id = actor_id
         self.curve = curve
         """The CURVE keys to connect with, or None for a plain connection."""
+        self.secret = secret
+        """The run secret this actor proves its id with (PLAIN), or None."""
         self.endpoint = endpoint
         self.inbox: deque[bytes] = deque()
         self.inbox_limit = inbox_limit
@@ -105,6 +109,8 @@ class Connection:
             # The handshake's outcome is told only to a monitor: without one, a refused key
             # looks like a broker that never answers.
             self._monitor = socket.get_monitor_socket(_HANDSHAKE_FAILED)
+        elif self.secret is not None:
+            self.secret.apply_client(socket, self.actor_id)
         try:
             socket.connect(self.endpoint)
         except zmq.ZMQError as error:

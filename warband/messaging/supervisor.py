@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -37,6 +37,7 @@ from .tracing import get_logger
 
 if TYPE_CHECKING:
     from .curve import CurveClient
+    from .secret import RunSecret
 
 INCARNATION_VARIABLE = "WARBAND_INCARNATION"
 PARENT_VARIABLE = "WARBAND_PARENT_PID"
@@ -151,7 +152,10 @@ class Supervisor:
         max_restarts: int = DEFAULT_MAX_RESTARTS,
         restart_period: float = DEFAULT_RESTART_PERIOD,
         on_give_up: GiveUp | None = None,
+        environment: Mapping[str, str] | None = None,
     ) -> None:
+        """``environment``: variables every child gets on top of this process's own (the run's
+        secret: never on a command line, which every user of the host can read)."""
         if max_restarts < 0 or restart_period <= 0:
             raise ConfigurationError(
                 f"restart intensity needs max_restarts >= 0 and restart_period > 0 seconds, "
@@ -161,6 +165,7 @@ class Supervisor:
         self.max_restarts = max_restarts
         self.restart_period = restart_period
         self.on_give_up = on_give_up
+        self._environment = dict(environment or {})
         self.processes: dict[str, ManagedProcess] = {}
         self.total_restarts = 0
         self.gave_up: list[str] = []
@@ -336,6 +341,7 @@ class Supervisor:
     def _spawn(self, argv: list[str], *, incarnation: int) -> subprocess.Popen[bytes]:
         env = dict(
             os.environ,
+            **self._environment,
             **{INCARNATION_VARIABLE: str(incarnation), PARENT_VARIABLE: str(os.getpid())},
         )
         process: subprocess.Popen[bytes] | None = None
@@ -367,10 +373,13 @@ class BrokerEscalation:
         *,
         context: zmq.Context[zmq.Socket[bytes]] | None = None,
         curve: CurveClient | None = None,
+        secret: RunSecret | None = None,
     ):
         self.endpoint = endpoint
         self.curve = curve
         """With a CURVE broker: the supervisor's own keys (``supervisor.key_secret``)."""
+        self.secret = secret
+        """With a broker that checks a run secret: the secret ``supervisor`` proves itself by."""
         self._context = context or zmq.Context.instance()
         self._socket: zmq.Socket[bytes] | None = None
         self._codec = Codec()
@@ -383,6 +392,8 @@ class BrokerEscalation:
             socket.setsockopt(zmq.LINGER, 1000)
             if self.curve is not None:
                 self.curve.apply(socket)
+            elif self.secret is not None:
+                self.secret.apply_client(socket, SUPERVISOR_ID)
             socket.connect(self.endpoint)
             self._socket = socket
         self._sent += 1
