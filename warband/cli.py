@@ -200,6 +200,14 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="the period over which --max-restarts counts (10)",
     )
     _add_run_options(run)
+    run.add_argument(
+        "--secret",
+        type=Path,
+        metavar="FILE",
+        help="the run secret (`warband keys DIR --secret` writes DIR/run.secret) instead of one "
+        "made for this run: what an outside participant the scenario declares proves its id "
+        "with (PROTOCOL.md section 10)",
+    )
     run.set_defaults(handler=_run)
 
 
@@ -494,7 +502,14 @@ def _options(args: argparse.Namespace) -> RunOptions:
         otel=getattr(args, "otel", None),
         max_restarts=getattr(args, "max_restarts", 3),
         restart_period=getattr(args, "restart_period", 10.0),
+        secret=_secret_file(getattr(args, "secret", None)),
     )
+
+
+def _secret_file(path: Path | None) -> RunSecret | None:
+    from .messaging.secret import load_secret
+
+    return load_secret(path) if path is not None else None
 
 
 def _run(args: argparse.Namespace) -> int:

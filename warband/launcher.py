@@ -271,18 +271,57 @@ def _span_attributes(report: RunReport, outcome: str) -> dict[str, Any]:
     }
 
 
+def _check_outsiders_can_join(
+    scenario: Scenario,
+    params: Params,
+    options: RunOptions,
+    actor_ids: list[str],
+) -> None:
+    """Refuse, before anything starts, a run whose declared outside participants could not join
+    it: one built by the scenario too, no endpoint they reach, or nothing to prove their id by."""
+    outsiders = scenario.outside_participants(params)
+    if not outsiders:
+        return
+    names = ", ".join(outsiders)
+    built = sorted(set(outsiders) & set(actor_ids))
+    if built:
+        raise ConfigurationError(
+            f"scenario {scenario.name!r}: {', '.join(built)} is both built by @scenario.actors "
+            "and declared an outside participant; keep one"
+        )
+    endpoint = options.endpoint or ""
+    if not endpoint.startswith(("tcp://", "ipc://")):
+        raise ConfigurationError(
+            f"scenario {scenario.name!r} declares outside participants ({names}): give the run "
+            "an endpoint they can reach, --endpoint tcp://HOST:PORT (or ipc://PATH)"
+        )
+    if options.secret is None and options.curve is None:
+        raise ConfigurationError(
+            f"scenario {scenario.name!r} declares outside participants ({names}): pass "
+            "--secret FILE (`warband keys DIR --secret` writes one) so that they can prove their "
+            "ids, as PROTOCOL.md section 10 says, or --curve KEYDIR with their keys"
+        )
+
+
 def run_in_process(
     scenario: Scenario, options: RunOptions, progress: Progress | None = None
 ) -> RunReport:
     """Run the broker (a thread) and every actor (asyncio tasks) in this process."""
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
+    _check_outsiders_can_join(scenario, params, options, [a.id for a in actors])
     clock = build_clock(scenario, actors, options, params, progress)
     started = time.monotonic()
     try:
         result = event_loop.run(
             run_until_signalled(
-                run_actors_in_process(actors, clock, mode=options.mode, endpoint=options.endpoint)
+                run_actors_in_process(
+                    actors,
+                    clock,
+                    mode=options.mode,
+                    endpoint=options.endpoint,
+                    secret=options.secret,
+                )
             )
         )
     except Interrupted as interrupted:
@@ -308,6 +347,7 @@ async def run_actors_in_process(
     endpoint: str | None = None,
     broker_timeout: float = 30.0,
     drops: FrameDrops | None = None,
+    secret: RunSecret | None = None,
 ) -> RunResult:
     """Run ``clock`` and ``actors`` to the end of the run, with a broker thread, in this process.
 
@@ -318,11 +358,13 @@ async def run_actors_in_process(
     the broker lose frames on purpose, for tests of re-sending (:mod:`warband.messaging.faults`).
 
     On a ``tcp://`` or ``ipc://`` endpoint, reachable from other processes, the broker lets in
-    only connections that prove their id with a secret made for this run and known only here.
+    only connections that prove their id with a secret: ``secret`` (an outside participant's
+    user holds it too), else one made for this run and known only here.
     """
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     endpoint = endpoint or f"inproc://warband-{uuid.uuid4().hex[:12]}"
-    secret = None if endpoint.startswith("inproc://") else new_secret()
+    if secret is None and not endpoint.startswith("inproc://"):
+        secret = new_secret()
     broker = Broker(endpoint, context=context, drops=drops, secret=secret)
     broker.start()
     bound = broker.bound_endpoint
@@ -373,9 +415,10 @@ def run_in_processes(
         raise ConfigurationError("a multi-process run needs a scenario loaded from a file")
     params = scenario.resolve_params(options.params)
     actor_ids = [a.id for a in scenario.build(params, options.seed)]
+    _check_outsiders_can_join(scenario, params, options, actor_ids)
     # The run's own processes prove who they are by a secret made for this run, handed to them
     # only, in their environment (a command line shows in `ps`); with CURVE their keys do.
-    secret = None if options.curve is not None else new_secret()
+    secret = None if options.curve is not None else (options.secret or new_secret())
     run_id = uuid.uuid4().hex[:12]
     environment = {RUN_ID_VARIABLE: run_id}
     if secret is not None:

@@ -37,7 +37,7 @@ import hashlib
 import importlib.util
 import sys
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -45,6 +45,7 @@ from typing import Any, TypeAlias
 
 from .exceptions import ConfigurationError, WarbandError
 from .messaging.actor import Actor
+from .messaging.addresses import check_actor_id
 from .messaging.clock import RunResult
 
 ParamValue: TypeAlias = int | float | bool | str
@@ -66,6 +67,8 @@ class Outcome:
 OutcomeJudge: TypeAlias = Callable[[RunResult, Params], Outcome]
 ObserverFactory: TypeAlias = Callable[[Params], Mapping[str, str]]
 """Names the actors that perceive their team's common knowledge without a body (commanders)."""
+OutsideFactory: TypeAlias = Callable[[Params], Sequence[str]]
+"""Names the ids of a run's outside participants (clients in another language)."""
 DepartureJudge: TypeAlias = Callable[[str, str, Params], "str | None"]
 """Decides, when an agent leaves a run for good, whether the run goes on (None) or ends there
 (a reason)."""
@@ -82,6 +85,7 @@ class Scenario:
         params: Mapping[str, ParamValue] | None = None,
         description: str = "",
         clock_id: str | None = None,
+        outside: Sequence[str] = (),
     ) -> None:
         self.name = name
         self.ticks = ticks
@@ -93,6 +97,8 @@ class Scenario:
         self._judge: OutcomeJudge | None = None
         self._departure: DepartureJudge | None = None
         self._observer_factory: ObserverFactory | None = None
+        self._outside = tuple(outside)
+        self._outside_factory: OutsideFactory | None = None
         self.path: Path | None = None
 
     def actors(self, factory: ActorFactory) -> ActorFactory:
@@ -107,14 +113,44 @@ class Scenario:
             return self._clock_id
         return "world" if self._world_factory is not None else "clock"
 
+    def outsiders(self, factory: OutsideFactory) -> OutsideFactory:
+        """Decorator: register the function that names, for a run's params, the ids of the
+        outside participants (see :meth:`outside_participants`); ``Scenario(outside=[...])``
+        says it for every run."""
+        self._outside_factory = factory
+        return factory
+
     def outside_participants(self, params: Params) -> list[str]:
-        """Ids that take part in a run without being built by ``@scenario.actors`` (clients in
-        another language joining over the wire): none yet, the place to declare them.
+        """Ids that take part in a run without being built by ``@scenario.actors``: clients in
+        another language that join over the wire, speaking PROTOCOL.md (``Scenario(outside=
+        ["nora"])`` or ``@scenario.outsiders``).
 
         With the scenario's agents and its clock they make the run's membership: the clock
-        takes their ``_Ready`` and declares them to the broker, which refuses any other id.
+        declares them to the broker, waits for each to register and send ``_Ready`` (up to
+        ``--start-timeout``) before the first tick, and then treats it like any participant
+        (it takes part in every tick with ``TickDone``). Raises :class:`ConfigurationError` for
+        an id that is not a valid agent id or is the clock's.
         """
-        return []
+        ids = list(self._outside)
+        if self._outside_factory is not None:
+            try:
+                ids = list(self._outside_factory(params))
+            except Exception as error:
+                raise self._factory_failed(
+                    "@scenario.outsiders", self._outside_factory, error
+                ) from error
+        for outsider in ids:
+            try:
+                check_actor_id(outsider)
+            except WarbandError as error:
+                raise ConfigurationError(
+                    f"scenario {self.name!r}: outside participant {outsider!r}: {error}"
+                ) from None
+            if outsider == self.clock_id:
+                raise ConfigurationError(
+                    f"scenario {self.name!r}: outside participant {outsider!r} is the clock's id"
+                )
+        return sorted(set(ids))
 
     @property
     def has_world(self) -> bool:

@@ -121,13 +121,13 @@ class Clock(Actor):
         outside_participants: Iterable[str] = (),
     ) -> None:
         super().__init__(actor_id, seed=seed)
-        self.participants = sorted(set(participants))
-        self.members = frozenset([actor_id, *self.participants, *outside_participants])
+        self.participants = sorted({*participants, *outside_participants})
+        self.members = frozenset([actor_id, *self.participants])
         """The run's membership: the only ids the clock takes ``_Ready``, ``TickDone``,
         ``_FinishRun`` and ``_Stats`` from, declared to the broker as it registers (which then
         refuses any other id). ``outside_participants`` are ids that take part without being
-        built by the scenario (clients in another language that the scenario declares): they
-        join as late joiners do, with ``_Ready``."""
+        built by the scenario (clients in another language that the scenario declares): the
+        clock waits for them as for any participant, and they take part in every tick."""
         self.everyone: set[str] = set(self.participants)
         """Every participant the run ever had, departed ones included: what the clock sends
         to (the world's percepts) must not depend on when a departure was noticed, or a run
