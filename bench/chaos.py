@@ -40,9 +40,9 @@ number). Faults:
   broker and actor next to a good client.
 
 This module is the command: its options, the registry of faults (:data:`FAULTS`) and the
-report. The faults live in bench/chaoslib/, one module per family, each next to its raw
-baseline (see bench/chaoslib/__init__.py); the harnesses of broker-restart, backpressure,
-start-order, reconnect-storm and restart-intensity in bench/faults.py, which their tests in
+report. The faults live in tests/chaoslib/, one module per family, each next to its raw
+baseline (see tests/chaoslib/__init__.py); the harnesses of broker-restart, backpressure,
+start-order, reconnect-storm and restart-intensity in tests/chaoslib/faults.py, which their tests in
 tests/messaging run too: the tests assert what happened, this benchmark prints how fast.
 ``passed`` is correctness only; ``target`` names the issue's timing target and ``target_met``
 says whether this run held it.
@@ -51,7 +51,7 @@ says whether this run held it.
 ``tests`` list holds one entry per fault with ``name``, ``passed``, ``lost``, ``duplicated``,
 the times measured (``detect_s``, ``recover_s``, ...), ``target`` and ``target_met``, and the
 baseline's figures (``baseline_lost``, ``baseline_detect_s``, ...). Progress goes to stderr.
-Children of this benchmark run ``python -m bench.chaoslib.roles ROLE``.
+Children of this benchmark run ``python -m tests.chaoslib.roles ROLE``.
 """
 
 from __future__ import annotations
@@ -60,7 +60,6 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,40 +69,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # `warband bench` runs this file by path; its faults are a package
     sys.path.insert(0, str(REPO))
 
-from bench.chaoslib.backpressure import backpressure  # noqa: E402
-from bench.chaoslib.broker_loss import broker_restart, reconnect_storm  # noqa: E402
-from bench.chaoslib.fuzz import fuzz  # noqa: E402
-from bench.chaoslib.lifecycle import (  # noqa: E402
-    churn,
-    clean_exit,
-    restart_intensity,
-    start_order,
-)
-from bench.chaoslib.partition import partition  # noqa: E402
-from bench.chaoslib.result import Result, progress  # noqa: E402
-from bench.chaoslib.strangers import strangers  # noqa: E402
-from bench.chaoslib.stuck import stuck  # noqa: E402
-
-FAULTS: dict[str, Callable[[argparse.Namespace], Result]] = {
-    "partition": lambda args: partition(blackholes=2 if args.quick else 5),
-    "stuck-sigstop": lambda args: stuck("sigstop"),
-    "stuck-blocked": lambda args: stuck("blocked"),
-    "broker-restart": lambda args: broker_restart(bots=3 if args.quick else 8),
-    "backpressure": lambda args: backpressure(2_000 if args.quick else 10_000),
-    "start-order": lambda args: start_order(
-        orders=4 if args.quick else 20, bots=6 if args.quick else 24
-    ),
-    "churn": lambda args: churn(60.0 if args.full else 8.0 if args.quick else 20.0, bots=12),
-    "clean-exit": lambda args: clean_exit(2 if args.quick else 20 if args.full else 6),
-    "reconnect-storm": lambda args: reconnect_storm(bots=24, down_s=4.0 if args.quick else 10.0),
-    "restart-intensity": lambda args: restart_intensity(),
-    "strangers": lambda args: strangers(10_000 if args.quick else 20_000),
-    "fuzz": lambda args: fuzz(args.fuzz),
-}
-"""Every fault by name, run with the command's options; all but ``fuzz`` (``--fuzz N``) run by
-default, in this order."""
-FUZZ_DEFAULT = 100_000
-"""Inputs of ``--only fuzz`` given without ``--fuzz N``."""
+from tests.chaoslib.registry import FUZZ_DEFAULT, faults_asked, run_one  # noqa: E402
+from tests.chaoslib.result import Result, progress  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
@@ -111,12 +78,12 @@ def main(argv: list[str]) -> int:
     from warband.messaging.tracing import configure_logging
 
     configure_logging(None, "chaos", level="error")
-    names = _faults_asked(args)
+    names = faults_asked(args)
     started = time.monotonic()
     results: list[Result] = []
     for name in names:
         progress(f"{name}: running")
-        result = _run_one(name, args)
+        result = run_one(name, args)
         results.append(result)
         progress(f"{name}: {result.verdict}")
     report = {
@@ -130,31 +97,6 @@ def main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(report))
     return 0 if all(result.passed is not False for result in results) else 1
-
-
-def _faults_asked(args: argparse.Namespace) -> list[str]:
-    """The faults to run, in order, each once; an unknown name ends the command before any
-    fault runs. ``--only fuzz`` without ``--fuzz N`` fuzzes with FUZZ_DEFAULT inputs."""
-    unknown = [name for name in args.only or [] if name not in FAULTS]
-    if unknown:
-        raise SystemExit(
-            f"warband bench chaos: unknown fault {unknown[0]!r}; the faults are: "
-            + ", ".join(FAULTS)
-        )
-    names = list(dict.fromkeys(args.only or [name for name in FAULTS if name != "fuzz"]))
-    if args.fuzz and "fuzz" not in names:
-        names.append("fuzz")
-    if "fuzz" in names and not args.fuzz:
-        args.fuzz = FUZZ_DEFAULT
-    return names
-
-
-def _run_one(name: str, args: argparse.Namespace) -> Result:
-    fault = FAULTS[name]
-    try:
-        return fault(args)
-    except Exception as error:  # one fault's harness breaking must not hide the others' figures
-        return Result(name, False, note=f"the harness failed: {error!r}")
 
 
 def _parser() -> argparse.ArgumentParser:

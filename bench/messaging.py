@@ -39,7 +39,6 @@ option to play the broker, ping or pong of a case.
 import argparse
 import asyncio
 import json
-import math
 import os
 import platform
 import queue
@@ -51,7 +50,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -61,12 +60,17 @@ import msgspec
 import zmq
 
 import warband
-from warband.exceptions import WarbandError
 from warband.messaging import Actor, Message, StatusReport, event_loop, handles
 from warband.messaging.broker import Broker
 from warband.messaging.curve import load_client, load_server, make_keys
 from warband.messaging.tracing import configure_logging, flush_logging
 from warband.values import Value
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # `warband bench` runs this file by path; bench is a package
+    sys.path.insert(0, str(REPO))
+
+from bench.measure import BenchmarkError, percentile  # noqa: E402
 
 JSON_KEYS: Final = (
     "rtt_p50_us",
@@ -111,10 +115,6 @@ _READY: Final = "ready"
 _READY_TIMEOUT_S: Final = 60.0
 _RESULT_TIMEOUT_S: Final = 600.0
 _EXIT_TIMEOUT_S: Final = 10.0
-
-
-class BenchmarkError(WarbandError):
-    """A benchmark process failed, hung, or reported something inconsistent."""
 
 
 @dataclass(frozen=True)
@@ -170,15 +170,6 @@ class _CaseRuns:
             rtt_p99_us=percentile(self.rtt_ns, 0.99) / 1000,
             throughput_msgs_s=statistics.median(self.throughputs),
         )
-
-
-def percentile(samples: Sequence[int], fraction: float) -> float:
-    """The nearest-rank ``fraction`` percentile of ``samples`` (0 < fraction <= 1)."""
-    if not samples:
-        raise BenchmarkError("no round-trip samples were measured; use --round-trips 1 or more")
-    ordered = sorted(samples)
-    rank = max(1, math.ceil(fraction * len(ordered)))
-    return float(ordered[rank - 1])
 
 
 # --- entry point ------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 import warband
@@ -57,6 +58,12 @@ from warband.planning.goap.search import simulate
 from warband.planning.goap.state import Bindings, Condition, Effect, Key, StateValue, is_variable
 from warband.planning.htn.facts import FactDB
 from warband.planning.htn.planner import HtnPlanner
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # `warband bench` runs this file by path; bench is a package
+    sys.path.insert(0, str(REPO))
+
+from bench.measure import BenchmarkError, percentile  # noqa: E402
 
 JSON_KEYS: Final = ("name", "planner", "median_ms", "p99_ms", "cost", "optimal_cost")
 """Keys every entry of the ``problems`` list holds (a public contract)."""
@@ -77,10 +84,6 @@ BLOCKS_SEED: Final = 3
 PYPERPLAN_SEARCH: Final = "astar"
 PYPERPLAN_HEURISTIC: Final = "hmax"
 """A* with h^max: admissible, so pyperplan's plans are optimal in length (it ignores costs)."""
-
-
-class BenchmarkError(Exception):
-    """The benchmark could not run a case it must run (warband's own planners)."""
 
 
 class NotApplicable(Exception):
@@ -177,13 +180,6 @@ class Skip:
 class Results:
     outcomes: list[Outcome] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
-
-
-def percentile(samples: Sequence[int], fraction: float) -> float:
-    """The nearest-rank ``fraction`` percentile of ``samples`` (0 < fraction <= 1)."""
-    ordered = sorted(samples)
-    rank = max(1, math.ceil(fraction * len(ordered)))
-    return float(ordered[rank - 1])
 
 
 def time_runs(run: Callable[[], object], settings: Settings) -> list[int]:

@@ -48,7 +48,6 @@ entries (same keys). Progress goes to stderr.
 import argparse
 import asyncio
 import json
-import math
 import os
 import platform
 import statistics
@@ -62,7 +61,6 @@ from typing import Any, Final
 import zmq
 
 import warband
-from warband.exceptions import WarbandError
 from warband.launcher import run_actors_in_process
 from warband.messaging import event_loop
 from warband.messaging.actor import Actor
@@ -72,6 +70,12 @@ from warband.messaging.supervisor import Supervisor
 from warband.messaging.tracing import configure_logging
 from warband.scenario import Params, Scenario, load_scenario
 from warband.world.actor import WorldActor
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # `warband bench` runs this file by path; bench is a package
+    sys.path.insert(0, str(REPO))
+
+from bench.measure import BenchmarkError, percentile  # noqa: E402
 
 JSON_KEYS: Final = (
     "bots_per_team",
@@ -102,10 +106,6 @@ _START_TIMEOUT_S: Final = 120.0
 """Seconds the world waits for every agent process to connect (dozens of imports on 2 cores)."""
 _TICK_TIMEOUT_S: Final = 10.0
 _EXIT_TIMEOUT_S: Final = 10.0
-
-
-class BenchmarkError(WarbandError):
-    """A benchmark match did not start, or a process of it failed."""
 
 
 @dataclass(frozen=True)
@@ -386,13 +386,6 @@ async def _run_clock(world: _TimedWorld, endpoint: str) -> None:
         await asyncio.to_thread(context.term)
 
 
-def _percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    rank = max(1, math.ceil(fraction * len(ordered)))
-    return ordered[rank - 1]
-
-
 def _entry(runs: Runs) -> dict[str, Any]:
     config, matches = runs.config, runs.matches
     ticks_ms = [s * 1000 for match in matches for s in match.tick_s]
@@ -409,8 +402,8 @@ def _entry(runs: Runs) -> dict[str, Any]:
         "bots_per_team": config.bots,
         "processes": config.processes,
         "ticks_per_s": round(statistics.median(m.ticks_per_s for m in matches), 2),
-        "tick_ms_p50": round(_percentile(ticks_ms, 0.5), 3) if ticks_ms else None,
-        "tick_ms_p99": round(_percentile(ticks_ms, 0.99), 3) if ticks_ms else None,
+        "tick_ms_p50": round(percentile(ticks_ms, 0.5), 3) if ticks_ms else None,
+        "tick_ms_p99": round(percentile(ticks_ms, 0.99), 3) if ticks_ms else None,
         "tick_ms_max": round(max(ticks_ms), 3) if ticks_ms else None,
         "planning_ms": {layer: round(ms, 3) for layer, ms in planning_ms.items()},
         "planning_ms_per_tick": {

@@ -22,6 +22,7 @@ import msgpack
 import pytest
 import zmq
 
+from tests.chaoslib.strangers import stranger
 from tests.conftest import REPO, last_json_line, read_log_events
 from tests.proc import free_tcp_port, wait_until
 from tests.test_runs_that_end import Launched
@@ -66,19 +67,6 @@ def frame(kind: str, sender: str, recipient: str, number: int = 1, **fields: Any
         | fields
     )
     return data
-
-
-@contextlib.contextmanager
-def stranger(context: Context, endpoint: str, agent_id: str) -> Iterator[zmq.Socket[bytes]]:
-    """A DEALER that claims ``agent_id`` (PROTOCOL.md, section 1), and nothing more."""
-    socket = context.socket(zmq.DEALER)
-    socket.setsockopt(zmq.ROUTING_ID, agent_id.encode())
-    socket.setsockopt(zmq.LINGER, 0)
-    socket.connect(endpoint)
-    try:
-        yield socket
-    finally:
-        socket.close(linger=0)
 
 
 def offer(socket: zmq.Socket[bytes], data: bytes) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 from collections.abc import Callable
 
@@ -63,7 +64,7 @@ def test_bench_chaos_strangers_change_nothing_in_the_run(
 
 
 def test_the_default_run_is_every_fault_of_the_readme_table_but_fuzz_in_the_table_order() -> None:
-    from bench.chaos import FAULTS
+    from tests.chaoslib.registry import FAULTS
 
     readme = (REPO / "bench" / "README.md").read_text()
     section = readme[readme.index("## chaos") :]
@@ -75,14 +76,16 @@ def test_the_default_run_is_every_fault_of_the_readme_table_but_fuzz_in_the_tabl
 
 
 def test_faults_asked_twice_run_once_and_an_unknown_one_stops_before_any_runs() -> None:
-    from bench.chaos import FUZZ_DEFAULT, _faults_asked, _parser
+    from tests.chaoslib.registry import FUZZ_DEFAULT, faults_asked
 
-    args = _parser().parse_args(["--only", "fuzz", "--only", "churn", "--only", "fuzz"])
-    assert ["fuzz", "churn"] == _faults_asked(args)
+    def asked(only: list[str], fuzz: int = 0) -> argparse.Namespace:
+        return argparse.Namespace(only=only, fuzz=fuzz)  # as `--only X --fuzz N` parse
+
+    args = asked(["fuzz", "churn", "fuzz"])
+    assert ["fuzz", "churn"] == faults_asked(args)
     assert FUZZ_DEFAULT == args.fuzz  # fuzz asked by name fuzzes something
-    args = _parser().parse_args(["--only", "fuzz", "--fuzz", "1000000"])
-    assert (["fuzz"], 1_000_000) == (_faults_asked(args), args.fuzz)
-    args = _parser().parse_args(["--only", "churn", "--fuzz", "10"])
-    assert ["churn", "fuzz"] == _faults_asked(args)
+    args = asked(["fuzz"], 1_000_000)
+    assert (["fuzz"], 1_000_000) == (faults_asked(args), args.fuzz)
+    assert ["churn", "fuzz"] == faults_asked(asked(["churn"], 10))
     with pytest.raises(SystemExit, match=r"unknown fault 'chrun'.*partition"):
-        _faults_asked(_parser().parse_args(["--only", "churn", "--only", "chrun"]))
+        faults_asked(asked(["churn", "chrun"]))

@@ -1,12 +1,12 @@
-"""The benchmark's child processes (bench/chaoslib/children.py and roles.py): a role runs as
-``python -m bench.chaoslib.roles ROLE`` from the repository root and reports in JSON lines."""
+"""The benchmark's child processes (tests/chaoslib/children.py and roles.py): a role runs as
+``python -m tests.chaoslib.roles ROLE`` from the repository root and reports in JSON lines."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.chaoslib.children import children, role_argv
-from bench.chaoslib.processes import scratch_dir
+from tests.chaoslib.children import children, role_argv
+from tests.chaoslib.processes import scratch_dir
 
 pytestmark = pytest.mark.processes
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.chaoslib.lifecycle import churn
+from tests.chaoslib.lifecycle import churn
 
 pytestmark = pytest.mark.processes
 

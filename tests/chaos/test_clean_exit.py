@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from bench.chaoslib.lifecycle import clean_exit
+from tests.chaoslib.lifecycle import clean_exit
 
 pytestmark = pytest.mark.processes
 

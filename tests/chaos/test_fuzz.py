@@ -15,7 +15,7 @@ import zmq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.chaoslib.fuzz import fuzz_live
+from tests.chaoslib.fuzz import fuzz_live
 from warband.exceptions import ProtocolError
 from warband.messaging import catalog
 from warband.messaging.broker import Broker

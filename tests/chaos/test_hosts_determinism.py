@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from bench.chaoslib.netns import Hosts, netns_available, two_hosts
+from tests.chaoslib.netns import Hosts, netns_available, two_hosts
 from tests.conftest import REPO, CommandResult
 from tests.test_cli import _agent_sends
 from warband.scenario import load_scenario

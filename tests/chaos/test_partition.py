@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bench.chaoslib.netns import netns_available
-from bench.chaoslib.partition import partition
-from bench.chaoslib.timing import BLACKHOLE_S
+from tests.chaoslib.netns import netns_available
+from tests.chaoslib.partition import partition
+from tests.chaoslib.timing import BLACKHOLE_S
 
 pytestmark = pytest.mark.processes
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.chaoslib.stuck import stuck
-from bench.chaoslib.timing import BLACKHOLE_S
+from tests.chaoslib.stuck import stuck
+from tests.chaoslib.timing import BLACKHOLE_S
 
 pytestmark = pytest.mark.processes
 

@@ -12,7 +12,7 @@ import msgpack
 import structlog
 import zmq
 
-from bench.faults import flood
+from tests.chaoslib.faults import flood
 from warband.messaging import Actor, Order, Percept, Tick, handles
 from warband.messaging.broker import Broker
 from warband.testing import wait_until_async
@@ -23,7 +23,7 @@ ORDER_EVERY = 100
 
 async def test_a_flood_of_percepts_at_a_slow_bot_is_conflated_never_silently_dropped() -> None:
     # Issue 12, test 5: 10,000 Percepts (and an Order after every 100th) at a bot whose
-    # Percept handler sleeps 50 ms. The harness is bench/faults.py's (`warband bench chaos`).
+    # Percept handler sleeps 50 ms. The harness is chaoslib/faults.py's (`warband bench chaos`).
     figures = await flood(PERCEPTS, ORDER_EVERY)
 
     assert figures["orders_sent"] == figures["orders"]

@@ -22,7 +22,7 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from bench.faults import broker_restart, until
+from tests.chaoslib.faults import broker_restart, until
 from tests.proc import free_tcp_port
 from warband.exceptions import DeliveryError, RequestTimeout
 from warband.messaging import (
@@ -50,7 +50,7 @@ pytestmark = pytest.mark.processes
 async def test_a_broker_killed_and_restarted_loses_no_order_and_runs_none_twice(
     tmp_path: Path,
 ) -> None:
-    # The harness is bench/faults.py's; `warband bench chaos --only broker-restart` times it
+    # The harness is chaoslib/faults.py's; `warband bench chaos --only broker-restart` times it
     # (everyone re-registered within 2 s is its target).
     figures = await broker_restart(tmp_path / "broker.err", orders_per_bot=120, bots=3)
 

@@ -1,12 +1,12 @@
 """Reconnect storm (issue 12, test 9): the broker is down 10 s under 24 actors; each tries at
 most 2 times a second, at its own jittered times, and all re-register after the broker's
 return. The broker is a real process (``kill -9``, then started again on its port); the actors
-share the test's process and event loop. The harness is bench/faults.py's, which
+share the test's process and event loop. The harness is chaoslib/faults.py's, which
 ``warband bench chaos --only reconnect-storm`` times (all back within 1.5 s is its target)."""
 
 from __future__ import annotations
 
-from bench.faults import reconnect_storm
+from tests.chaoslib.faults import reconnect_storm
 
 BOTS = 24
 DOWN_S = 10.0

@@ -2,7 +2,7 @@
 each its own OS process, started in 6 random orders: every first order is answered
 (``warband bench chaos --only start-order`` runs the issue's 20 with 24 bots).
 
-The harness is bench/faults.py's: the processes fork from a forkserver that has warband
+The harness is chaoslib/faults.py's: the processes fork from a forkserver that has warband
 imported already, and every process is killed and reaped.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.faults import start_order
+from tests.chaoslib.faults import start_order
 
 ORDERS = 6
 BOTS = 3

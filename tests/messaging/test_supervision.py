@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import zmq
 
-from bench.faults import restart_intensity
+from tests.chaoslib.faults import restart_intensity
 from warband.messaging.addresses import BROKER_ID, GAVE_UP, SUPERVISOR_ID
 from warband.messaging.broker import Broker
 from warband.messaging.catalog import _GaveUp, _Left, _Register, _Registered, _Undeliverable
@@ -174,7 +174,7 @@ def test_an_agent_that_crashes_at_start_is_restarted_3_times_then_escalated_and_
 ) -> None:
     # Issue 12, test 13: Warzone with red's hierarchy, red-2 crashing in on_start (os._exit)
     # in every incarnation, the default intensity (3 restarts per 10 s). The harness is
-    # bench/faults.py's (`warband bench chaos --only restart-intensity`).
+    # tests/chaoslib/faults.py's (`warband bench chaos --only restart-intensity`).
     figures = restart_intensity(tmp_path)
 
     assert 0 == figures["returncode"], figures["stderr"]

@@ -1,6 +1,6 @@
 """Faults: the broker goes away under its actors. ``broker-restart`` (``kill -9`` mid-flow,
 back 1 s later) and ``reconnect-storm`` (down 10 s under 24 actors), each next to what raw
-ZeroMQ does in its place. The warband sides are bench/faults.py's harnesses, which the tests in
+ZeroMQ does in its place. The warband sides are faults.py's harnesses, which the tests in
 tests/messaging run too."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from bench.faults import broker_restart as restart_harness
-from bench.faults import free_tcp_port, most_in_one_second
-from bench.faults import reconnect_storm as storm_harness
+from tests.chaoslib.faults import broker_restart as restart_harness
+from tests.chaoslib.faults import free_tcp_port, most_in_one_second
+from tests.chaoslib.faults import reconnect_storm as storm_harness
 
 from .processes import scratch_dir
 from .result import Result

@@ -119,7 +119,7 @@ def _attack(endpoint: str, bot_1: int, launch: Launch) -> tuple[int, int]:
     counts = {"sent": 0, "answered": 0}
 
     def impostor() -> None:
-        with _dealer(context, endpoint, "bot-1") as claimant:
+        with stranger(context, endpoint, "bot-1") as claimant:
             number = 0
             while not stop.is_set():
                 number += 1
@@ -130,8 +130,8 @@ def _attack(endpoint: str, bot_1: int, launch: Launch) -> tuple[int, int]:
 
     try:
         with (
-            _dealer(context, endpoint, "rogue8") as rogue,
-            _dealer(context, endpoint, "supervisor") as liar,
+            stranger(context, endpoint, "rogue8") as rogue,
+            stranger(context, endpoint, "supervisor") as liar,
         ):
             _offer(rogue, _frame("_Register", "rogue8", "broker", 1, groups=["ticks"]))
             _offer(rogue, _frame("_Ready", "rogue8", "clock", 2))
@@ -156,9 +156,10 @@ def _attack(endpoint: str, bot_1: int, launch: Launch) -> tuple[int, int]:
 
 
 @contextlib.contextmanager
-def _dealer(
+def stranger(
     context: zmq.Context[zmq.Socket[bytes]], endpoint: str, agent_id: str
 ) -> Iterator[zmq.Socket[bytes]]:
+    """A DEALER that claims ``agent_id`` (PROTOCOL.md, section 1), and nothing more."""
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.ROUTING_ID, agent_id.encode())
     socket.setsockopt(zmq.LINGER, 0)

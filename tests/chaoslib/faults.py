@@ -27,7 +27,7 @@ from warband.messaging import Actor, Order, Percept, handles
 from warband.messaging.catalog import _Leave, _Register, _Registered
 from warband.messaging.codec import Codec
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def free_tcp_port() -> int:

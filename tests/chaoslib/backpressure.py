@@ -1,5 +1,5 @@
 """Fault: backpressure. 10,000 Percepts (an Order after every 100th) at a bot whose handler
-sleeps 50 ms (bench/faults.py's ``flood``, which tests/messaging runs too), next to a raw DEALER
+sleeps 50 ms (faults.py's ``flood``, which tests/messaging runs too), next to a raw DEALER
 sending as many frames without blocking at a ROUTER that does not read."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import zmq
 
-from bench.faults import flood, free_tcp_port
+from tests.chaoslib.faults import flood, free_tcp_port
 
 from .result import Result
 

@@ -1,4 +1,4 @@
-"""Fault: a silent partition. Two hosts (bench/chaoslib/netns.py): the squad's (the broker,
+"""Fault: a silent partition. Two hosts (tests/chaoslib/netns.py): the squad's (the broker,
 warband's sink, the baseline's ROUTER) and the bots' (warband's source, the baseline's DEALER);
 both senders send RATE messages a second across the link while it is cut both ways, again and
 again."""

@@ -1,5 +1,5 @@
-"""What a child process of the benchmark does: ``python -m bench.chaoslib.roles ROLE ARGS``
-(see :func:`bench.chaoslib.children.role_argv`), reporting to its parent in JSON lines.
+"""What a child process of the benchmark does: ``python -m tests.chaoslib.roles ROLE ARGS``
+(see :func:`tests.chaoslib.children.role_argv`), reporting to its parent in JSON lines.
 
 Raw-pyzmq roles (the baselines' ends, no warband imported):
 
@@ -7,7 +7,7 @@ Raw-pyzmq roles (the baselines' ends, no warband imported):
 - ``raw-receiver ENDPOINT SECONDS``: a ROUTER counting numbered frames, echoing or blocking on
   request.
 
-warband roles (bench/chaoslib/actors.py): ``sink ENDPOINT SECONDS``, ``source ENDPOINT COUNT``
+warband roles (tests/chaoslib/actors.py): ``sink ENDPOINT SECONDS``, ``source ENDPOINT COUNT``
 and ``bot ENDPOINT 0``.
 """
 

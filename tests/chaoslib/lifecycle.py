@@ -1,7 +1,7 @@
 """Faults on the processes of a run: ``churn`` (bots killed with ``kill -9`` in a match),
 ``clean-exit`` (SIGINT or SIGTERM at a random moment), ``start-order`` (every process started
 in random orders) and ``restart-intensity`` (an agent crashing at start until it is given up
-on). The last two are bench/faults.py's harnesses, which the tests in tests/messaging run too."""
+on). The last two are faults.py's harnesses, which the tests in tests/messaging run too."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from bench import faults
+from tests.chaoslib import faults
 
 from .processes import (
     Launch,

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import zmq
 
-from bench.faults import rss_kib
+from tests.chaoslib.faults import rss_kib
 
 from .children import children, role_argv, warband_argv
 from .processes import scratch_dir, wait_until

@@ -1,7 +1,7 @@
 """Child processes of the benchmark, both ends: :class:`Child` (the parent's handle, reading the
 JSON lines the child prints) and :func:`emit` (the child printing one).
 
-A child runs a role of bench/chaoslib/roles.py (:func:`role_argv`) or a ``warband`` command
+A child runs a role of tests/chaoslib/roles.py (:func:`role_argv`) or a ``warband`` command
 (:func:`warband_argv`), from the repository root and in a session of its own; :func:`children`
 kills and reaps every child it started, whatever happens.
 """
@@ -105,8 +105,8 @@ def children() -> Iterator[Start]:
 
 
 def role_argv(role: str, *args: object) -> list[str]:
-    """The argv of a child playing ``role`` (see bench/chaoslib/roles.py) with ``args``."""
-    return [PY, "-m", "bench.chaoslib.roles", role, *(str(a) for a in args)]
+    """The argv of a child playing ``role`` (see tests/chaoslib/roles.py) with ``args``."""
+    return [PY, "-m", "tests.chaoslib.roles", role, *(str(a) for a in args)]
 
 
 def warband_argv(*args: str) -> list[str]:

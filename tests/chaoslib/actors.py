@@ -1,5 +1,5 @@
 """The warband actors of the faults, each run in a child process of its own
-(``python -m bench.chaoslib.roles sink|source|bot ENDPOINT NUMBER``), in realtime mode with no
+(``python -m tests.chaoslib.roles sink|source|bot ENDPOINT NUMBER``), in realtime mode with no
 clock, reporting to the parent in JSON lines."""
 
 from __future__ import annotations
