@@ -331,3 +331,31 @@ def test_a_bad_group_name_is_refused_naming_the_rules() -> None:
         Member("m", []).leave_group("ticks")
     with pytest.raises(DeliveryError, match="m is not running"):
         Member("m", []).join_group("red")
+
+
+class Watcher(Actor):
+    """Watches ``leaver`` through the public hooks and notes how it heard it left."""
+
+    def __init__(self) -> None:
+        super().__init__("watcher")
+        self.heard: list[list[str]] = []
+
+    def watched_peers(self) -> list[str]:
+        return ["leaver"]
+
+    def on_peer_left(self, agent: str, reason: str) -> None:
+        self.heard.append([agent, reason])
+
+    def final_state(self) -> dict[str, Any]:
+        return {"heard": self.heard}
+
+
+class Leaver(Actor):
+    def on_tick(self, tick: int) -> None:
+        if tick == 2:
+            self.stop("done here")
+
+
+async def test_an_actor_hears_through_on_peer_left_that_a_peer_it_watches_left() -> None:
+    result = await run_actors([Watcher(), Leaver("leaver")], ticks=5)
+    assert [["leaver", "left: done here"]] == result.final_states["watcher"]["heard"]

@@ -41,8 +41,7 @@ from ..messaging import (
     WithdrawOrder,
     handles,
 )
-from ..messaging._state import M
-from ..messaging.catalog import Message, _Left
+from ..messaging.catalog import Message
 from ..messaging.tracing import log_every_tick, tracing_enabled
 from ..planning import Task
 from ..values import Fact, Value
@@ -56,6 +55,7 @@ from .orders import CommandQueue, OrderBook
 from .role import Role
 
 C = TypeVar("C", bound=Component)
+M = TypeVar("M", bound=Message)
 
 MAX_TASKS_PER_TICK = 32
 """Tasks that finish at once run back to back; this many at most in one tick."""
@@ -591,8 +591,7 @@ class Agent(Actor):
         """Make ``members`` this agent's subordinates (a squad the commander gave new bots);
         the broker reports their departures from now on."""
         self.subordinates = tuple(members)
-        if self._registered.is_set() and not self._connection.closed:
-            self.send(self._registration())
+        self.update_registration()
 
     def on_peer_departed(self, agent: str, reason: str) -> None:
         """A subordinate left the run: its open orders are lost, and the agent knows it
@@ -624,17 +623,15 @@ class Agent(Actor):
         }
         self.send(StatusReport(recipient=self.superior, status="undelivered", details=details))
 
-    def _watched(self) -> list[str]:
+    def watched_peers(self) -> list[str]:
         # The broker tells us when a subordinate leaves (it died, its host went silent).
-        return [*super()._watched(), *self.subordinates]
+        return list(self.subordinates)
 
-    def _peer_left(self, notice: _Left) -> None:
-        if notice.agent in self.subordinates:
-            if not self._stopping:
-                self.log.info("agent.subordinate_left", peer=notice.agent, reason=notice.reason)
-            self.on_peer_departed(notice.agent, notice.reason)
-        else:
-            super()._peer_left(notice)
+    def on_peer_left(self, agent: str, reason: str) -> None:
+        if agent in self.subordinates:
+            if not self.stopping:
+                self.log.info("agent.subordinate_left", peer=agent, reason=reason)
+            self.on_peer_departed(agent, reason)
 
     def final_state(self) -> dict[str, Any]:
         extra: dict[str, Any] = {}

@@ -142,3 +142,17 @@ class LivenessMixin(ActorState):
             self._fail_fatally(
                 DeliveryError(f"{self.id}: the clock {self.clock_id!r} left ({notice.reason})")
             )
+            return
+        self.on_peer_left(notice.agent, notice.reason)
+
+    def on_peer_left(self, agent: str, reason: str) -> None:
+        """A peer this actor watches left the run (the broker's ``_Left`` notice): one of its
+        :meth:`watched_peers`, or one it awaited a reply from. ``reason`` says why (``left: ...``,
+        ``disconnected``, ``silent``, ``gave_up: ...``). The default does nothing; a failure
+        here is the actor's, as in a handler. (The clock leaving ends the actor instead.)"""
+
+    def watched_peers(self) -> list[str]:
+        """Peers whose departure this actor wants to hear of in :meth:`on_peer_left`, besides
+        its clock and the peers it awaited a reply from; the default is none. When the answer
+        changes, call :meth:`update_registration`."""
+        return []

@@ -503,10 +503,24 @@ class Actor(
         return []
 
     def _watched(self) -> list[str]:
-        """Peers whose departure the broker reports to us: our clock, and every peer we have
-        waited on a reply from (see ``request``)."""
+        """Peers whose departure the broker reports to us: our clock, every peer we have
+        waited on a reply from (see ``request``) and our :meth:`watched_peers`."""
         clock = [self.clock_id] if self.clock_id != self.id else []
-        return clock + sorted(self._watching - {self.clock_id})
+        others = sorted(self._watching - {self.clock_id})
+        return clock + others + [p for p in self.watched_peers() if p not in {*clock, *others}]
+
+    @property
+    def stopping(self) -> bool:
+        """True once the actor is stopping (``stop`` was called, or the run ends)."""
+        return self._stopping
+
+    def update_registration(self) -> None:
+        """Tell the broker again who this actor is: its groups and the peers it watches
+        (:meth:`watched_peers`) changed. Nothing before the actor registered or after it
+        stopped (its first registration says it all)."""
+        connection = self._connection
+        if self._registered.is_set() and connection is not None and not connection.closed:
+            self.send(self._registration())
 
     async def _register(self, timeout: float) -> None:
         self.send(self._registration())
