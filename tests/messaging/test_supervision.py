@@ -3,7 +3,6 @@ the agent's superior and the clock are told (``gave_up``). Real processes and so
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from warband.messaging.catalog import _GaveUp, _Left, _Register, _Registered, _U
 from warband.messaging.codec import Codec
 from warband.messaging.secret import new_secret
 from warband.messaging.supervisor import BrokerEscalation, Supervisor
+from warband.testing import wait_until
 
 CODEC = Codec()
 SECRET = new_secret()
@@ -24,12 +24,12 @@ SECRET = new_secret()
 
 
 def _supervise(supervisor: Supervisor, until: Callable[[], bool], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
+    def checked() -> bool:
+        supervisor.check()
+        return until()
+
     try:
-        while not until():
-            assert time.monotonic() < deadline, "the supervisor did not get there in time"
-            supervisor.check()
-            time.sleep(0.02)
+        wait_until(checked, timeout=timeout, interval=0.02, what="the supervisor's work")
     finally:
         supervisor.stop_all(grace=0.5)
 

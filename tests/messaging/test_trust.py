@@ -8,7 +8,6 @@ where the transport matters).
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import contextmanager
 from typing import Any
@@ -31,7 +30,7 @@ from warband.messaging import (
 from warband.messaging.broker import Broker
 from warband.messaging.clock import Clock
 from warband.messaging.codec import Codec
-from warband.testing import run_actors, running_broker
+from warband.testing import run_actors, running_broker, wait_until_async
 
 Context = zmq.Context[zmq.Socket[bytes]]
 LogEvents = list[MutableMapping[str, Any]]
@@ -83,13 +82,12 @@ async def receive(socket: Any) -> dict[str, Any]:
 async def wait_for_log(
     logs: LogEvents, wanted: Callable[[MutableMapping[str, Any]], bool], timeout: float = 10
 ) -> MutableMapping[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for event in list(logs):
-            if wanted(event):
-                return event
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"no such log event within {timeout} s; got {logs}")
+    def found() -> MutableMapping[str, Any] | None:
+        return next((event for event in list(logs) if wanted(event)), None)
+
+    event = await wait_until_async(found, timeout=timeout, what=f"a log event like it in {logs}")
+    assert event is not None
+    return event
 
 
 async def start(actor: Actor, broker: Broker, context: Context) -> asyncio.Task[None]:
