@@ -334,7 +334,8 @@ def test_a_signal_ends_a_one_process_run_cleanly(
     _assert_no_traceback(text)
     summary = last_json_line(stdout.read_text())
     assert False is summary["completed"]
-    assert summary["ticks"] >= 3, summary
+    # The marker is written during tick 3: ticks 1 and 2 had been completed when the signal came.
+    assert summary["ticks"] >= 2, summary
     assert summary["messages_sent"] > 0, summary
 
 
