@@ -9,7 +9,7 @@ from typing import Any
 from warband.agents import Agent, Role
 from warband.agents.bot import AreaGroups, BotReports, bot_role
 from warband.agents.squad import SquadReports
-from warband.messaging import Act, Percept, configure_logging
+from warband.messaging import Act, Order, Percept, configure_logging
 from warband.planning import FactDB, parse_domain
 from warband.testing import Drive, run_actors
 from warband.world import World, build_strategic_graph, load_map, map_from_data
@@ -492,3 +492,19 @@ def test_a_bot_on_its_own_goes_for_each_modes_objective() -> None:
     assert [("move", {"waypoint": "m1"})] == hunt
     # Capture and Hold, as before: the nearest point the team does not hold.
     assert [("move", {"waypoint": "m1"})] == _alone(("game_mode", "capture_and_hold"))
+
+
+def test_a_bot_with_an_order_fights_a_close_enemy_on_the_way_to_the_orders_place() -> None:
+    facts = [
+        ("self", "red-1", "red", "assault"), ("state", "alive"), ("at", "red-1", "r1"),
+        ("position", 3.0, 5.0), ("health", 150), ("max_health", 150),
+        ("weapon", "machine_gun"), ("ammo", "machine_gun", 60),
+        ("sees", "blue-1", "m1", 7.0, "blue"),
+    ]  # fmt: skip
+    bot = Agent("red-1", bot_role(TEST_MAP), superior="squad-1", team="red")
+    order = Order(recipient="red-1", sender="squad-1", task="goto", args=["r2"])
+    with Drive(bot) as drive:
+        sent = drive.tick(order, Percept(recipient="red-1", facts=[list(f) for f in facts]))
+    acts = [(a.verb, a.args) for a in sent if isinstance(a, Act)]
+    # Walks towards r2, its order's place, and shoots as it goes (not: stands and fights).
+    assert [("move", {"waypoint": "r2"}), ("fire", {"target": "blue-1"})] == acts

@@ -541,6 +541,16 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             return None
         return min(waypoints, key=lambda pair: (travel(str(here), pair[1]), pair[0]))[0]
 
+    def order_place(facts: FactDB, task: Value, arg: Value) -> Value:
+        """Where an order sends the bot: a goto's waypoint, a capture point's waypoint, the
+        waypoint it defends or hides at; None for an order without a fixed place (an attack
+        follows its target)."""
+        if task == "capture":
+            return points.get(str(arg))
+        if task in ("goto", "defend", "hide") and game_map.has_waypoint(str(arg)):
+            return arg
+        return None
+
     def nearest_hiding(facts: FactDB, here: Value) -> Value:
         """The hiding spot nearest ``here`` (Assassination's VIP on its own), a waypoint."""
         return _nearest(here, [(w, w) for w in hiding])
@@ -590,6 +600,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         "spawn_near": spawn_near,
         "heal_refused": heal_refused,
         "nearest_hiding": nearest_hiding,
+        "order_place": order_place,
         "nearest_enemy_target": nearest_enemy_target,
         "nearest_own_target": nearest_own_target,
     }
