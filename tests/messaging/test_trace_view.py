@@ -150,7 +150,7 @@ def test_mermaid_diagram_has_one_arrow_per_message(run_logs: Path) -> None:
 def test_json_rendering_keeps_the_contract_keys_and_delivery(run_logs: Path) -> None:
     rendered = json.loads(render_json(load_trace(run_logs)))
     first = rendered["events"][0]
-    assert TRACE_CONTRACT_KEYS | {"delivered", "logged_by"} == set(first)
+    assert TRACE_CONTRACT_KEYS | {"delivered", "logged_by", "about"} == set(first)
     assert [True, False, True] == [e["delivered"] for e in rendered["events"]]
     assert ["both", "sender", "both"] == [e["logged_by"] for e in rendered["events"]]
     assert 1 == rendered["summary"]["unmatched_sends"]
@@ -187,3 +187,34 @@ def test_a_message_only_its_receiver_logged_is_drawn_in_every_format_marked_so(
     events = json.loads(render_json(trace))["events"]
     assert ["sender", "receiver"] == [e["logged_by"] for e in events]
     assert 2 == json.loads(render_json(trace))["summary"]["messages"]
+
+
+def test_an_order_and_its_completion_report_show_what_they_said_in_every_format(
+    tmp_path: Path,
+) -> None:
+    order = _event("msg.send", "commander:1", "commander", "bot-1", 1, "01")
+    heard = _event("msg.recv", "commander:1", "commander", "bot-1", 1, "02")
+    done = {
+        **_event("msg.send", "bot-1:1", "bot-1", "commander", 2, "03"),
+        "reply_to": "commander:1",
+    }
+    done["msg_type"] = "CompletionReport"
+    received = {
+        "event": "order.received",
+        "agent": "bot-1",
+        "order": "commander:1",
+        "task": "lead",
+        "args": [["bot-1", "bot-2"], 0],
+        "tick": 1,
+    }
+    finished = {"event": "order.finished", "agent": "bot-1", "order": "commander:1",
+                "task": "lead", "success": False, "reason": "decimated", "tick": 2}  # fmt: skip
+    _write(tmp_path / "commander.10.jsonl", [order])
+    _write(tmp_path / "bot-1.11.jsonl", [heard, received, done, finished])
+    trace = load_trace(tmp_path)
+    text = render_text(trace)
+    assert "commander -> bot-1  Order (lead [bot-1 bot-2] 0)" in text
+    assert "bot-1 -> commander  CompletionReport (lead failed: decimated)" in text
+    assert "Order lead [bot-1 bot-2] 0" in render_mermaid(trace)
+    events = json.loads(render_json(trace))["events"]
+    assert ["lead [bot-1 bot-2] 0", "lead failed: decimated"] == [e["about"] for e in events]

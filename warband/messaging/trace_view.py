@@ -45,6 +45,21 @@ class TraceLog:
     """Ids of every message some process logged receiving (kept whole through filtering)."""
     sent: set[str] = field(default_factory=set)
     """Ids of every message some process logged sending (kept whole through filtering)."""
+    orders: dict[str, str] = field(default_factory=dict)
+    """What each Order said (``capture cp-centre``), by its id, from its receiver's
+    ``order.received`` event."""
+    endings: dict[str, str] = field(default_factory=dict)
+    """How each order ended (``done``, ``failed: why``), by the order's id, from
+    ``order.finished``: what the CompletionReport answering it said."""
+
+    def about(self, event: dict[str, Any]) -> str | None:
+        """What a message said, when the logs know: an Order's task and arguments, a
+        CompletionReport's task and how it ended; None for the others."""
+        if event.get("msg_type") == "Order":
+            return self.orders.get(event["msg_id"])
+        if event.get("msg_type") == "CompletionReport":
+            return self.endings.get(str(event.get("reply_to")))
+        return None
 
     def sends(self) -> list[dict[str, Any]]:
         """The ``msg.send`` events, in flow order."""
@@ -109,10 +124,29 @@ def load_trace(log_dir: Path) -> TraceLog:
                 trace.messages.append(event)
             else:
                 trace.others.append(event)
+                _note_order(trace, event)
     trace.messages.sort(key=_flow_key)
     trace.delivered = {e["msg_id"] for e in trace.messages if e["event"] == "msg.recv"}
     trace.sent = {e["msg_id"] for e in trace.messages if e["event"] == "msg.send"}
     return trace
+
+
+def _note_order(trace: TraceLog, event: dict[str, Any]) -> None:
+    kind, order = event.get("event"), event.get("order")
+    if not isinstance(order, str):
+        return
+    if kind == "order.received":
+        args = " ".join(_arg_text(arg) for arg in event.get("args") or [])
+        trace.orders[order] = f"{event.get('task')} {args}".strip()
+    elif kind == "order.finished":
+        how = "done" if event.get("success") else f"failed: {event.get('reason') or '?'}"
+        trace.endings[order] = f"{event.get('task')} {how}"
+
+
+def _arg_text(arg: object) -> str:
+    if isinstance(arg, list):
+        return "[" + " ".join(_arg_text(item) for item in arg) + "]"
+    return str(arg)
 
 
 def _parse(line: str, where: str) -> dict[str, Any] | None:
@@ -201,6 +235,8 @@ def filter_trace(
         files=list(trace.files),
         delivered=trace.delivered,
         sent=trace.sent,
+        orders=trace.orders,
+        endings=trace.endings,
     )
 
 
@@ -227,9 +263,11 @@ def render_text(trace: TraceLog) -> str:
     for event in trace.flow():
         mark = _MARKS[trace.logged_by(event)]
         conversation = f" [{event['conversation']}]" if event.get("conversation") else ""
+        about = trace.about(event)
+        said = f" ({about})" if about else ""
         lines.append(
             f"tick {event.get('tick', '?'):>4}  {str(event.get('timestamp', ''))[11:23]}  "
-            f"{event['sender']} -> {event['recipient']}  {event['msg_type']}"
+            f"{event['sender']} -> {event['recipient']}  {event['msg_type']}{said}"
             f"{conversation}  {event['msg_id']}{mark}"
         )
     facts = summary(trace)
@@ -269,6 +307,9 @@ def render_mermaid(trace: TraceLog) -> str:
         logged_by = trace.logged_by(event)
         arrow = {"both": "->>", "sender": "-x", "receiver": "-->>"}[logged_by]
         label = event["msg_type"]
+        about = trace.about(event)
+        if about:
+            label += f" {_mermaid_text(about)}"
         if event.get("conversation"):
             label += f" ({event['conversation']})"
         if logged_by == "receiver":
@@ -287,6 +328,7 @@ def render_json(trace: TraceLog) -> str:
             **{key: e.get(key) for key in TRACE_KEYS},
             "delivered": trace.logged_by(e) != "sender",
             "logged_by": trace.logged_by(e),
+            "about": trace.about(e),
         }
         for e in trace.flow()
     ]
@@ -309,6 +351,11 @@ def trace_command(
     )
     renderers = {"text": render_text, "mermaid": render_mermaid, "json": render_json}
     return renderers[fmt](trace)
+
+
+def _mermaid_text(text: str) -> str:
+    # ';' ends a Mermaid statement and '#' starts an entity code: neither may stay in a label.
+    return text.replace(";", ",").replace("#", "")
 
 
 def _mermaid_label(name: str) -> str:
