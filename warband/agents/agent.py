@@ -137,6 +137,7 @@ class Agent(Actor):
         self._refusals: list[_Refusal] = []
         self._acts = role.acts
         self._reporter = role.reporter() if role.reporter is not None else None
+        self._composed: dict[type[Message], Callable[[Any], Any] | None] = {}
         self.components: tuple[Component, ...] = tuple(make() for make in role.components)
         """The per-agent parts of the role, in the role's order (:mod:`~.component`)."""
         for component in self.components:
@@ -240,12 +241,16 @@ class Agent(Actor):
 
     # --- components ----------------------------------------------------------------------------
 
+    def find_component(self, kind: type[C]) -> C | None:
+        """This agent's component of class ``kind`` (the first, if several), or None."""
+        return next((c for c in self.components if isinstance(c, kind)), None)
+
     def component(self, kind: type[C]) -> C:
         """This agent's component of class ``kind`` (the first, if several); raises
         :class:`~warband.exceptions.ConfigurationError` naming the role when it has none."""
-        for component in self.components:
-            if isinstance(component, kind):
-                return component
+        found = self.find_component(kind)
+        if found is not None:
+            return found
         raise ConfigurationError(
             f"agent {self.id!r}: its role {self.role.name!r} has no {kind.__name__} component; "
             "list one in Role(components=[...]) or build the role with the function made for it"
@@ -253,7 +258,13 @@ class Agent(Actor):
 
     def handler_for(self, message_type: type[Message]) -> Callable[[Any], Any] | None:
         """The agent's own handler of ``message_type`` followed by its components' (in the
-        role's order); None when nobody handles it."""
+        role's order); None when nobody handles it. Worked out once per type: the components
+        never change after the agent is made."""
+        if message_type not in self._composed:
+            self._composed[message_type] = self._compose(message_type)
+        return self._composed[message_type]
+
+    def _compose(self, message_type: type[Message]) -> Callable[[Any], Any] | None:
         own = super().handler_for(message_type)
         extra = [
             handler

@@ -546,7 +546,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         waypoint it defends or hides at; None for an order without a fixed place (an attack
         follows its target)."""
         if task == "capture":
-            return points.get(str(arg))
+            return point_waypoint(facts, arg)
         if task in ("goto", "defend", "hide") and game_map.has_waypoint(str(arg)):
             return arg
         return None

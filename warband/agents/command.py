@@ -312,7 +312,7 @@ def command_task(
         )
 
     def run(agent: Agent, task: Task) -> TaskStatus:
-        commanding = next((c for c in agent.components if isinstance(c, Commanding)), None)
+        commanding = agent.find_component(Commanding)
         if commanding is None:
             return agent.fail_task(
                 f"{agent.id} runs command {goal}, but its role {agent.role.name!r} has no "

@@ -580,7 +580,7 @@ class Walking(Component):
 
 def cooperate(agent: Agent, task: Task) -> TaskStatus:
     """The ``Cooperate`` task: the agent's :class:`Conversation` asks for the plan's request."""
-    conversation = next((c for c in agent.components if isinstance(c, Conversation)), None)
+    conversation = agent.find_component(Conversation)
     if conversation is None:
         return agent.fail_task(
             f"{task} needs a Conversation component; the role {agent.role.name!r} of "
