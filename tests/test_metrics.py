@@ -81,7 +81,7 @@ def _events() -> list[dict[str, Any]]:
               ["(!remember rally o9 c)", "(!remember regroup_started o9 3)"],
               branches=["attack: choose where to regroup"]),
         _plan("red-squad-1", 10, "new", ["(!remember attacking o9 cp-centre)"],
-              branches=["attack: everyone regrouped, go"]),
+              branches=["attack: the squad regrouped, go"]),
     ]  # fmt: skip
     for tick in range(1, TICKS + 1):
         events.append({"event": "world.snapshot", "tick": tick, "snapshot": _snapshot(tick)})

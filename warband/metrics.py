@@ -59,7 +59,7 @@ CROWD = 4
 """Team mates on one waypoint (the bot included) that make a crowd."""
 OSCILLATION_TICKS = 30
 """The window of an A-B-A-B-A oscillation."""
-REGROUP_ARRIVAL = "attack: everyone regrouped, go"
+REGROUP_ARRIVAL = "attack: the squad regrouped, go"
 REGROUP_TIMEOUT = "attack: the wait for stragglers is over, go"
 """The squad domain's branches that end a regroup (``squad.htn``)."""
 
@@ -93,6 +93,8 @@ class Match:
     squads: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     """squad -> (team, members), as the commanders last assigned them."""
     squad_history: list[tuple[int, str, list[str]]] = field(default_factory=list)
+    rallies: dict[str, str] = field(default_factory=dict)
+    """squad -> the rally waypoint of its latest regroup (so far, while reading)."""
     regroup_ends: list[tuple[str, int, str, str | None]] = field(default_factory=list)
     """(squad, tick, how, rally waypoint)."""
     captures: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -152,6 +154,10 @@ def load_match(log_dir: Path) -> Match:
         agent, tick = str(event.get("agent")), int(event.get("tick", 0))
         steps = event.get("plan") or []
         match.plans.setdefault(agent, {})[tick] = [str(step) for step in steps]
+        # A squad may decide several times in a tick: its rally is read from every plan.
+        rally = _rally_of(match.plans[agent][tick])
+        if rally is not None:
+            match.rallies[agent] = rally
         decision = event.get("decision")
         if decision in ("new", "replaced"):
             match.new_plans[agent] += 1
@@ -217,11 +223,7 @@ def _regroup_end(match: Match, squad: str, tick: int, event: dict[str, Any]) -> 
     first = (event.get("branches") or [""])[0]
     if first not in (REGROUP_ARRIVAL, REGROUP_TIMEOUT):
         return
-    rally = None
-    for earlier in sorted(match.plans.get(squad, {}), reverse=True):
-        rally = _rally_of(match.plans[squad][earlier])
-        if rally is not None:
-            break
+    rally = match.rallies.get(squad)
     how = "arrival" if first == REGROUP_ARRIVAL else "timeout"
     match.regroup_ends.append((squad, tick, how, rally))
 

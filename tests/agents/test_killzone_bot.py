@@ -508,3 +508,30 @@ def test_a_bot_with_an_order_fights_a_close_enemy_on_the_way_to_the_orders_place
     acts = [(a.verb, a.args) for a in sent if isinstance(a, Act)]
     # Walks towards r2, its order's place, and shoots as it goes (not: stands and fights).
     assert [("move", {"waypoint": "r2"}), ("fire", {"target": "blue-1"})] == acts
+
+
+def _in_a_crowd(me: str) -> list[tuple[str, str]]:
+    """What bot ``me`` of four red bots on m1, fighting blue-1 close by at m3, sends in one
+    tick with no order."""
+    crowd = [f"red-{n}" for n in range(1, 5)]
+    facts = [
+        ("self", me, "red", "assault"), ("state", "alive"), ("at", me, "m1"),
+        ("position", 10.0, 5.0), ("health", 150), ("max_health", 150),
+        ("weapon", "machine_gun"), ("ammo", "machine_gun", 60),
+        ("sees", "blue-1", "m3", 10.0, "blue"),
+        *(("sees", mate, "m1", 0.0, "red") for mate in crowd if mate != me),
+    ]  # fmt: skip
+    bot = Agent(me, bot_role(TEST_MAP), team="red")
+    with Drive(bot) as drive:
+        sent = drive.tick(Percept(recipient=me, facts=[list(f) for f in facts]))
+    return [(a.verb, str(next(iter(a.args.values()), ""))) for a in sent if isinstance(a, Act)]
+
+
+def test_a_crowd_in_close_combat_deals_out_the_attack_positions_and_fires_as_it_spreads() -> None:
+    acts = {me: _in_a_crowd(me) for me in ("red-1", "red-2", "red-3", "red-4")}
+    assert [("fire", "blue-1")] == acts["red-1"]  # the first by id holds the spot
+    moves = {me: [arg for verb, arg in sent if verb == "move"] for me, sent in acts.items()}
+    steps = [moves[me] for me in ("red-2", "red-3", "red-4")]
+    assert all(len(step) == 1 for step in steps), acts  # each of the others steps off m1...
+    assert len({step[0] for step in steps}) >= 2, acts  # ...and not all the same way
+    assert all(("fire", "blue-1") in acts[me] for me in acts)  # and every one fires

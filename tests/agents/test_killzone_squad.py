@@ -220,3 +220,44 @@ def test_a_decimated_squad_tells_its_commander_its_objective_failed() -> None:
     }
     states = _lead(scripts, "capture", "cp-centre", corridors=False, ticks=14)
     assert [["lead", True, ""], ["capture", False, "decimated"]] == states["commander"]["reports"]
+
+
+# --- regroups: each member its place, over by arrival ----------------------------------------
+
+
+def test_members_are_dealt_their_own_places_around_the_rally_point() -> None:
+    regroup_spot = squad_functions(WARZONE)["regroup_spot"]
+    squad = _facts(*_squad_at(*((f"red-{n}", "a3") for n in range(1, 5))))
+    spots = [regroup_spot(squad, "d2", "cp-centre", f"red-{n}") for n in range(1, 5)]
+    assert "d2" == spots[0]  # the first member by id takes the rally waypoint itself
+    assert 4 == len(set(spots)), spots  # nobody shares a waypoint
+    short = len(waypoint_path(WARZONE, "d2", "e3") or ())
+    for spot in spots:  # around the rally point, and on the squad's side of the objective
+        assert len(waypoint_path(WARZONE, "d2", str(spot)) or ()) <= 3  # two links at most
+        assert len(waypoint_path(WARZONE, str(spot), "e3") or ()) >= short
+
+
+def test_a_regroup_ends_when_three_quarters_of_the_living_members_arrived() -> None:
+    most_arrived = squad_functions(WARZONE)["most_arrived"]
+    squad = _squad_at(*((f"red-{n}", "d2") for n in range(1, 5)))
+    arrived = [("member_arrived", f"red-{n}", "o:1") for n in (1, 2)]
+    assert not most_arrived(_facts(*squad, *arrived), "o:1")
+    third = ("member_arrived", "red-3", "o:1")
+    assert most_arrived(_facts(*squad, *arrived, third), "o:1")
+    assert not most_arrived(_facts(*squad, *arrived, third), "o:2")  # another order's regroup
+    # A dead member does not count: two of the three alive is not enough, three of three is.
+    dead = [fact for fact in squad if fact != ("member_alive", "red-4")]
+    assert most_arrived(_facts(*dead, *arrived, third), "o:1")
+
+
+def test_a_squad_tasks_every_member_in_the_tick_it_starts_a_regroup() -> None:
+    scripts = {f"red-{n}": {2: ("alive", "a3")} for n in range(1, 5)}
+    states = _lead(scripts, "capture", "cp-centre", corridors=True, ticks=8)
+    first = {member: min(t for t, _, _ in states[member]["received"]) for member in scripts}
+    assert 1 == len(set(first.values())), first
+    # and each its own place: four goto orders to four waypoints
+    gotos = {
+        member: next(args[0] for _, task, args in states[member]["received"] if task == "goto")
+        for member in scripts
+    }
+    assert 4 == len(set(gotos.values())), gotos

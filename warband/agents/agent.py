@@ -57,8 +57,9 @@ from .role import Role
 C = TypeVar("C", bound=Component)
 M = TypeVar("M", bound=Message)
 
-MAX_TASKS_PER_TICK = 32
-"""Tasks that finish at once run back to back; this many at most in one tick."""
+MAX_TASKS_PER_TICK = 128
+"""Tasks that finish at once run back to back; this many at most in one tick (a squad of
+twelve tasks each member with eight, in one tick)."""
 
 REFUSAL_MEMORY = 10
 """Ticks an agent remembers an act the world refused (its ``act_refused`` facts), counted from
@@ -303,8 +304,11 @@ class Agent(Actor):
                 for act, sent in self._loose_acts.items()
                 if tick - sent[2] <= REFUSAL_MEMORY
             }
+        self._run_daemons(tick)
+
+    def _run_daemons(self, tick: int) -> None:
         for name, daemon in self.role.daemons.items():
-            memory.set_source(f"daemon:{name}", daemon(memory, tick))
+            self.memory.set_source(f"daemon:{name}", daemon(self.memory, tick))
 
     def _should_decide(self, tick: int) -> bool:
         return (
@@ -365,8 +369,10 @@ class Agent(Actor):
                 again = self.role.decide_again_after
                 if again and any(step.name in again for step in steps):
                     # Bookkeeping only (Role.decide_again_after): plan the real work now, with
-                    # the command queue as it is after the plan popped its order.
+                    # the command queue as it is after the plan popped its order, and the
+                    # daemons' facts drawn again from what the plan remembered.
                     self.memory.set_source("orders", self.commands.facts())
+                    self._run_daemons(tick)
                     self._decide(tick)
                     continue
                 return

@@ -16,8 +16,10 @@ gives that domain what it needs from Python:
   distance), ``nearest_open_point`` and ``nearest_open_tsp`` (what a bot on its own, or a
   tactician, goes for), ``recent`` (a tick at most :data:`RECENT_TICKS` ago), and position
   picking (:mod:`warband.world.positions`): ``cover_spot`` (take cover), ``retreat_spot``
-  (fall back) and ``attack_spot`` (default combat); ``spawn_near`` (a dead bot's spawn: the
-  best travel cost to its squad, :func:`~warband.agents.assignment.choose_spawn`);
+  (fall back), ``attack_spot`` (default combat) and ``spread_spot`` (a crowd of team mates
+  deals the attack positions around out among its members, :data:`SPREAD_AT`);
+  ``spawn_near`` (a dead bot's spawn: the best travel cost to its squad,
+  :func:`~warband.agents.assignment.choose_spawn`);
   ``heal_refused`` (the world refused a medic's heal of a mate for good, after it asked).
   Paths and picked positions cross only the links the bot can cross now: the map's rule
   (:meth:`~warband.world.Map.closed_links`) over the bot's ``open`` facts, the rule the world
@@ -39,6 +41,7 @@ gives that domain what it needs from Python:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
@@ -71,6 +74,7 @@ from ..world import (
     FactKind,
     Map,
     PositionWeights,
+    ScoredPosition,
     StrategicGraph,
     build_strategic_graph,
     get_weapon,
@@ -118,6 +122,10 @@ ATTACK = PositionWeights(
     cover=1.0, threat_distance=-0.5, friend_distance=0.3, line_of_fire=2.0, travel=-1.0
 )
 """Position picking for default combat: a spot in reach of the enemy, seeing it, in cover."""
+
+SPREAD_AT = 3
+"""Team mates on one waypoint (the bot included) that spread out when they fight there
+(``spread_spot``): a crowd is one grenade's target and blocks its own lines of fire."""
 
 ATTACK_GAIN = 0.2
 """A bot in default combat moves to the picked position only when it scores this much more
@@ -462,38 +470,64 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
                 best = (len(path), spawn)
         return best[1] if best is not None and best[1] != origin else None
 
-    def attack_spot(facts: FactDB, here: Value, enemy_at: Value) -> Value:
-        """Default combat's position picking: a waypoint within reach of the enemy at
-        ``enemy_at`` (the longest range of the bot's weapons with rounds), scored with
-        :data:`ATTACK` against every enemy in sight; None when it is ``here`` or scores less
-        than :data:`ATTACK_GAIN` above it."""
+    def _attack_positions(facts: FactDB, here: str, enemy_at: str) -> list[ScoredPosition]:
+        """Position picking with :data:`ATTACK` within reach of the enemy at ``enemy_at`` (the
+        longest range of the bot's weapons with rounds), against every enemy in sight, best
+        first; never onto an enemy, nor a spot the world just refused a move towards."""
         clips = AMMO.all(facts.facts(AMMO.name))
         reach = max((get_weapon(c.weapon).range for c in clips if c.amount), default=0.0)
         team = _my_team(facts)
         threats = _seen(facts, team, enemies=True)
         if reach <= 0.0 or not threats:
-            return None
+            return []
         ranked = pick_positions(
             game_map,
-            origin=str(here),
+            origin=here,
             behaviour=ATTACK,
             threats=threats,
             friends=_seen(facts, team, enemies=False),
-            centre=str(enemy_at),
+            centre=enemy_at,
             radius=reach,
             allowed=_corridor(facts),
             blocked_links=closed(facts),
         )
-        # Not onto the enemy, nor to a spot the world just refused a move towards.
         shunned = {s.waypoint for s in SEES.all(facts.facts("sees")) if s.team != team}
         shunned |= refused_spots(facts)
-        ranked = [c for c in ranked if c.waypoint not in shunned]
+        return [c for c in ranked if c.waypoint not in shunned]
+
+    def attack_spot(facts: FactDB, here: Value, enemy_at: Value) -> Value:
+        """Default combat's position picking (:func:`_attack_positions`); None when the best is
+        ``here`` or scores less than :data:`ATTACK_GAIN` above it."""
+        ranked = _attack_positions(facts, str(here), str(enemy_at))
         if not ranked or ranked[0].waypoint == here:
             return None
         stay = next((c.score for c in ranked if c.waypoint == here), None)
         if stay is not None and ranked[0].score < stay + ATTACK_GAIN:
             return None  # not worth the walk: no hopping between spots that score alike
         return ranked[0].waypoint
+
+    def spread_spot(facts: FactDB, here: Value, enemy_at: Value) -> Value:
+        """Where a bot in a crowd steps to fight: with :data:`SPREAD_AT` or more team mates on
+        its waypoint (itself included), the first of them by id stays and the k-th takes the
+        k-th best attack position (:func:`_attack_positions`) that holds fewer than two team
+        mates in sight. Every bot of the crowd sees the same crowd and ranks the same spots,
+        so they deal the spots out among them, with no message, instead of all walking to
+        the one best spot. None when the bot is not in a crowd, is its first, or has no
+        spot to go to."""
+        me = SELF.first(facts.facts(SELF.name))
+        if me is None:
+            return None
+        mates = [s for s in SEES.all(facts.facts(SEES.name)) if s.team == me.team]
+        crowd = sorted({s.id for s in mates if s.waypoint == here} | {me.id})
+        if len(crowd) < SPREAD_AT or crowd[0] == me.id:
+            return None
+        held = Counter(s.waypoint for s in mates)
+        spots = [
+            c.waypoint
+            for c in _attack_positions(facts, str(here), str(enemy_at))
+            if c.waypoint != here and held[c.waypoint] < 2
+        ]
+        return spots[(crowd.index(me.id) - 1) % len(spots)] if spots else None
 
     def nearest_open_tsp(facts: FactDB, team: Value, here: Value) -> Value:
         """The TSP nearest ``here`` (in waypoints) that ``team`` does not hold."""
@@ -583,6 +617,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     return {
         "attack_spot": attack_spot,
+        "spread_spot": spread_spot,
         "cover_spot": cover_spot,
         "nearest_open_tsp": nearest_open_tsp,
         "recent": recent,
@@ -726,10 +761,11 @@ class BotReports:
         self._reported = set(seen)
 
 
-CORRIDOR_TASKS = frozenset({"!restrict", "!clear_restrictions"})
-"""The bot's bookkeeping tasks for its squad's corridor: a plan that takes the corridor is
-followed by a new decision in the same tick (:attr:`Role.decide_again_after`), so the move it
-restricts starts at once (the sweeps: a tick late cost the hierarchy its margin)."""
+BOOKKEEPING_TASKS = frozenset({"!restrict", "!clear_restrictions", "!clear_order", "!report"})
+"""The bot's bookkeeping tasks (its squad's corridor, an order done, a report up): a plan of
+them is followed by a new decision in the same tick (:attr:`Role.decide_again_after`), so the
+move the corridor restricts, or the next order, starts at once (the sweeps: a corridor taken a
+tick late cost the hierarchy its margin) and a fight holds up no report."""
 
 
 BOT_FACTS: Final = (SQUAD, ALLOWED_WAYPOINT, NEARBY_GROUP)
@@ -771,7 +807,7 @@ def bot_role(
             "!repair": _repair,
         },
         reporter=lambda: BotReports(areas),
-        decide_again_after=CORRIDOR_TASKS,
+        decide_again_after=BOOKKEEPING_TASKS,
         facts=(*BOT_FACTS, *facts),
         **options,  # type: ignore[arg-type]
     )

@@ -61,7 +61,8 @@ class Role:
     and threat reports); None: the agent reports only through its plan's tasks."""
     decide_again_after: frozenset[str] = frozenset()
     """Bookkeeping tasks (a bot's ``!restrict``): a plan with one of them is, once it ends,
-    followed by a new decision in the same tick, with the orders as they are now, so the work it
+    followed by a new decision in the same tick, with the orders as they are now and the daemons
+    run again, so the work it
     prepares (the move the corridor restricts) starts this tick, not the next."""
     components: Sequence[ComponentFactory] = ()
     """Factories of the per-agent parts of the role (:mod:`warband.agents.component`): each

@@ -10,9 +10,12 @@ gives the domain:
   ``now`` (the tick, to time a regroup) and, with corridors, ``came_back`` (a member seen
   downed or dead that reports alive again: it stands somewhere else now, often a spawn);
 - **functions**: ``point_waypoint``; ``rally_point`` (where the squad gathers before it
-  attacks, see below); ``all_arrived`` (every member alive has arrived there) and
-  ``regroup_timed_out`` (:data:`REGROUP_WAIT` ticks went by), two branches so that the logs
-  tell a regroup ended by arrival from one ended by the time-out (``regrouped``: either);
+  attacks, see below); ``regroup_spot`` (each member's own place there: the rally waypoint
+  and its neighbours on the squad's side, dealt out in id order, so the squad stands side by
+  side, not four on one waypoint); ``most_arrived`` (:data:`REGROUP_SHARE` of the members
+  alive have reported their arrival; ``all_arrived``: every one) and ``regroup_timed_out``
+  (:data:`REGROUP_WAIT` ticks went by, the exception), two branches so that the logs tell a
+  regroup ended by arrival from one ended by the time-out (``regrouped``: either);
   ``defend_spot`` (members spread over a marker and the defend markers of its group);
   ``attack_order`` (which objectives the squad attacks together, and the member order they
   become); ``corridor`` (Listing 29.3's area restriction, below);
@@ -84,8 +87,10 @@ SQUAD_DOMAIN = Path(__file__).parent / "domains" / "squad.htn"
 
 REGROUP_HOPS = 2
 """How many links short of an attack objective the squad regroups."""
-REGROUP_WAIT = 12
+REGROUP_WAIT = 20
 """Ticks a squad waits at its rally point for stragglers before it attacks anyway."""
+REGROUP_SHARE = 0.75
+"""The share of the members alive whose arrival ends a regroup (``most_arrived``)."""
 
 ATTACK_ORDERS = {"capture": "capture", "attack": "attack"}
 """Squad orders carried out as a regrouped attack -> the order each member then gets."""
@@ -314,6 +319,39 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         arrived = MEMBER_ARRIVED.all(facts.facts(MEMBER_ARRIVED.name))
         return alive <= {a.member for a in arrived if a.order == order}
 
+    def most_arrived(facts: FactDB, order: Value) -> bool:
+        """At least :data:`REGROUP_SHARE` of the members alive have reported their arrival
+        for ``order`` (the squad goes without a straggler or two, as in the paper's regroup:
+        the rest of the squad waiting for the last member gave the enemy time to come)."""
+        alive = _members(facts, MEMBER_ALIVE)
+        arrived = MEMBER_ARRIVED.all(facts.facts(MEMBER_ARRIVED.name))
+        came = len(alive & {a.member for a in arrived if a.order == order})
+        return bool(alive) and came >= math.ceil(REGROUP_SHARE * len(alive))
+
+    def regroup_spot(facts: FactDB, rally: Value, target: Value, member: Value) -> Value:
+        """The place of ``member`` at the rally point: the rally waypoint and its neighbours
+        no nearer the objective ``target`` than it (the side away from the enemy), the ones
+        with the least enemy influence first, dealt to the members in id order, so a squad
+        regroups side by side instead of four on one waypoint."""
+        here, goal = str(rally), _where(str(target))
+        if not game_map.has_waypoint(here):
+            return None
+        members = sorted(_members(facts))
+        spots = [here]
+        if goal is not None:
+            short = links(here, goal)
+            enemy = _enemy_influence(facts, strategic, game_map)
+            ring = [here]
+            while len(spots) < len(members) and ring:
+                # The next ring of waypoints around the rally point, until there is a place
+                # for every member (a dead end's single neighbour is not enough for four).
+                ring = sorted({n for w in ring for n in game_map.neighbours(w)} - set(spots))
+                around = [w for w in ring if short is None or (links(w, goal) or 0) >= short]
+                spots += sorted(around, key=lambda w: enemy.get(strategic.area_of(w), 0.0))
+                ring = around
+        index = members.index(str(member)) if str(member) in members else 0
+        return spots[index % len(spots)]
+
     def regroup_timed_out(facts: FactDB, order: Value) -> bool:
         """:data:`REGROUP_WAIT` ticks went by since the squad began to regroup for ``order``."""
         now = NOW.first(facts.facts(NOW.name))
@@ -343,6 +381,8 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         "rally_point": rally_point,
         "regrouped": regrouped,
         "all_arrived": all_arrived,
+        "most_arrived": most_arrived,
+        "regroup_spot": regroup_spot,
         "regroup_timed_out": regroup_timed_out,
         "defend_spot": defend_spot,
         "attack_order": attack_order,
@@ -547,6 +587,13 @@ class SquadReports:
                 )
 
 
+SQUAD_BOOKKEEPING = frozenset({"!remember", "!forget", "!end_command_sequence"})
+"""The squad's plans that only take note or task one member are followed by a new decision in
+the same tick (:attr:`Role.decide_again_after`): a squad of four is tasked in one tick, not
+four, and a regroup's wait starts with every member on its way. Not ``!take_members``: the
+members report where they stand once they joined, and their corridors start there."""
+
+
 def squad_role(
     game_map: Map,
     *,
@@ -584,7 +631,7 @@ def squad_role(
         tasks={"!take_members": _take_members},
         reporter=SquadReports,
         facts=(*SQUAD_FACTS, *facts),
-        **options,  # type: ignore[arg-type]
+        **{"decide_again_after": SQUAD_BOOKKEEPING, **options},  # type: ignore[arg-type]
     )
 
 
