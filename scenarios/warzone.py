@@ -32,7 +32,13 @@ from __future__ import annotations
 from functools import cache
 
 from warband import Actor, ConfigurationError, Outcome, Params, RunResult, Scenario
-from warband.agents.factions import CONTROLS, Control, check_map, faction_actors
+from warband.agents.factions import (
+    CONTROLS,
+    Control,
+    check_map,
+    faction_actors,
+    faction_observers,
+)
 from warband.agents.objectives import MapMarkers
 from warband.world import MODES, Map, World, load_map
 
@@ -111,9 +117,14 @@ def make_world(params: Params, seed: int) -> World:
         for team in TEAMS
         for index, bot in enumerate(_bots(team, count))
     }
-    return World.create(
+    world = World.create(
         game_map, seed=seed, mode=str(params["mode"]), roster=roster, time_limit=_time_limit(params)
     )
+    # Each faction's influence map (Killzone 3, 29.5.2), of the enemies its bots see: its
+    # squads route and regroup by it, its commander scores objectives and hides its VIP by it,
+    # its dead bots choose their spawn by it; `warband view` draws it.
+    world.track_influence(enemies="seen")
+    return world
 
 
 def _time_limit(params: Params) -> int:
@@ -127,7 +138,12 @@ def _time_limit(params: Params) -> int:
 
 @scenario.observers
 def commanders(params: Params) -> dict[str, str]:
-    return {f"{team}-commander": team for team in TEAMS if _control(params, team) == "hierarchy"}
+    """Each hierarchy's commander and squads: the world tells them what their team knows."""
+    count = _count(params)
+    observers: dict[str, str] = {}
+    for team in TEAMS:
+        observers.update(faction_observers(team, count, _control(params, team)))
+    return observers
 
 
 @scenario.actors

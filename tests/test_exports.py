@@ -93,6 +93,7 @@ PUBLIC_NAMES: dict[str, set[str]] = {
         "MapMarkers",
         "check_map",
         "faction_actors",
+        "faction_observers",
         "objective_source",
         "WorkingMemory",
         "character_role",

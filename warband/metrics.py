@@ -27,9 +27,9 @@ at one tick) unless it says otherwise:
     Bot-ticks with a living enemy within the range of the bot's weapon and in its line of sight
     (walls only: the view cone is not in the logs) while its plan fires at nobody.
 ``regroups``
-    Squad regroups before an attack, ended ``by_arrival`` (every living member arrived) or
-    ``by_timeout``, and ``three_quarters``: ended with at least 3/4 of the squad's living members
-    within a link of the rally point.
+    Squad regroups before an attack, ended ``by_arrival`` (3/4 of the living members reported
+    their arrival) or ``by_timeout``, and ``three_quarters``: ended with at least 3/4 of the
+    squad's living members within :data:`RALLY_LINKS` links of the rally point.
 ``orders``
     Orders the team's agents received, by how they ended: ``completed``, ``failed``,
     ``overwritten`` (a newer order replaced them), ``withdrawn``, or still ``open`` at the end.
@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from .exceptions import ConfigurationError, WarbandError
-from .world import Map, get_weapon, load_map
+from .world import Map, get_weapon, load_map, waypoint_path
 
 STUCK_TICKS = 20
 """A bot on one waypoint this long is stuck."""
@@ -59,6 +59,9 @@ CROWD = 4
 """Team mates on one waypoint (the bot included) that make a crowd."""
 OSCILLATION_TICKS = 30
 """The window of an A-B-A-B-A oscillation."""
+RALLY_LINKS = 2
+"""How far from the rally point a member counts as regrouped: a squad deals its members
+places on the rally waypoint and the waypoints up to two links around it."""
 REGROUP_ARRIVAL = "attack: the squad regrouped, go"
 REGROUP_TIMEOUT = "attack: the wait for stragglers is over, go"
 """The squad domain's branches that end a regroup (``squad.htn``)."""
@@ -427,6 +430,11 @@ def _oscillations(match: Match, bot: str, ticks: Sequence[int]) -> int:
     return count
 
 
+def _links_within(game_map: Map, a: str, b: str, most: int) -> bool:
+    path = waypoint_path(game_map, a, b) if game_map.has_waypoint(a) else None
+    return path is not None and len(path) - 1 <= most
+
+
 def _regroups(match: Match, team: str) -> dict[str, int]:
     ended = [r for r in match.regroup_ends if match.squads.get(r[0], ("",))[0] == team]
     three_quarters = 0
@@ -439,7 +447,7 @@ def _regroups(match: Match, team: str) -> dict[str, int]:
             m
             for m in living
             if (here := match.snapshots[tick][m].waypoint) is not None
-            and (here == rally or match.game_map.has_link(here, rally))
+            and _links_within(match.game_map, here, rally, RALLY_LINKS)
         ]
         if 4 * len(near) >= 3 * len(living):
             three_quarters += 1

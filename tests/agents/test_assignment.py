@@ -693,3 +693,11 @@ def test_a_respawning_bot_comes_back_at_the_spawn_nearest_its_squad() -> None:
     assert "a4" == choose_spawn(spawns, [], distance, objective="d5")
     assert "a2" == choose_spawn(spawns, [], distance)
     assert None is choose_spawn([], ["b5"], distance)
+
+
+def test_a_respawning_bot_keeps_out_of_a_spawn_under_enemy_influence() -> None:
+    distance = travel_distance(WARZONE)
+    spawns = ["a2", "a3", "a4", "c4"]  # the base spawns and a TSP held
+    assert "c4" == choose_spawn(spawns, ["d5", "d4"], distance)  # the TSP is nearest
+    danger = {"c4": 3.0}  # but the enemy is strong there
+    assert "a4" == choose_spawn(spawns, ["d5", "d4"], distance, danger=danger)

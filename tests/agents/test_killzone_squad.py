@@ -261,3 +261,13 @@ def test_a_squad_tasks_every_member_in_the_tick_it_starts_a_regroup() -> None:
         for member in scripts
     }
     assert 4 == len(set(gotos.values())), gotos
+
+
+def test_the_factions_influence_map_moves_the_rally_point_when_the_world_tells_it() -> None:
+    rally_point = squad_functions(WARZONE)["rally_point"]
+    squad = _squad_at(("red-1", "a3"), ("red-2", "a3"))
+    assert "d2" == rally_point(_facts(*squad), "red", "cp-centre")
+    # No member reported an enemy, but the faction's map has one strong around d2.
+    area = GRAPH.area_of("d2")
+    told = [("influence", w, 0.0, 3.0) for w in sorted(GRAPH.waypoints_in({area}))]
+    assert "d2" != rally_point(_facts(*squad, *told), "red", "cp-centre")

@@ -61,6 +61,7 @@ PUBLIC = sorted(
         "HEALTH",
         "HEARD",
         "HIT",
+        "INFLUENCE",
         "Hearing",
         "ITEM_AT",
         "InfluenceMap",

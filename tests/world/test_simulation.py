@@ -22,6 +22,7 @@ from .simulation_helpers import (
     DUEL,
     TEST_MAP,
     accept,
+    facts_named,
     fire_until_down,
     rejection,
     walk,
@@ -140,6 +141,47 @@ def test_influence_maps_count_agents_and_remember_deaths() -> None:
 
     assert before > 0
     assert world.influence("blue").enemy(blue_home) > world.influence("blue").friendly(blue_home)
+
+
+def _hidden_enemy(enemies: str) -> World:
+    """red-1 on r1 and blue-1 in the store (s, behind its closed door): red cannot see it."""
+    world = world_on_test_map(
+        {
+            "red-1": Member("red", "assault", start="r1"),
+            "blue-1": Member("blue", "assault", start="s"),
+        }
+    )
+    world.track_influence(enemies=enemies)
+    world.step()
+    assert [] == facts_named(world, "red-1", "sees")
+    return world
+
+
+def test_a_faction_map_of_what_it_sees_leaves_out_the_enemy_it_does_not_see() -> None:
+    store = build_strategic_graph(TEST_MAP).area_of("s")
+    assert _hidden_enemy("all").influence("red").enemy(store) > 0  # the world's truth
+    assert 0 == _hidden_enemy("seen").influence("red").enemy(store)  # what red knows
+    assert _hidden_enemy("seen").influence("blue").friendly(store) > 0
+
+
+def test_a_team_is_told_its_influence_map_and_a_dead_member_too() -> None:
+    world = world_on_test_map(DUEL)
+    world.track_influence(enemies="seen")
+    world.step()
+    told = {f[1]: f[2:] for f in world.team_facts("red") if f[0] == "influence"}
+    assert told["r1"][0] > 0  # red's own bot, on r1
+    assert [] == facts_named(world, "red-1", "influence")  # the living are not told
+    fire_until_down(world, "red-1", "blue-1")
+    for _ in range(10):
+        if ("state", "dead") in world.percepts_for("blue-1"):
+            break
+        world.step()
+    assert facts_named(world, "blue-1", "influence")  # the dead choose a spawn by it
+
+
+def test_track_influence_refuses_an_unknown_kind_of_enemy_knowledge() -> None:
+    with pytest.raises(ConfigurationError, match=r"'all'.*'seen'"):
+        world_on_test_map(DUEL).track_influence(enemies="heard")
 
 
 def _next_step(world: World, start: str, goal: str) -> str:

@@ -62,6 +62,7 @@ from .execute import TaskHandler as TaskHandler
 from .execute import check_acts as check_acts
 from .factions import check_map as check_map
 from .factions import faction_actors as faction_actors
+from .factions import faction_observers as faction_observers
 from .memory import Daemon as Daemon
 from .memory import Memory as Memory
 from .objectives import MODE_SOURCES as MODE_SOURCES
@@ -121,6 +122,7 @@ __all__ = [
     "command_task",
     "cooperative_role",
     "faction_actors",
+    "faction_observers",
     "from_wire",
     "ideal_distribution",
     "objective_source",

@@ -86,7 +86,7 @@ from .commander import travel_distance
 from .execute import TaskStatus, check_acts
 from .facts import ACT_REFUSED, Status, declares
 from .memory import Memory
-from .objectives import choose_spawn
+from .objectives import choose_spawn, enemy_influence
 from .role import Role
 
 if TYPE_CHECKING:
@@ -610,10 +610,14 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     def spawn_near(facts: FactDB, places: Value) -> Value:
         """Of the spawns the world offers a dead bot (``spawn_option``), the one with the best
-        travel cost to ``places`` (where its squad's members are, a list; §29.6.1's respawn)."""
+        travel cost to ``places`` (where its squad's members are, a list; §29.6.1's respawn),
+        the enemy influence there counted against it (the faction's map, when the world tells
+        a dead bot its ``influence``)."""
         options = [o.waypoint for o in SPAWN_OPTION.all(facts.facts("spawn_option"))]
         squad = [str(w) for w in places if w] if isinstance(places, tuple) else []
-        return choose_spawn(options, squad, travel) if squad else None
+        if not squad:
+            return None
+        return choose_spawn(options, squad, travel, danger=enemy_influence(facts))
 
     return {
         "attack_spot": attack_spot,

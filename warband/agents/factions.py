@@ -44,6 +44,16 @@ def commander_id(team: str) -> str:
     return f"{team}-commander"
 
 
+def faction_observers(team: str, bots: int, control: Control = "hierarchy") -> dict[str, str]:
+    """The faction's members without a body, for the world's observers (participant -> team):
+    each tick the world tells them what the team knows (capture points, the mode's state, the
+    team's influence map). With the hierarchy, the commander and the squad pool; freelance,
+    none."""
+    if control != "hierarchy":
+        return {}
+    return {name: team for name in (commander_id(team), *squad_ids(team, bots))}
+
+
 def check_map(game_map: Map, mode: str, teams: Sequence[str]) -> None:
     """Raise :class:`~warband.exceptions.ConfigurationError` when ``game_map`` cannot host a
     match of ``mode`` between ``teams``: a team without a ``spawn`` marker, or a marker the mode
@@ -110,5 +120,6 @@ __all__ = [
     "check_map",
     "commander_id",
     "faction_actors",
+    "faction_observers",
     "squad_ids",
 ]

@@ -32,6 +32,7 @@ from ..planning import FactDB
 from ..world import (
     CAPTURED,
     CARRIER,
+    INFLUENCE,
     OBJECT_AT,
     OBJECTIVE,
     ROLE,
@@ -47,6 +48,10 @@ from .commander import DirectOrders, ObjectiveSource, travel_distance
 
 if TYPE_CHECKING:
     from .agent import Agent
+
+DANGER_WEIGHT = 10.0
+"""Travel units a unit of enemy influence costs at a VIP's hiding spot or a
+respawn (against the travel to it)."""
 
 # --- objectives per game mode ---------------------------------------------------------------
 
@@ -452,21 +457,27 @@ def choose_spawn(
     distance: Distance,
     *,
     objective: str | None = None,
+    danger: Mapping[str, float] | None = None,
+    danger_weight: float = DANGER_WEIGHT,
 ) -> str | None:
     """Where a respawning bot should come back (§29.6.1): of the spawn waypoints ``options``
-    (a team's base spawns, or the TSPs it holds), the one with the best travel cost to its
+    (a team's base spawns and the TSPs it holds), the one with the best travel cost to its
     squad, the mean ``distance`` to the waypoints of ``squad`` (its members' places); to the
-    squad's ``objective`` waypoint while no member is located; None without ``options``. Ties
-    go to the smaller waypoint id; a spawn from which the squad cannot be reached comes last.
+    squad's ``objective`` waypoint while no member is located; None without ``options``. A
+    spawn's ``danger`` (waypoint -> e.g. enemy influence) costs ``danger_weight`` travel units
+    per unit, so a bot does not come back into the enemy's fire. Ties go to the smaller
+    waypoint id; a spawn from which the squad cannot be reached comes last.
     """
     if not options:
         return None
     targets = sorted(squad) or ([objective] if objective is not None else [])
     if not targets:
         return min(options)
+    risk = danger or {}
 
     def cost(spawn: str) -> float:
-        return sum(float(distance(spawn, target)) for target in targets) / len(targets)
+        travel = sum(float(distance(spawn, target)) for target in targets) / len(targets)
+        return travel + danger_weight * risk.get(spawn, 0.0)
 
     return min(sorted(options), key=cost)
 
@@ -708,7 +719,14 @@ class _Assassination:
             return []
         hiding = self.markers.hiding
         if role == DEFEND and where is not None:
-            self.spot = choose_hiding_spot(hiding, where, self.markers.distance, current=self.spot)
+            self.spot = choose_hiding_spot(
+                hiding,
+                where,
+                self.markers.distance,
+                current=self.spot,
+                danger=enemy_influence(facts),
+                danger_weight=DANGER_WEIGHT,
+            )
         return objectives_for_assassination(
             self.team,
             role=role,
@@ -767,3 +785,13 @@ def objective_source(
     if not isinstance(markers, MapMarkers):
         markers = MapMarkers(markers)
     return make(markers, team)
+
+
+def enemy_influence(facts: FactDB) -> dict[str, float]:
+    """Enemy influence per waypoint, from the faction's influence map the world tells (the
+    ``influence`` facts; empty without them)."""
+    return {
+        str(fact.waypoint): float(fact.enemy)
+        for fact in INFLUENCE.all(facts.facts(INFLUENCE.name))
+        if fact.enemy
+    }

@@ -65,6 +65,7 @@ from ..planning import FactDB, Task, load_domain_file
 from ..planning.htn.domain import HtnFunction
 from ..values import Fact, Value
 from ..world import (
+    INFLUENCE,
     FactKind,
     InfluenceMap,
     Map,
@@ -406,8 +407,17 @@ def _lane(facts: FactDB) -> int:
 
 
 def _enemy_influence(facts: FactDB, graph: StrategicGraph, game_map: Map) -> dict[int, float]:
-    """Enemy influence per area from the squad's members: the enemies they reported in the last
-    :data:`THREAT_MEMORY` ticks against the members alive where they last stood."""
+    """Enemy influence per area: the faction's map when the world keeps one and tells the squad
+    (``influence`` facts, :meth:`~warband.world.World.track_influence`), else the squad's own
+    from its members: the enemies they reported in the last :data:`THREAT_MEMORY` ticks
+    against the members alive where they last stood."""
+    known = INFLUENCE.all(facts.facts(INFLUENCE.name))
+    if known:
+        return {
+            graph.area_of(fact.waypoint): float(fact.enemy)
+            for fact in known
+            if game_map.has_waypoint(fact.waypoint) and fact.enemy
+        }
     now = NOW.first(facts.facts(NOW.name))
     tick = now.tick if now is not None else 0
     enemies = sorted(

@@ -121,6 +121,7 @@ from .vocabulary import HEALED as HEALED
 from .vocabulary import HEALTH as HEALTH
 from .vocabulary import HEARD as HEARD
 from .vocabulary import HIT as HIT
+from .vocabulary import INFLUENCE as INFLUENCE
 from .vocabulary import ITEM_AT as ITEM_AT
 from .vocabulary import KILLED as KILLED
 from .vocabulary import MAX_HEALTH as MAX_HEALTH
@@ -213,6 +214,7 @@ __all__ = [
     "HEALTH",
     "HEARD",
     "HIT",
+    "INFLUENCE",
     "ITEM_AT",
     "KILLED",
     "MARKER_KINDS",

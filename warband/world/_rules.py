@@ -3,6 +3,7 @@ scoring by the game mode, and the influence maps kept for rendering."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from ._bodies import Character
@@ -12,6 +13,7 @@ from .combat import RESPAWN_TICKS
 from .geometry import distance
 from .maps import Marker
 from .modes import ModeView
+from .perception import Sighting
 from .vocabulary import ALIVE, DEAD, DOWNED
 
 CAPTURE_TICKS: Final = 3
@@ -48,17 +50,22 @@ def update_lives(state: WorldState, events: Events) -> None:
 
 
 def spawn_options(state: WorldState, team: str) -> list[str]:
-    """Waypoints a member of ``team`` may respawn at: TSPs the team holds, else its base
-    spawns (a held TSP is nearer the fight, which is why tacticians capture them)."""
-    tsps = [m.waypoint for m in state.map.markers_of("tsp") if state.owners[m.id] == team]
-    return tsps or [m.waypoint for m in state.map.spawns(team)]
+    """Waypoints a member of ``team`` may respawn at: the TSPs the team holds, then its base
+    spawns (a dead bot chooses among them all, e.g. by travel cost and danger)."""
+    return [*_held_tsps(state, team), *(m.waypoint for m in state.map.spawns(team))]
+
+
+def _held_tsps(state: WorldState, team: str) -> list[str]:
+    return [m.waypoint for m in state.map.markers_of("tsp") if state.owners[m.id] == team]
 
 
 def _respawn(state: WorldState, agent: Character, events: Events) -> None:
     options = spawn_options(state, agent.team) or [agent.waypoint]
     chosen = agent.spawn_choice
-    # The agent's choice (the verb respawn), if its team still holds it; else the world picks.
-    waypoint = chosen if chosen in options else state.rng.choice(options)
+    # The agent's choice (the verb respawn), if its team still holds it; else the world picks,
+    # a held TSP first (nearer the fight, which is why tacticians take them).
+    default = _held_tsps(state, agent.team) or options
+    waypoint = chosen if chosen in options else state.rng.choice(default)
     fresh = Character(agent.id, agent.team, agent.cls, waypoint, state.map.position(waypoint))
     fresh.kills, fresh.deaths = agent.kills, agent.deaths
     state.agents[agent.id] = fresh
@@ -99,6 +106,20 @@ def _contested(state: WorldState, marker: Marker, team: str) -> bool:
     )
 
 
+def _seen_by(state: WorldState, team: str, seen: Mapping[str, Sequence[Sighting]]) -> set[str]:
+    """Everything some living member of ``team`` sees this tick."""
+    return {
+        sighting.id
+        for agent_id, sightings in seen.items()
+        if state.agents[agent_id].team == team
+        for sighting in sightings
+    }
+
+
+def _known(body: str, known: set[str] | None) -> bool:
+    return known is None or body in known
+
+
 def score(state: WorldState, events: Events) -> None:
     """The game mode scores the step's public events and the end of the tick; its own events
     (``game_over``) join the public ones."""
@@ -114,9 +135,12 @@ def score(state: WorldState, events: Events) -> None:
     events.public.extend(state.mode.on_tick(view))
 
 
-def update_influence(state: WorldState, events: Events) -> None:
-    """Each team's influence map from the true positions and the step's deaths (when the
-    world tracks influence)."""
+def update_influence(
+    state: WorldState, events: Events, seen: Mapping[str, Sequence[Sighting]] | None = None
+) -> None:
+    """Each team's influence map from its members and turrets, the enemies (all of them, or
+    with ``seen``, the sightings of this tick, those the team's members see) and the step's
+    deaths (when the world tracks influence)."""
     if not state.influence:
         return
     deaths: dict[str, list[str]] = {team: [] for team in state.map.teams}
@@ -127,11 +151,16 @@ def update_influence(state: WorldState, events: Events) -> None:
     living = [a for _, a in sorted(state.agents.items()) if a.life == ALIVE]
     turrets = [t for _, t in sorted(state.turrets.items())]
     for team, influence in sorted(state.influence.items()):
+        known = _seen_by(state, team, seen) if seen is not None else None
         influence.update(
             friendly=[a.waypoint for a in living if a.team == team],
-            enemy=[a.waypoint for a in living if a.team != team],
+            enemy=[a.waypoint for a in living if a.team != team and _known(a.id, known)],
             friendly_turrets=[t.waypoint for t in turrets if t.team == team],
-            enemy_turrets=[t.waypoint for t in turrets if t.team != team],
+            enemy_turrets=[
+                t.waypoint
+                for t_id, t in sorted(state.turrets.items())
+                if t.team != team and _known(t_id, known)
+            ],
             friendly_deaths=deaths.get(team, []),
             enemy_deaths=[w for t, ws in sorted(deaths.items()) if t != team for w in ws],
         )

@@ -59,6 +59,24 @@ def _senses(state: WorldState) -> tuple[dict[str, list[Sighting]], dict[str, lis
     return seen, heard
 
 
+def sightings(state: WorldState) -> dict[str, list[Sighting]]:
+    """What every living agent sees this tick (agent id -> sightings)."""
+    return _senses(state)[0]
+
+
+def influence_facts(state: WorldState, team: str) -> Iterable[Fact]:
+    """``(influence waypoint friendly enemy)`` for every waypoint of an area where ``team``'s
+    influence map (when the world tracks one) has either side at 0.01 or more, rounded."""
+    influence, graph = state.influence.get(team), state.graph
+    if influence is None or graph is None:
+        return
+    for waypoint in sorted(w.id for w in state.map.waypoints):
+        area = graph.area_of(waypoint)
+        friendly, enemy = rounded(influence.friendly(area)), rounded(influence.enemy(area))
+        if friendly or enemy:
+            yield ("influence", waypoint, friendly, enemy)
+
+
 def percepts(state: WorldState, agent: Character) -> list[Fact]:
     """The facts ``agent``'s sensors allow now, in the order the vocabulary lists them."""
     facts: list[Fact] = [
@@ -72,6 +90,8 @@ def percepts(state: WorldState, agent: Character) -> list[Fact]:
         facts.extend(_sight_facts(state, seen.get(agent.id, [])))
         facts.extend(heard.get(agent.id, []))
     facts.extend(common_facts(state, agent.team))
+    if agent.life == DEAD:
+        facts.extend(influence_facts(state, agent.team))  # to choose where to spawn
     return facts
 
 

@@ -98,6 +98,8 @@ class WorldState:
         self.last = TickReport(0)
         self.corridors: dict[str, list[str]] = {}
         self.influence: dict[str, InfluenceMap] = {}
+        self.influence_from_sight = False
+        """A team's influence map counts the enemies its members see (else every enemy)."""
         self.graph: StrategicGraph | None = None
 
     def position_of(self, entity: str) -> tuple[float, float]:

@@ -160,16 +160,30 @@ class World:
             )
 
     def track_influence(
-        self, graph: StrategicGraph | None = None, settings: InfluenceSettings | None = None
+        self,
+        graph: StrategicGraph | None = None,
+        settings: InfluenceSettings | None = None,
+        *,
+        enemies: str = "all",
     ) -> None:
-        """Keep one influence map per team up to date (every step, from the true positions of
-        living agents and turrets and the tick's deaths) and put it in snapshots.
+        """Keep one influence map per team up to date (every step, from the positions of its
+        living members and turrets, of the enemies, and the tick's deaths) and put it in
+        snapshots, and in what the team knows (:meth:`team_facts`, a dead member's percept):
+        one ``influence`` fact per waypoint of an area where either side has some.
 
-        ``graph`` defaults to :func:`~warband.world.strategic.build_strategic_graph` of the
-        map. The maps are the world's truth, for rendering and logs; a faction's squads may
-        keep their own from what they perceive.
+        ``enemies="all"`` counts every enemy where it truly is (the world's truth, for
+        rendering and logs); ``enemies="seen"`` only those some living member of the team sees
+        that tick, so the map is the faction's knowledge, which fades (the map's persistence)
+        once the enemy is out of sight. ``graph`` defaults to
+        :func:`~warband.world.strategic.build_strategic_graph` of the map.
         """
+        if enemies not in ("all", "seen"):
+            raise ConfigurationError(
+                f"track_influence(enemies={enemies!r}): say 'all' (every enemy) or 'seen' "
+                "(those the team's members see)"
+            )
         state = self._state
+        state.influence_from_sight = enemies == "seen"
         state.graph = graph if graph is not None else build_strategic_graph(state.map)
         state.influence = {
             team: InfluenceMap(state.graph, team, settings) for team in state.map.teams
@@ -298,14 +312,17 @@ class World:
         _objectives.update(state, events)
         _rules.update_captures(state, events)
         _rules.score(state, events)
-        _rules.update_influence(state, events)
+        # Senses are worked out anew from the tick's end state (nothing above may have cached
+        # a mid-step view), once: the influence map and the percepts share them.
+        state.senses_cache = None
+        seen = _senses.sightings(state) if state.influence_from_sight else None
+        _rules.update_influence(state, events, seen)
         state.actions.clear()
         state.last = TickReport(
             state.tick,
             tuple(events.public),
             {k: tuple(v) for k, v in sorted(events.private.items())},
         )
-        state.senses_cache = None
         return state.last
 
     def events_for(self, agent_id: str, report: TickReport | None = None) -> list[Fact]:
@@ -336,14 +353,19 @@ class World:
 
     def team_facts(self, team: str) -> list[Fact]:
         """What every member of ``team`` knows wherever it stands (the tick, capture points,
-        objects, score, time left, the mode's state): what a commander, which has no body in
-        the world, perceives. Raises UnknownIdError for a team the map does not have."""
+        objects, score, time left, the mode's state, the team's influence map when the world
+        tracks one): what a commander, which has no body in the world, perceives. Raises
+        UnknownIdError for a team the map does not have."""
         if team not in self.map.teams:
             raise UnknownIdError(
                 f"unknown team {team!r} on map {self.map.name!r}; its teams: "
                 + ", ".join(self.map.teams)
             )
-        return [("tick", self._state.tick), *_senses.common_facts(self._state, team)]
+        return [
+            ("tick", self._state.tick),
+            *_senses.common_facts(self._state, team),
+            *_senses.influence_facts(self._state, team),
+        ]
 
     # --- snapshot -----------------------------------------------------------------------------
 

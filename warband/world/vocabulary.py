@@ -502,6 +502,12 @@ class OwnTurret(NamedTuple):
     health: int
 
 
+class Influence(NamedTuple):
+    waypoint: str
+    friendly: float
+    enemy: float
+
+
 class Score(NamedTuple):
     team: str
     points: int
@@ -681,6 +687,11 @@ OPEN: Final = FactKind("open", Switch, "whether a door or bars is open, or a lev
 PRESSED: Final = FactKind("pressed", Switch, "whether someone stands on a plate")
 ITEM_AT: Final = FactKind("item_at", ItemAt, "an item lying at a waypoint")
 TURRET: Final = FactKind("turret", OwnTurret, "a turret of the agent's own team")
+INFLUENCE: Final = FactKind(
+    "influence",
+    Influence,
+    "the team's influence map at a waypoint (World.track_influence): friends', enemies'",
+)
 SCORE: Final = FactKind("score", Score, "a team's points (with a game mode)")
 TIME_LEFT: Final = FactKind("time_left", Ticks, "ticks until the time limit (with a game mode)")
 # The game mode's state (common knowledge, with a game mode).
@@ -736,7 +747,7 @@ FACTS: Final[Mapping[str, FactKind[Any]]] = _by_name(
     TICK, SELF, STATE, AT, MOVING, POSITION, HEALTH, MAX_HEALTH, WEAPON, AMMO, SPARE_AMMO,
     RELOADING, CROUCHED, CLOAKED, DISGUISED, BOOSTED, CARRYING, BLEEDING_OUT, RESPAWN_IN,
     SPAWN_OPTION, SEES, SEES_DOWNED, SEES_TURRET, HEARD,
-    CAPTURED, OPEN, PRESSED, ITEM_AT, TURRET, SCORE, TIME_LEFT,
+    CAPTURED, OPEN, PRESSED, ITEM_AT, TURRET, INFLUENCE, SCORE, TIME_LEFT,
     GAME_MODE, OBJECTIVE, ROLE, OBJECT_AT, CARRIER, VIP, VIP_AT, TARGET_STATE, FUSE,
 )  # fmt: skip
 """Every fact name a percept may hold, with its fields."""
