@@ -46,10 +46,16 @@ def _snapshot(tick: int) -> dict[str, Any]:
         "blue-1": _body("blue", "c"),
     }
     events = [["captured", "cp-centre", "red"]] if tick == 5 else []
+    # red's turret on m1 is hit at tick 12; blue's on b1 never is.
+    turrets = {
+        "turret-red-1": {"team": "red", "waypoint": "m1", "health": 120 if tick < 12 else 90},
+        "turret-blue-1": {"team": "blue", "waypoint": "b1", "health": 120},
+    }
     return {
         "tick": tick,
         "map_source": "test",
         "agents": agents,
+        "turrets": turrets,
         "events": events,
     }
 
@@ -82,6 +88,8 @@ def _events() -> list[dict[str, Any]]:
               branches=["attack: choose where to regroup"]),
         _plan("red-squad-1", 10, "new", ["(!remember attacking o9 cp-centre)"],
               branches=["attack: the squad regrouped, go"]),
+        _plan("red-6", 7, "new", ["(!go m4 b2)", "(!fire blue-1)"],
+              branches=["default combat", "fire on the way to a position picked for the attack"]),
     ]  # fmt: skip
     for tick in range(1, TICKS + 1):
         events.append({"event": "world.snapshot", "tick": tick, "snapshot": _snapshot(tick)})
@@ -106,7 +114,8 @@ def test_every_measure_counts_what_the_hand_written_match_holds(match_logs: Path
     assert 6 * TICKS == red["alive_bot_ticks"]
     assert TICKS == red["order_starved"]  # red-1 fires at m1, its order's place is b2
     assert 4 * TICKS + 2 == red["crowded"]  # red-2..5 at c; red-6 too at ticks 2 and 4
-    assert 4 * TICKS + TICKS == red["enemies_ignored"]  # red-2..6 see blue-1, fire at nobody
+    # red-2..6 see blue-1 and fire at nobody, but for red-6 at tick 7
+    assert 4 * TICKS + TICKS - 1 == red["enemies_ignored"]
     assert {
         "episodes": 1,
         "longest": TICKS,
@@ -114,20 +123,24 @@ def test_every_measure_counts_what_the_hand_written_match_holds(match_logs: Path
         "stuck_firing_full_health": 1,
     } == red["stuck"]
     assert 1 == red["oscillations"]
-    assert round(100 * 1 / (6 * TICKS), 2) == red["plan_churn"]
+    assert round(100 * 2 / (6 * TICKS), 2) == red["plan_churn"]  # red-1's and red-6's
     regroups = {"ended": 1, "by_arrival": 1, "by_timeout": 0, "three_quarters": 1}
     assert regroups == red["regroups"]
     expected_orders = {"completed": 1, "failed": 0, "overwritten": 1, "withdrawn": 1, "open": 1}
     assert expected_orders == red["orders"]
     assert {"cp-centre": 5} == red["first_capture"]
+    assert 1 == red["attack_positions"]  # red-6's walk to a picked spot
+    assert {"placed": 1, "damaged": 1} == red["turrets"]
     blue = measure(load_match(match_logs))["teams"]["blue"]
+    assert {"placed": 1, "damaged": 0} == blue["turrets"]
     assert {"(no plan)": 1} == blue["stuck"]["by_doing"]
 
 
 def test_the_text_form_names_every_measure_with_its_share(match_logs: Path) -> None:
     text = metrics_command([match_logs])
     for words in ("order-starved", "crowded", "enemies ignored", "stuck", "oscillations",
-                  "plan churn", "regroups", "orders", "first held"):  # fmt: skip
+                  "plan churn", "regroups", "orders", "first held", "attack positions",
+                  "turrets"):  # fmt: skip
         assert words in text
     assert f"order-starved   {TICKS:6d}  ({100 * TICKS / (6 * TICKS):.1f}%)" in text
 

@@ -35,6 +35,12 @@ at one tick) unless it says otherwise:
     ``overwritten`` (a newer order replaced them), ``withdrawn``, or still ``open`` at the end.
 ``first_capture``
     The tick the team first held each capture point or TSP (Capture and Hold, Body Count...).
+``attack_positions``
+    New plans that walk to a position picked for the attack (position picking, §29.4; the
+    branches in :data:`ATTACK_POSITION_BRANCHES`).
+``turrets``
+    The team's turrets ``placed`` and ``damaged`` (their health fell below what they were
+    placed with, or they were destroyed): how often the enemy attacked them.
 
 Counts come with their share of the alive bot-ticks (``*_share``), so matches of different
 lengths compare. The JSON form (``--json``) has one object per match with the same keys.
@@ -64,6 +70,14 @@ RALLY_LINKS = 2
 places on the rally waypoint and the waypoints up to two links around it."""
 REGROUP_ARRIVAL = "attack: the squad regrouped, go"
 REGROUP_TIMEOUT = "attack: the wait for stragglers is over, go"
+ATTACK_POSITION_BRANCHES = frozenset(
+    {
+        "move to a position picked for the attack",
+        "fire on the way to a position picked for the attack",
+        "close combat in a crowd: spread out, firing",
+    }
+)
+"""The bot domain's branches that walk to a position picked for the attack (``bot.htn``)."""
 """The squad domain's branches that end a regroup (``squad.htn``)."""
 
 
@@ -102,6 +116,13 @@ class Match:
     """(squad, tick, how, rally waypoint)."""
     captures: dict[str, dict[str, int]] = field(default_factory=dict)
     """team -> point -> the tick it first held it."""
+    turrets: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    """turret -> (team, damaged: its health fell below what it was placed with, or the world
+    destroyed it)."""
+    turret_health: dict[str, Any] = field(default_factory=dict)
+    """turret -> its health when first seen (placed)."""
+    attack_positions: Counter[str] = field(default_factory=Counter)
+    """bot -> new plans that walk to a position picked for the attack."""
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -171,6 +192,8 @@ def load_match(log_dir: Path) -> Match:
         match.branches.setdefault(agent, {})[tick] = last_branches.get(agent, [])
         if decision in ("new", "replaced") and event.get("branches"):
             _regroup_end(match, agent, tick, event)
+            if ATTACK_POSITION_BRANCHES & set(event["branches"]):
+                match.attack_positions[agent] += 1
     return match
 
 
@@ -199,6 +222,20 @@ def _read_snapshot(match: Match, event: dict[str, Any]) -> None:
     for fact in snapshot.get("events") or []:
         if isinstance(fact, list) and len(fact) == 3 and fact[0] == "captured":
             match.captures.setdefault(str(fact[2]), {}).setdefault(str(fact[1]), tick)
+        if isinstance(fact, list) and len(fact) >= 2 and fact[0] == "destroyed":
+            turret = match.turrets.get(str(fact[1]))
+            if turret is not None:
+                match.turrets[str(fact[1])] = (turret[0], True)
+    for turret_id, turret in (snapshot.get("turrets") or {}).items():
+        _read_turret(match, str(turret_id), turret)
+
+
+def _read_turret(match: Match, turret_id: str, turret: Mapping[str, Any]) -> None:
+    health = turret.get("health")
+    placed = match.turret_health.setdefault(turret_id, health)
+    team, damaged = match.turrets.get(turret_id, (str(turret.get("team", "")), False))
+    hurt = isinstance(health, int | float) and isinstance(placed, int | float) and health < placed
+    match.turrets[turret_id] = (team, damaged or hurt)
 
 
 def _end_order(match: Match, event: dict[str, Any]) -> None:
@@ -275,6 +312,9 @@ def _team(match: Match, team: str) -> dict[str, Any]:
     result["regroups"] = _regroups(match, team)
     result["orders"] = _orders(match, team)
     result["first_capture"] = dict(sorted(match.captures.get(team, {}).items()))
+    result["attack_positions"] = sum(match.attack_positions[bot] for bot in bots)
+    own = [damaged for own_team, damaged in match.turrets.values() if own_team == team]
+    result["turrets"] = {"placed": len(own), "damaged": sum(own)}
     return result
 
 
@@ -523,6 +563,10 @@ def format_metrics(result: Mapping[str, Any]) -> str:
             f"arrival, {regroups['by_timeout']} by time-out, {regroups['three_quarters']} with "
             "3/4 of the living members at the rally",
             "    orders          " + ", ".join(f"{how} {n}" for how, n in orders.items()),
+            f"    attack positions {m['attack_positions']:5d}  walks to a position picked for "
+            "the attack",
+            f"    turrets         {m['turrets']['placed']:6d}  placed, "
+            f"{m['turrets']['damaged']} damaged by the enemy",
         ]
         if m["first_capture"]:
             held = ", ".join(f"{p} at {t}" for p, t in m["first_capture"].items())

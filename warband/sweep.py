@@ -603,6 +603,9 @@ METRICS_IN_TABLE = (
     "regroups.ended",
     "regroups.by_arrival",
     "regroups.three_quarters",
+    "attack_positions",
+    "turrets.placed",
+    "turrets.damaged",
 )
 """The measures the table shows per team (the JSON has them all)."""
 
