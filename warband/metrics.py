@@ -14,8 +14,9 @@ at one tick) unless it says otherwise:
     of its plans, e.g. ``close combat``); ``stuck_firing_full_health`` counts those
     spent firing at every tick of it at full health.
 ``order_starved``
-    Bot-ticks spent fighting (the plan fires) away from the place of the order at the head of
-    the bot's command queue (its waypoint, or its marker's waypoint).
+    Bot-ticks spent fighting in place (the plan fires, the bot is not walking) away from the
+    place of the order at the head of the bot's command queue (its waypoint, or its marker's
+    waypoint). A bot that fires as it walks is carrying its order out.
 ``crowded``
     Bot-ticks on a waypoint with :data:`CROWD` or more team mates alive on it, the bot included.
 ``oscillations``
@@ -376,7 +377,9 @@ def _order_starved(match: Match, bots: Sequence[str], ticks: Sequence[int]) -> i
         orders = match.orders.get(bot, [])
         for tick in ticks:
             body = match.snapshots[tick].get(bot)
-            if body is None or not body.alive or not _fires(_plan_at(match, bot, tick)):
+            if body is None or not body.alive or body.moving:
+                continue  # firing as it walks is the order obeyed, not starved
+            if not _fires(_plan_at(match, bot, tick)):
                 continue
             place = _order_place(match, orders, tick)
             if place is not None and body.waypoint != place:
