@@ -16,7 +16,10 @@ Parameters: ``bots`` per faction (1..12), ``mode`` (``capture_and_hold``, ``body
 ``search_and_retrieve``, ``assassination``, ``search_and_destroy``; red attacks in the last two),
 ``red`` and ``blue`` (``hierarchy`` or ``freelance``), ``time_limit`` (the mode's, in ticks),
 ``corridors`` (``on``, the default: squads keep their members to the squad's route, Listing
-29.3; ``off``: the same orders, unrestricted; see :mod:`warband.agents.squad`), ``map`` (a
+29.3; ``off``: the same orders, unrestricted; see :mod:`warband.agents.squad`), ``influence``
+(``on``, the default: the world keeps each faction's influence map of the enemies its bots see,
+and tells its commander, squads and dead bots; ``off``: none, squads weigh their members'
+threat reports), ``map`` (a
 bundled map name or a path to a TOML map file; one without a marker the mode needs is refused
 before the match, naming the marker and the mode).
 The factions are :func:`warband.agents.factions.faction_actors`; each mode's commander objectives
@@ -52,6 +55,7 @@ scenario = Scenario(
         "blue": "hierarchy",
         "time_limit": 400,
         "corridors": "on",
+        "influence": "on",
         "map": "warzone",
     },
     description="Two factions on Warzone: Killzone 3's hierarchy (or freelance bots) per side.",
@@ -95,6 +99,16 @@ def _control(params: Params, team: str) -> Control:
     return control
 
 
+def _influence(params: Params) -> bool:
+    value = str(params["influence"])
+    if value not in ("on", "off"):
+        raise ConfigurationError(
+            f"--param influence={value}: the world keeps each faction's influence map or not: "
+            "say on or off"
+        )
+    return value == "on"
+
+
 def _corridors(params: Params) -> bool:
     value = str(params["corridors"])
     if value not in ("on", "off"):
@@ -123,7 +137,9 @@ def make_world(params: Params, seed: int) -> World:
     # Each faction's influence map (Killzone 3, 29.5.2), of the enemies its bots see: its
     # squads route and regroup by it, its commander scores objectives and hides its VIP by it,
     # its dead bots choose their spawn by it; `warband view` draws it.
-    world.track_influence(enemies="seen")
+    # (--param influence=off: none; squads weigh their members' threat reports instead.)
+    if _influence(params):
+        world.track_influence(enemies="seen")
     return world
 
 

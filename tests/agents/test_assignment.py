@@ -27,7 +27,9 @@ from warband.agents.assignment import (
     objectives_for_tsps,
 )
 from warband.agents.commander import travel_distance
+from warband.agents.objectives import enemy_control
 from warband.exceptions import ConfigurationError, UnknownIdError
+from warband.planning import FactDB
 from warband.world import load_map
 from warband.world.geometry import distance as euclidean
 from warband.world.vocabulary import ATTACK, DEFEND
@@ -701,3 +703,10 @@ def test_a_respawning_bot_keeps_out_of_a_spawn_under_enemy_influence() -> None:
     assert "c4" == choose_spawn(spawns, ["d5", "d4"], distance)  # the TSP is nearest
     danger = {"c4": 3.0}  # but the enemy is strong there
     assert "a4" == choose_spawn(spawns, ["d5", "d4"], distance, danger=danger)
+
+
+def test_a_spawn_is_shunned_only_where_the_enemy_outweighs_the_team() -> None:
+    facts = FactDB()
+    facts.assert_fact("influence", "c4", 1.0, 3.0)  # the enemy holds sway: shun it
+    facts.assert_fact("influence", "c2", 2.5, 2.0)  # a fight the team holds its own in
+    assert {"c4": 2.0} == enemy_control(facts)

@@ -535,3 +535,41 @@ def test_a_crowd_in_close_combat_deals_out_the_attack_positions_and_fires_as_it_
     assert all(len(step) == 1 for step in steps), acts  # each of the others steps off m1...
     assert len({step[0] for step in steps}) >= 2, acts  # ...and not all the same way
     assert all(("fire", "blue-1") in acts[me] for me in acts)  # and every one fires
+
+
+def _percept(me: str, *facts: tuple[Any, ...], events: Any = ()) -> Percept:
+    body = [
+        ("self", me, "red", "assault"), ("state", "alive"), ("at", me, "r1"),
+        ("position", 3.0, 5.0), ("max_health", 150),
+        ("weapon", "machine_gun"), ("ammo", "machine_gun", 60),
+    ]  # fmt: skip
+    return Percept(
+        recipient=me,
+        facts=[list(f) for f in (*body, *facts)],
+        events=[list(e) for e in events],
+    )
+
+
+def test_a_bot_shot_by_an_enemy_it_cannot_see_turns_to_the_gunfire() -> None:
+    bot = Agent("red-1", bot_role(TEST_MAP), team="red")
+    heard = ("heard", "gunfire", "m3")
+    with Drive(bot) as drive:
+        sent = drive.tick(
+            _percept("red-1", ("health", 140), heard, events=[("damaged", "blue-1", 10)])
+        )
+    acts = [(a.verb, a.args) for a in sent if isinstance(a, Act)]
+    assert [("look", {"waypoint": "m3"})] == acts
+
+
+def test_a_hurt_bot_in_cover_stays_there_while_the_enemy_it_lost_sight_of_is_near() -> None:
+    bot = Agent("red-1", bot_role(TEST_MAP), superior="squad-1", team="red")
+    order = Order(recipient="red-1", sender="squad-1", task="goto", args=["m2"])
+    hurt = [("health", 50), ("crouched",)]
+    with Drive(bot) as drive:
+        drive.tick(order, _percept("red-1", *hurt, ("sees", "blue-1", "m1", 7.0, "blue")))
+        # blue-1 stepped behind a corner: the bot does not get up and go back out to its order
+        stays = [drive.tick(_percept("red-1", *hurt)) for _ in range(6)]
+        leaves = drive.tick(_percept("red-1", *hurt))  # ...until it has not seen it for a while
+    getting_up = ("stand", "move")
+    assert not [a for sent in stays for a in sent if isinstance(a, Act) and a.verb in getting_up]
+    assert [a.verb for a in leaves if isinstance(a, Act)] == ["stand"]

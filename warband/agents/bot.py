@@ -56,6 +56,7 @@ from ..world import (
     CAPTURED,
     DAMAGED,
     HEALTH,
+    HEARD,
     MAX_HEALTH,
     OBJECT_AT,
     OBJECTIVE,
@@ -86,7 +87,7 @@ from .commander import travel_distance
 from .execute import TaskStatus, check_acts
 from .facts import ACT_REFUSED, Status, declares
 from .memory import Memory
-from .objectives import choose_spawn, enemy_influence
+from .objectives import choose_spawn, enemy_control
 from .role import Role
 
 if TYPE_CHECKING:
@@ -102,6 +103,10 @@ CLOSE_RANGE = 26.0
 """An enemy nearer than this is fought at once, from where the bot stands, whatever its order
 (``close_threat``): walking on under fire costs a bot its cover. Tuned by sweeps (20 to 32)."""
 
+
+THREAT_MEMORY = 10
+"""How many ticks a bot remembers where it last saw an enemy now out of sight
+(``last_seen``)."""
 
 FIRED_ON_MEMORY = 10
 """How many ticks after a hit a bot still knows it was fired on (``under_fire``); the domain
@@ -160,6 +165,18 @@ class UnderFire(NamedTuple):
     ago: int
 
 
+class SeenAt(NamedTuple):
+    enemy: str
+    waypoint: str
+    tick: int
+
+
+class LastSeen(NamedTuple):
+    enemy: str
+    waypoint: str
+    ago: int
+
+
 class FiredOn(NamedTuple):
     attacker: str
     tick: int
@@ -192,6 +209,10 @@ THREAT: Final = FactKind("threat", Threat, "an enemy in sight (nearest first)")
 NEAREST_THREAT: Final = FactKind("nearest_threat", Threat, "the nearest enemy in sight")
 CLOSE_THREAT: Final = FactKind(
     "close_threat", CloseThreat, "the nearest enemy, when within CLOSE_RANGE"
+)
+SEEN_AT: Final = FactKind("seen_at", SeenAt, "where and when the bot last saw an enemy")
+LAST_SEEN: Final = FactKind(
+    "last_seen", LastSeen, "an enemy out of sight now, seen lately: where, how many ticks ago"
 )
 DOWNED_MATE: Final = FactKind("downed_mate", MateAt, "the nearest downed team mate in sight")
 HEALTH_SHARE: Final = FactKind("health_share", Percent, "health in percent of the maximum")
@@ -229,10 +250,13 @@ def _me(memory: Memory) -> tuple[str, str] | None:
     return (me.id, me.team) if me is not None else None
 
 
-@declares(THREAT, NEAREST_THREAT, CLOSE_THREAT)
+@declares(THREAT, NEAREST_THREAT, CLOSE_THREAT, SEEN_AT, LAST_SEEN)
 def threat_daemon(memory: Memory, tick: int) -> list[Fact]:
     """``(threat enemy waypoint distance)`` for every enemy in sight, enemy turrets included,
-    nearest first, and ``(nearest_threat ...)`` for the nearest."""
+    nearest first, and ``(nearest_threat ...)`` for the nearest; ``(last_seen enemy waypoint
+    ticks_ago)`` for an enemy out of sight now that the bot saw at most
+    :data:`THREAT_MEMORY` ticks ago (it remembers ``(seen_at enemy waypoint tick)``), so that
+    an enemy behind a corner is not an enemy gone."""
     me = _me(memory)
     if me is None:
         return []
@@ -246,7 +270,22 @@ def threat_daemon(memory: Memory, tick: int) -> list[Fact]:
         facts.append(NEAREST_THREAT.fact(nearest.id, nearest.waypoint, nearest.distance))
         if nearest.distance <= CLOSE_RANGE:
             facts.append(CLOSE_THREAT.fact(nearest.id, nearest.distance))
-    return facts
+    return facts + _remember_threats(memory, tick, enemies)
+
+
+def _remember_threats(memory: Memory, tick: int, in_sight: Sequence[Any]) -> list[Fact]:
+    visible = {enemy.id for enemy in in_sight}
+    for enemy in in_sight:
+        memory.forget(SEEN_AT.name, enemy.id)
+        memory.remember(*SEEN_AT.fact(enemy.id, enemy.waypoint, tick))
+    gone: list[SeenAt] = []
+    for seen in SEEN_AT.all(list(memory.facts.facts(SEEN_AT.name))):
+        if tick - seen.tick > THREAT_MEMORY:
+            memory.forget(SEEN_AT.name, seen.enemy)
+        elif seen.enemy not in visible:
+            gone.append(seen)
+    gone.sort(key=lambda seen: (-seen.tick, seen.enemy))  # the latest first
+    return [LAST_SEEN.fact(seen.enemy, seen.waypoint, tick - seen.tick) for seen in gone]
 
 
 @declares(DOWNED_MATE)
@@ -423,10 +462,15 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     def cover_spot(facts: FactDB, here: Value, radius: Value) -> Value:
         """The waypoint within ``radius`` (travel, in the corridor) that covers best
-        from the enemies in sight (position picking with :data:`COVER`); ``here`` when it is
-        the best; None when nothing near gives cover or no enemy is in sight."""
+        from the enemies in sight and those seen lately (``last_seen``: an enemy behind a
+        corner is still one), by position picking with :data:`COVER`; ``here`` when it is the
+        best; None when nothing near gives cover or no enemy is known."""
         team = _my_team(facts)
-        threats = _seen(facts, team, enemies=True)
+        threats = _seen(facts, team, enemies=True) + [
+            game_map.position(gone.waypoint)
+            for gone in LAST_SEEN.all(facts.facts(LAST_SEEN.name))
+            if game_map.has_waypoint(gone.waypoint)
+        ]
         if not threats:
             return None
         ranked = pick_positions(
@@ -505,6 +549,27 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         if stay is not None and ranked[0].score < stay + ATTACK_GAIN:
             return None  # not worth the walk: no hopping between spots that score alike
         return ranked[0].waypoint
+
+    def shot_from(facts: FactDB, here: Value) -> Value:
+        """Where a bot hit by an enemy it cannot see should look: the nearest place it heard
+        gunfire or an explosion this tick, other than its own and its team mates' in sight;
+        None when it heard none."""
+        team = _my_team(facts)
+        friendly = {str(here)} | {
+            s.waypoint for s in SEES.all(facts.facts(SEES.name)) if s.team == team
+        }
+        noises = sorted(
+            {
+                noise.waypoint
+                for noise in HEARD.all(facts.facts(HEARD.name))
+                if noise.kind in ("gunfire", "explosion")
+                and noise.waypoint not in friendly
+                and game_map.has_waypoint(noise.waypoint)
+            }
+        )
+        if not noises or not game_map.has_waypoint(str(here)):
+            return None
+        return min(noises, key=lambda w: (float(travel(str(here), w)), w))
 
     def spread_spot(facts: FactDB, here: Value, enemy_at: Value) -> Value:
         """Where a bot in a crowd steps to fight: with :data:`SPREAD_AT` or more team mates on
@@ -611,17 +676,18 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
     def spawn_near(facts: FactDB, places: Value) -> Value:
         """Of the spawns the world offers a dead bot (``spawn_option``), the one with the best
         travel cost to ``places`` (where its squad's members are, a list; §29.6.1's respawn),
-        the enemy influence there counted against it (the faction's map, when the world tells
-        a dead bot its ``influence``)."""
+        where the enemy holds sway counted against it (:func:`enemy_control` of the faction's
+        map, when the world tells a dead bot its ``influence``)."""
         options = [o.waypoint for o in SPAWN_OPTION.all(facts.facts("spawn_option"))]
         squad = [str(w) for w in places if w] if isinstance(places, tuple) else []
         if not squad:
             return None
-        return choose_spawn(options, squad, travel, danger=enemy_influence(facts))
+        return choose_spawn(options, squad, travel, danger=enemy_control(facts))
 
     return {
         "attack_spot": attack_spot,
         "spread_spot": spread_spot,
+        "shot_from": shot_from,
         "cover_spot": cover_spot,
         "nearest_open_tsp": nearest_open_tsp,
         "recent": recent,
