@@ -32,6 +32,8 @@ from warband.env import (
 from warband.env import actions as A
 from warband.exceptions import ConfigurationError
 
+from ..conftest import REPO
+
 
 @pytest.fixture
 def parallel_env() -> Iterator[WarzoneParallelEnv]:
@@ -201,3 +203,13 @@ def test_the_same_seed_replays_a_match_and_another_seed_differs() -> None:
     first, again, other = play(5), play(5), play(6)
     assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
     assert not all(np.array_equal(a, b) for a, b in zip(first, other, strict=True))
+
+
+def test_the_readme_environment_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## Reinforcement learning: `warband.env`", 1)[1]
+    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+
+    exec(compile(example, "README.md", "exec"), {})
+
+    assert "'reason': 'time limit reached'" in capsys.readouterr().out

@@ -31,7 +31,7 @@ action                         act
 
 With :data:`~warband.env.observations.MAX_ENEMIES` 4 and
 :data:`~warband.env.observations.MAX_OBJECTIVES` 5: ``GO`` is 9, ``WORK`` 14, ``MOVE`` 19, and
-the action count is 19 plus the map's largest neighbour count (``warzone``: 25).
+the action count is 19 plus the map's largest neighbour count (``warzone``: 23).
 """
 
 from __future__ import annotations

@@ -96,6 +96,7 @@ class Episode:
             scores_before=before.scores,
             scores_after=after.scores,
             outcome=after.outcome,
+            act=act[0] if (act := self._acts.get(agent)) is not None else None,
             act_accepted=view.act_accepted,
         )
         return float(self.reward(step))

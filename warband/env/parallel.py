@@ -102,11 +102,11 @@ class WarzoneParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[mi
         self._observation_space = observation_space()
 
     @functools.cache  # noqa: B019 - one space object per agent, as PettingZoo requires
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
+    def observation_space(self, agent: str) -> spaces.Box:
         return self._observation_space
 
     @functools.cache  # noqa: B019 - each agent's own space, seeded apart by the tests
-    def action_space(self, agent: str) -> spaces.Space[Any]:
+    def action_space(self, agent: str) -> spaces.Discrete:
         return spaces.Discrete(self._action_space.n)
 
     def reset(

@@ -43,8 +43,11 @@ class RewardInput:
     scores_after: Mapping[str, int]
     outcome: Mapping[str, Any] | None = None
     """The world's outcome (``winner``, ``reason``...) in the step it decided, else None."""
+    act: str | None = None
+    """The verb the agent sent the world this step (None: no act)."""
     act_accepted: bool | None = None
-    """Whether the world took the agent's act of this step; None when it sent none."""
+    """Whether the world took that act; None when it sent none, or when the match ended before
+    the world's answer reached it."""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
