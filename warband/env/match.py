@@ -29,6 +29,7 @@ warband agents: every bot must then be learning (the "world alone" figure of
 from __future__ import annotations
 
 import asyncio
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -208,22 +209,22 @@ class LearnerActor(Actor):
         return AgentStep(self.facts, self.events, self.result.accepted, self.result.reason)
 
 
-class Match:
+class Match(ABC):
     """A match between ``config.learners`` and warband's bots; build with :func:`open_match`."""
 
     config: MatchConfig
     map: Map
     world: World
 
+    @abstractmethod
     def reset(self, seed: int) -> StepResult:
         """Start a new match (ending any running one) and return the learners' first view."""
-        raise NotImplementedError
 
+    @abstractmethod
     def step(self, acts: Mapping[str, ActTuple | None]) -> StepResult:
         """Play one tick with these acts of the learners (missing: no act)."""
-        raise NotImplementedError
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - nothing to free without a run
         """End the run (if any) and free its loop, broker and sockets. Idempotent."""
 
 
