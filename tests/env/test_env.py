@@ -6,6 +6,9 @@ so that each test takes seconds.
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -213,3 +216,19 @@ def test_the_readme_environment_example_runs(capsys: pytest.CaptureFixture[str])
     exec(compile(example, "README.md", "exec"), {})
 
     assert "'reason': 'time limit reached'" in capsys.readouterr().out
+
+
+def test_the_training_example_prints_its_win_rate_before_and_after() -> None:
+    command = [sys.executable, "examples/train_env.py", "--minutes", "0.02", "--eval", "1"]
+    result = subprocess.run(
+        [*command, "--time-limit", "15"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+    assert 0 == result.returncode, result.stderr
+    assert re.search(r"before training: red wins \d+% of 1 matches", result.stdout)
+    assert re.search(r"after training:  red wins \d+% of 1 matches", result.stdout)

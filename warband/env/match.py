@@ -188,6 +188,9 @@ class LearnerActor(Actor):
         self.result = result
 
     async def on_tick(self, tick: int) -> None:
+        # Awaiting a future that is not the actor's own breaks no lockstep rule here: the tick
+        # waits for it as for any handler, and it is resolved by step() before the loop runs
+        # again, so what the learner sends never depends on the loop's scheduling.
         future: asyncio.Future[ActTuple | None] = asyncio.get_running_loop().create_future()
         self._action = future
         self.match.learner_waits(self)
