@@ -13,8 +13,9 @@ The reward is the environment's default (team score, the win, own kills and hits
 :mod:`warband.env.rewards`) plus shaping of our own (:class:`Reward`), passed as the
 environment's ``reward`` function: a random policy almost never works a point for the three
 ticks in a row a capture takes, so without it there is little to learn from. What one
-machine measured is in README.md, section "Reinforcement learning"; on another machine and
-another day the figures differ.
+machine measured is in README.md, section "Reinforcement learning" (0 of 20 matches won
+before, 5 of 20 after, greedy); the matches trained on in the minutes given, and so the
+figures, differ with the machine and its load.
 """
 
 from __future__ import annotations

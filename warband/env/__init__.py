@@ -34,7 +34,8 @@ from .rewards import default_reward as default_reward
 from .single import WarzoneEnv as WarzoneEnv
 
 GYMNASIUM_ID = "warband/Warzone-v0"
-"""The id :func:`gymnasium.make` knows :class:`WarzoneEnv` by."""
+"""The id :func:`gymnasium.make` knows :class:`WarzoneEnv` by, once this package is imported
+(``"warband.env:warband/Warzone-v0"`` imports it)."""
 
 if GYMNASIUM_ID not in _gymnasium.registry:
     _gymnasium.register(GYMNASIUM_ID, entry_point="warband.env.single:WarzoneEnv")

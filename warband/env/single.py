@@ -16,7 +16,8 @@ The learner's team mates and enemies are warband's agents: with ``red="hierarchy
 other bots are led by a commander and squads (the learner takes no orders), with
 ``"freelance"`` each goes for the nearest point its team lacks. Observations, actions, rewards,
 termination and ``info`` are those of :class:`~warband.env.WarzoneParallelEnv` for one agent;
-``gymnasium.make("warband/Warzone-v0", ...)`` builds it too.
+``gymnasium.make("warband/Warzone-v0", ...)`` builds it too once ``warband.env`` is imported
+(``gymnasium.make("warband.env:warband/Warzone-v0", ...)`` imports it).
 """
 
 from __future__ import annotations
