@@ -23,7 +23,6 @@ no act was sent or the answer came after the match ended), and in the last step 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -98,16 +97,23 @@ class WarzoneParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[mi
         self.agents: list[str] = []
         self.render_mode = None
         self._rng = np.random.default_rng(seed)
-        self._action_space = spaces.Discrete(self._episode.decoder.count)
+        # One space object per agent, always the same, as PettingZoo requires; each agent's
+        # action space is its own, so that seeding one leaves the others alone.
         self._observation_space = observation_space()
+        count = self._episode.decoder.count
+        self._action_spaces = {agent: spaces.Discrete(count) for agent in self.possible_agents}
 
-    @functools.cache  # noqa: B019 - one space object per agent, as PettingZoo requires
     def observation_space(self, agent: str) -> spaces.Box:
+        self._check_agent(agent)
         return self._observation_space
 
-    @functools.cache  # noqa: B019 - each agent's own space, seeded apart by the tests
     def action_space(self, agent: str) -> spaces.Discrete:
-        return spaces.Discrete(self._action_space.n)
+        self._check_agent(agent)
+        return self._action_spaces[agent]
+
+    def _check_agent(self, agent: str) -> None:
+        if agent not in self._action_spaces:
+            raise KeyError(f"{agent!r} is no agent of this environment: {self.possible_agents}")
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
