@@ -133,6 +133,21 @@ PUBLIC_NAMES: dict[str, set[str]] = {
         "TaskHandler",
         "check_acts",
     },
+    "warband.env": {
+        "GYMNASIUM_ID",
+        "OBSERVATION_FIELDS",
+        "OBSERVATION_SIZE",
+        "ActionDecoder",
+        "MatchConfig",
+        "ObservationEncoder",
+        "RewardFunction",
+        "RewardInput",
+        "WarzoneEnv",
+        "WarzoneParallelEnv",
+        "action_count",
+        "all_bots",
+        "default_reward",
+    },
 }
 
 

@@ -35,6 +35,8 @@ FORBIDDEN: dict[str, frozenset[str]] = {
     ),
     "warband.messaging": frozenset({"warband.world", "warband.planning", "warband.scenario"}),
     "warband.scenario": frozenset({"warband.cli", "warband.launcher"}),
+    # The environments sit on top of the runtime, and beside the command line, not on it.
+    "warband.env": frozenset({"warband.cli", "warband.sweep", "warband.view"}),
 }
 
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .messaging.secret import RunSecret
     from .scenario import Scenario
 
-BENCHMARKS = ("messaging", "planning", "world", "warzone", "chaos", "view")
+BENCHMARKS = ("messaging", "planning", "world", "warzone", "chaos", "view", "env")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -348,6 +348,7 @@ async def run_actors_in_process(
     broker_timeout: float = 30.0,
     drops: FrameDrops | None = None,
     secret: RunSecret | None = None,
+    ping_interval: float = 1.0,
 ) -> RunResult:
     """Run ``clock`` and ``actors`` to the end of the run, with a broker thread, in this process.
 
@@ -359,7 +360,9 @@ async def run_actors_in_process(
 
     On a ``tcp://`` or ``ipc://`` endpoint, reachable from other processes, the broker lets in
     only connections that prove their id with a secret: ``secret`` (an outside participant's
-    user holds it too), else one made for this run and known only here.
+    user holds it too), else one made for this run and known only here. ``ping_interval`` is
+    every actor's (:meth:`Actor.run <warband.messaging.Actor.run>`): a caller that pauses the
+    loop between ticks (:mod:`warband.env`) makes it long.
     """
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     endpoint = endpoint or f"inproc://warband-{uuid.uuid4().hex[:12]}"
@@ -374,6 +377,7 @@ async def run_actors_in_process(
         "broker_timeout": broker_timeout,
         "secret": secret,
         "run_id": uuid.uuid4().hex[:12],
+        "ping_interval": ping_interval,
     }
     tasks = [
         asyncio.create_task(actor.run(bound, clock_id=clock.id, **options)) for actor in actors

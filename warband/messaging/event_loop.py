@@ -57,6 +57,13 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
         return runner.run(coroutine)
 
 
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """A new event loop of the kind :func:`run` uses, for a caller that drives it itself
+    (``run_until_complete``, as :mod:`warband.env` does between its steps)."""
+    factory = _uvloop_factory() if event_loop_name() == "uvloop" else None
+    return factory() if factory is not None else asyncio.new_event_loop()
+
+
 def _uvloop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     try:
         import uvloop
