@@ -151,6 +151,29 @@ def test_missing_map_file_names_the_path(tmp_path: Path) -> None:
         load_map(tmp_path / "missing.toml")
 
 
+def test_a_binary_map_file_is_refused_naming_the_file(tmp_path: Path) -> None:
+    binary = tmp_path / "photo.toml"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\x00")
+    with pytest.raises(MapError, match=r"photo.toml: not a map file: byte 0 is not UTF-8 text"):
+        load_map(binary)
+
+
+@pytest.mark.parametrize(
+    ("pos", "shown"),
+    [
+        ("[nan, 0]", r"\[nan, 0\]"),
+        ("[inf, 0]", r"\[inf, 0\]"),
+        ("[1e12, 0]", r"\[1000000000000.0, 0\]"),
+    ],
+)
+def test_a_waypoint_off_the_sane_range_is_refused_when_the_map_loads(pos: str, shown: str) -> None:
+    # 1e12 made `warband render` run for minutes; NaN crashed it.
+    with pytest.raises(MapError, match=rf"bad.toml: waypoint \"b\": 'pos' {shown}.* out of range"):
+        parse_map(HEADER.replace("pos = [10, 0]", f"pos = {pos}"), source="bad.toml")
+    with pytest.raises(MapError, match=r"bad.toml: wall 1: each point .* between -10000 and"):
+        parse_map(HEADER.replace("[5, -1]", "[1e308, -1e308]"), source="bad.toml")
+
+
 def test_invalid_toml_names_the_file() -> None:
     with pytest.raises(MapError, match=r"^broken.toml: not valid TOML"):
         parse_map("name = ", source="broken.toml")

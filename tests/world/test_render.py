@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from warband.exceptions import ConfigurationError
-from warband.world import Member, World, bundled_maps, load_map
+from warband.world import Member, World, bundled_maps, load_map, parse_map
 from warband.world.render import PNG_HINT, render, render_command
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -71,6 +71,16 @@ def test_png_without_pillow_says_how_to_install_it(
     with pytest.raises(ConfigurationError, match=r"pip install 'warband\[render\]'"):
         render(load_map("test"), out=tmp_path / "map.png")
     assert "PNG output needs Pillow" in PNG_HINT
+
+
+def test_a_map_kilometres_wide_is_drawn_at_a_smaller_scale(tmp_path: Path) -> None:
+    # At 12 pixels a unit, a PNG of this map needed 170 GB of memory (the SVG says the size).
+    wide = parse_map(
+        'name = "wide"\nlinks = [["a", "b"]]\n[[waypoints]]\nid = "a"\npos = [-10000, 10000]\n'
+        '[[waypoints]]\nid = "b"\npos = [10000, -10000]\n'
+    )
+    root = _svg(render(wide, out=tmp_path / "wide.svg"))
+    assert 4060 == int(root.get("width", "0")) == int(root.get("height", "0"))
 
 
 def test_unknown_output_suffix_is_refused(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ Map file format
 ===============
 
 Coordinates are map units (metres); ``x`` grows east, ``y`` grows north (see
-:mod:`warband.world.geometry`). Top-level keys must come before the first ``[[...]]`` table,
+:mod:`warband.world.geometry`); each is a finite number within +-:data:`MAX_COORDINATE`. Top-level keys must come before the first ``[[...]]`` table,
 as TOML requires::
 
     name = "test"                       # required: the map's name
@@ -100,6 +100,10 @@ BUNDLED_MAP_DIR = Path(__file__).parent / "maps"
 COVER_REACH = 3.0
 """A wall this close (map units) in a direction gives a waypoint full cover from that direction."""
 
+MAX_COORDINATE = 10_000.0
+"""Coordinates are finite map units within +-this (10 km): a map is drawn, searched and
+clustered at the scale of its extent, and a stray ``1e12`` would take minutes to render."""
+
 
 def bundled_maps() -> tuple[str, ...]:
     """Names of the maps shipped with warband, sorted."""
@@ -126,6 +130,11 @@ def load_map(source: str | Path) -> Map:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise MapError(f"{path}: cannot read map file: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise MapError(
+            f"{path}: not a map file: byte {exc.start} is not UTF-8 text; a map is a TOML text "
+            "file (format: docs/maps.md)"
+        ) from None
     return parse_map(text, source=str(path))
 
 
@@ -183,7 +192,14 @@ class _Reader:
             or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
         ):
             raise self.fail(element, f"{what} must be [x, y] numbers, got {value!r}")
-        return (float(value[0]), float(value[1]))
+        x, y = float(value[0]), float(value[1])
+        if not (abs(x) <= MAX_COORDINATE and abs(y) <= MAX_COORDINATE):  # False for NaN too
+            raise self.fail(
+                element,
+                f"{what} {[value[0], value[1]]!r} is out of range: coordinates are map units "
+                f"(metres) between -{MAX_COORDINATE:g} and {MAX_COORDINATE:g}",
+            )
+        return (x, y)
 
     def element_name(self, kind: str, index: int, table: Mapping[str, Any]) -> str:
         ident = table.get("id")

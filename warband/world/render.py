@@ -26,7 +26,11 @@ from warband.world.maps import Map
 from warband.world.strategic import StrategicGraph, build_strategic_graph
 
 SCALE = 12.0
-"""Pixels per map unit."""
+"""Pixels per map unit (less for a map too large to draw at this scale: see :data:`MAX_SIDE`)."""
+
+MAX_SIDE = 4000.0
+"""Pixels of the drawing's longer side at most: a larger map is drawn at a smaller scale, so
+a map kilometres wide is a picture, not gigabytes of memory."""
 
 MARGIN = 30.0
 """Pixels around the drawing (room for the title)."""
@@ -358,21 +362,23 @@ def _agents(game_map: Map, snapshot: Mapping[str, Any]) -> list[_Shape]:
 # --- back ends --------------------------------------------------------------------------------
 
 
-def _canvas(game_map: Map) -> tuple[float, float, float, float]:
-    """Pixel width and height, and the map's min x and max y (the top-left corner)."""
+def _canvas(game_map: Map) -> tuple[float, float, float, float, float]:
+    """Pixel width and height, the map's min x and max y (the top-left corner), and the
+    scale (pixels per map unit)."""
     min_x, min_y, max_x, max_y = game_map.bounds
-    width = (max_x - min_x) * SCALE + 2 * MARGIN
-    height = (max_y - min_y) * SCALE + 2 * MARGIN
-    return width, height, min_x, max_y
+    scale = min(SCALE, MAX_SIDE / max(max_x - min_x, max_y - min_y, 1.0))
+    width = (max_x - min_x) * scale + 2 * MARGIN
+    height = (max_y - min_y) * scale + 2 * MARGIN
+    return width, height, min_x, max_y, scale
 
 
 def _to_svg(shapes: Sequence[_Shape], game_map: Map) -> str:
-    width, height, min_x, max_y = _canvas(game_map)
+    width, height, min_x, max_y, scale = _canvas(game_map)
 
     def px(p: Point) -> tuple[float, float]:
         return (
-            round((p[0] - min_x) * SCALE + MARGIN, 1),
-            round((max_y - p[1]) * SCALE + MARGIN, 1),
+            round((p[0] - min_x) * scale + MARGIN, 1),
+            round((max_y - p[1]) * scale + MARGIN, 1),
         )
 
     parts = [
@@ -414,10 +420,10 @@ def _to_png(shapes: Sequence[_Shape], game_map: Map, out: Path) -> None:
         from PIL import Image, ImageDraw
     except ImportError:
         raise ConfigurationError(PNG_HINT) from None
-    width, height, min_x, max_y = _canvas(game_map)
+    width, height, min_x, max_y, scale = _canvas(game_map)
 
     def px(p: Point) -> tuple[float, float]:
-        return ((p[0] - min_x) * SCALE + MARGIN, (max_y - p[1]) * SCALE + MARGIN)
+        return ((p[0] - min_x) * scale + MARGIN, (max_y - p[1]) * scale + MARGIN)
 
     image = Image.new("RGB", (int(width), int(height)), "#ffffff")
     draw = ImageDraw.Draw(image, "RGBA")  # RGBA mode blends translucent fills
