@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from warband.exceptions import ConfigurationError
+from warband.messaging import Actor
 from warband.messaging.trace_view import (
     filter_trace,
     load_trace,
@@ -17,6 +19,8 @@ from warband.messaging.trace_view import (
     render_text,
     trace_command,
 )
+from warband.messaging.tracing import configure_logging, flush_logging
+from warband.testing import run_actors
 
 from ..conftest import TRACE_CONTRACT_KEYS
 
@@ -270,3 +274,51 @@ def test_an_order_and_its_completion_report_show_what_they_said_in_every_format(
     assert "Order lead [bot-1 bot-2] 0" in render_mermaid(trace)
     events = json.loads(render_json(trace))["events"]
     assert ["lead [bot-1 bot-2] 0", "lead failed: decimated"] == [e["about"] for e in events]
+
+
+class _Watcher(Actor):
+    def watched_peers(self) -> list[str]:
+        return ["leaver"]
+
+
+class _Leaver(Actor):
+    def on_tick(self, tick: int) -> None:
+        if tick == 3:
+            self.stop("done here")
+
+
+async def test_the_brokers_notice_of_a_departure_carries_the_runs_tick(tmp_path: Path) -> None:
+    configure_logging(tmp_path, "main")
+    try:
+        await run_actors([_Watcher("watcher"), _Leaver("leaver")], ticks=6)
+        flush_logging()
+    finally:
+        configure_logging(None, "main")
+    trace = load_trace(tmp_path)
+    left = [e for e in trace.sends() if e["msg_type"] == "_Left" and e["recipient"] == "watcher"]
+    assert [3] == [e["tick"] for e in left]  # was 0: drawn before the ticks it ends
+    mermaid = render_mermaid(filter_trace(trace, msg_types=["_Left", "Tick"])).splitlines()
+    at = [line.split(": ")[-1] for line in mermaid if ": tick " in line or ": _Left" in line]
+    assert ["tick 1", "tick 2", "tick 3", "_Left"] == at[:4]
+
+
+def test_a_restarted_incarnations_control_messages_are_drawn_at_the_runs_tick(
+    tmp_path: Path,
+) -> None:
+    # bot-1's second incarnation starts at tick 5 knowing no tick: its messages say tick 0.
+    ticks = [
+        _event("msg.send", f"commander:{n}", "commander", "#ticks", n, f"0{n}", msg_type="Tick")
+        for n in range(1, 7)
+    ]
+    again = _event("msg.send", "bot-1:c1", "bot-1", "broker", 0, "05.5", msg_type="_Register")
+    first = _event("msg.send", "bot-1:c0", "bot-1", "broker", 0, "00.5", msg_type="_Register")
+    _write(tmp_path / "commander.10.jsonl", ticks)
+    _write(tmp_path / "bot-1.11.jsonl", [first, again])
+    trace = load_trace(tmp_path)
+    flow = [e["msg_id"] for e in trace.flow()]
+    assert ["bot-1:c0", "commander:1"] == flow[:2]
+    assert ["commander:5", "bot-1:c1", "commander:6"] == flow[-3:]
+    assert re.search(r"\ntick +5 .* bot-1 -> broker  _Register  bot-1:c1", render_text(trace))
+    assert [0, 0] == [
+        e["tick"] for e in json.loads(render_json(trace))["events"] if e["msg_type"] == "_Register"
+    ]

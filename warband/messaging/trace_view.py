@@ -15,6 +15,7 @@ a run's logs.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import json
 from collections import Counter
@@ -164,6 +165,7 @@ def load_trace(log_dir: Path) -> TraceLog:
             else:
                 trace.others.append(event)
                 _note_order(trace, event)
+    _place_untimed(trace.messages)
     trace.messages.sort(key=_flow_key)
     trace.delivered = {e["msg_id"] for e in trace.messages if e["event"] == "msg.recv"}
     trace.sent = {e["msg_id"] for e in trace.messages if e["event"] == "msg.send"}
@@ -253,8 +255,33 @@ HEARTBEAT_TYPES = frozenset({"_Ping", "_Pong"})
 
 
 def _flow_key(event: dict[str, Any]) -> tuple[int, str, int]:
-    tick = event.get("tick")
-    return (tick if isinstance(tick, int) else -1, str(event.get("timestamp", "")), event["_order"])
+    return (_tick_of(event), str(event.get("timestamp", "")), event["_order"])
+
+
+def _tick_of(event: dict[str, Any]) -> int:
+    """The tick the flow places ``event`` at: its own, or where :func:`_place_untimed` put it;
+    -1 for none."""
+    tick = event.get("_at", event.get("tick"))
+    return tick if isinstance(tick, int) else -1
+
+
+def _place_untimed(messages: list[dict[str, Any]]) -> None:
+    """Place each control message stamped tick 0 after the run started at the run's tick when
+    it was logged (``_at``): a restarted incarnation knows no tick yet, so its ``_Register``,
+    ``_Ready`` and ``_Leave`` say 0, and sorted by it they would open the trace, before the
+    conversation they end. The run's tick at a time is the last ``Tick`` the clock sent by
+    then (the processes of a run share a clock, or nearly: hosts' clocks may drift)."""
+    ticks = sorted(
+        (str(e.get("timestamp", "")), e["tick"])
+        for e in messages
+        if e["event"] == "msg.send" and e["msg_type"] == "Tick" and type(e.get("tick")) is int
+    )
+    times = [when for when, _ in ticks]
+    for event in messages:
+        if event["msg_type"].startswith("_") and not event.get("tick"):
+            before = bisect.bisect_right(times, str(event.get("timestamp", "")))
+            if before:
+                event["_at"] = ticks[before - 1][1]
 
 
 def filter_trace(
@@ -352,7 +379,8 @@ def render_text(trace: TraceLog) -> str:
         about = trace.about(event)
         said = f" ({about})" if about else ""
         lines.append(
-            f"tick {event.get('tick', '?'):>4}  {str(event.get('timestamp', ''))[11:23]}  "
+            f"tick {event.get('_at', event.get('tick', '?')):>4}  "
+            f"{str(event.get('timestamp', ''))[11:23]}  "
             f"{event['sender']} -> {event['recipient']}  {event['msg_type']}{said}"
             f"{conversation}  {event['msg_id']}{mark}"
         )
@@ -374,7 +402,7 @@ def render_mermaid(trace: TraceLog) -> str:
     ]
     current_tick = None
     for event in sends:
-        tick = event.get("tick")
+        tick = event.get("_at", event.get("tick"))
         if tick != current_tick and participants:
             current_tick = tick
             first, last = next(iter(participants.values())), list(participants.values())[-1]
