@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import REPO
 from warband.exceptions import ConfigurationError, MapError, UnknownIdError
 from warband.world import (
     MARKER_KINDS,
@@ -313,3 +314,22 @@ def test_looking_up_an_unknown_id_names_the_id_and_the_map(
 def test_grid_map_refuses_sizes_it_cannot_build(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigurationError, match=re.escape(message)):
         grid_map(**kwargs)
+
+
+def test_the_map_format_is_documented_in_one_public_place_that_matches_the_loader() -> None:
+    from warband.world import _map_file
+    from warband.world.geometry import DIRECTIONS
+    from warband.world.maps import MARKER_KINDS, OBJECT_KINDS
+
+    docs = (REPO / "docs" / "maps.md").read_text()
+    keys = (*_map_file._TOP_KEYS, *_map_file._WAYPOINT_KEYS, *_map_file._MARKER_KEYS)
+    for word in (*keys, *_map_file._OBJECT_KEYS, *MARKER_KINDS, *OBJECT_KINDS, *DIRECTIONS):
+        assert f"`{word}`" in docs, f"docs/maps.md does not document {word!r}"
+    assert f"between -{_map_file.MAX_COORDINATE:g} and {_map_file.MAX_COORDINATE:g}" in docs
+    example = re.search(r"```toml\n(.*?)```", docs, re.DOTALL)
+    assert example is not None
+    game_map = parse_map(example.group(1), source="docs/maps.md")  # the example is a real map
+    assert {"spawn", "capture"} <= {m.kind for m in game_map.markers}
+    assert "docs/maps.md" in (REPO / "README.md").read_text()
+    for name in bundled_maps():
+        assert "Format reference: docs/maps.md" in (BUNDLED_MAP_DIR / f"{name}.toml").read_text()
