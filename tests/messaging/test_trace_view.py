@@ -229,6 +229,15 @@ def test_an_agent_that_is_in_no_log_is_refused_naming_those_that_are(run_logs: P
     assert "0 messages" in trace_command(run_logs, agent="bot-2", msg_types=["Tick"])
 
 
+def test_a_conversation_that_is_in_no_log_is_refused_naming_the_closest(run_logs: Path) -> None:
+    with pytest.raises(
+        ConfigurationError,
+        match=r"no message of conversation 'commander:2' in the logs of .*; did you mean "
+        r"'commander:1'\? 1 conversations there",
+    ):
+        trace_command(run_logs, conversation="commander:2")
+
+
 def test_the_mermaid_diagram_ends_with_the_summary_and_the_skipped_lines(run_logs: Path) -> None:
     lines = render_mermaid(load_trace(run_logs)).splitlines()
     assert "%% 3 messages between 3 agents in 2 processes (3 log files)" in lines

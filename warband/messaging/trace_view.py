@@ -453,6 +453,8 @@ def trace_command(
     whole = load_trace(log_dir)
     if agent is not None:
         check_agent(whole, agent, log_dir)
+    if conversation is not None:
+        check_conversation(whole, conversation, log_dir)
     trace = filter_trace(whole, agent=agent, conversation=conversation, msg_types=msg_types)
     renderers = {"text": render_text, "mermaid": render_mermaid, "json": render_json}
     return renderers[fmt](trace)
@@ -471,6 +473,21 @@ def check_agent(trace: TraceLog, agent: str, log_dir: Path) -> None:
     raise ConfigurationError(
         f"no agent {agent!r} in the logs of {str(log_dir)!r}; {hint}"
         f"agents there: {', '.join(names) or 'none'}"
+    )
+
+
+def check_conversation(trace: TraceLog, conversation: str, log_dir: Path) -> None:
+    """Raise :class:`ConfigurationError` when no message of ``trace`` is of ``conversation``,
+    naming the closest (and how many there are)."""
+    known = sorted({e["conversation"] for e in trace.messages if e.get("conversation")})
+    if conversation in known:
+        return
+    close = difflib.get_close_matches(conversation, known, n=3)
+    hint = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
+    raise ConfigurationError(
+        f"no message of conversation {conversation!r} in the logs of {str(log_dir)!r}; {hint}"
+        f"{len(known)} conversations there (a conversation is its opening message's id: "
+        "`warband trace DIR` shows each in brackets)"
     )
 
 
