@@ -186,7 +186,22 @@ class RoomsWorld(WorldModel):
         }
 
     def snapshot(self) -> dict[str, Any]:
-        return {"tick": self.tick, "rooms_cleared": list(self.rooms_cleared)}
+        # On the rooms map, so `warband render` and `warband view` draw the squad where it is
+        # (the hall, before the first goto, is the map's start).
+        agents = {}
+        for member, body in sorted(self.bodies.items()):
+            where = (
+                body.at if ROOMS_MAP.has_waypoint(body.at) else ROOMS_MAP.spawns("swat")[0].waypoint
+            )
+            x, y = ROOMS_MAP.position(where)
+            agents[member] = {"team": "swat", "x": x, "y": y, "state": "alive", "waypoint": where}
+        return {
+            "map": ROOMS_MAP.name,
+            "map_source": ROOMS_MAP.source,
+            "tick": self.tick,
+            "rooms_cleared": list(self.rooms_cleared),
+            "agents": agents,
+        }
 
 
 # --- the members --------------------------------------------------------------------------------

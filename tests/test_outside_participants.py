@@ -1,12 +1,15 @@
 """An outside participant a scenario declares (a client in any language): `warband run` waits
 for it, the run takes it in like any participant, and `warband trace` shows what it said. The
 client here is a raw pyzmq DEALER speaking only PROTOCOL.md: MessagePack maps, the PLAIN pass
-of section 10, `_Register`, `_Ready`, `TickDone` at every tick, `_Stats` on `_Shutdown`."""
+of section 10, `_Register`, `_Ready`, `TickDone` at every tick, `_Stats` on `_Shutdown`; as the
+heist's helper it also holds a whole cooperation conversation, which the trace draws from both
+sides though the client logs nothing."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import subprocess
 import sys
 import time
@@ -16,6 +19,8 @@ from typing import Any
 import msgpack
 import pytest
 import zmq
+
+from warband.messaging.secret import write_secret
 
 from .conftest import REPO, last_json_line
 from .proc import free_tcp_port
@@ -67,10 +72,11 @@ class Nora:
         self.socket.plain_password = hmac.new(secret, b"nora", hashlib.sha256).hexdigest().encode()
         self.socket.connect(endpoint)
         self.sent = 0
+        self.tick = 0
         self.ticks: list[int] = []
         self.heard: list[str] = []
 
-    def send(self, kind: str, recipient: str, tick: int = 0, **fields: Any) -> None:
+    def send(self, kind: str, recipient: str, tick: int | None = None, **fields: Any) -> None:
         control = kind.startswith("_")
         if not control:
             self.sent += 1
@@ -80,7 +86,7 @@ class Nora:
             "recipient": recipient,
             "id": f"nora:c{time.monotonic_ns()}" if control else f"nora:{self.sent}",
             "seq": 0 if control else self.sent,
-            "tick": tick,
+            "tick": self.tick if tick is None else tick,
             **fields,
         }
         self.socket.send(msgpack.packb(message))
@@ -97,17 +103,26 @@ class Nora:
             if joined or kind == "_RollCall":
                 self.send("_Ready", "clock")
             elif kind == "Tick":
-                tick = message["tick"]
-                self.ticks.append(tick)
-                if tick == 4 and self.heard:
-                    self.send("StatusReport", "host", tick, status="hello back", details={})
-                self.send("TickDone", "clock", tick)
-            elif kind == "StatusReport":
-                self.heard.append(message["status"])
+                self.tick = message["tick"]
+                self.ticks.append(self.tick)
+                self.on_tick(self.tick)
+                self.send("TickDone", "clock")
             elif kind == "_Shutdown":
                 self.send("_Stats", "clock", final_state={"heard": self.heard})
                 return True
+            else:
+                if message.get("ack_token"):  # a reliable message: say it came (section 9)
+                    self.send("_Ack", message["sender"], message_id=message["id"])
+                self.on_message(message)
         return False
+
+    def on_tick(self, tick: int) -> None:
+        if tick == 4 and self.heard:
+            self.send("StatusReport", "host", status="hello back", details={})
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        if message["type"] == "StatusReport":
+            self.heard.append(message["status"])
 
     def close(self) -> None:
         self.socket.close(linger=0)
@@ -178,3 +193,113 @@ def test_a_run_with_outside_participants_needs_an_endpoint_they_reach_and_a_secr
     )  # fmt: skip
     assert 2 == no_secret.returncode
     assert "pass --secret FILE" in no_secret.stderr
+
+
+HEIST = """
+from warband import Outcome, Scenario
+from warband.agents.cooperation import CooperativeAgent, cooperative_role
+from warband.planning import Action, Brain, Goal, eq
+
+scenario = Scenario("heist", ticks=20, outside=["nora"])
+
+
+def _get_away(agent, task):
+    agent.memory.remember("away", "rita", True)
+    return "done"
+
+
+@scenario.actors
+def actors(params, seed):
+    # rita cannot open the vault herself: her plan asks an agent she knows (nora) to.
+    brain = Brain(
+        "crew",
+        goals=[Goal("GetAway", [eq("away(rita)", True)], relevancy=1.0)],
+        actions=[Action("GetAway", preconditions=[eq("open(vault)", True, any_agent=True)],
+                        effects={"away(rita)": True})],
+    )
+    role = cooperative_role("crew", brain, {"GetAway": _get_away})
+    return [CooperativeAgent("rita", role, acquaintances=["nora"])]
+
+
+@scenario.outcome
+def judge(result, params):
+    helped_by = result.final_states.get("rita", {}).get("helped_by", [])
+    return Outcome(helped_by == ["nora"], f"helped by {helped_by}", {"helped_by": helped_by})
+"""
+
+CONVERSATION = [
+    ("rita", "nora", "RequestTalk"),
+    ("nora", "rita", "TalkReply"),
+    ("rita", "nora", "RequestCooperation"),
+    ("nora", "rita", "CooperationReply"),
+    ("rita", "nora", "EndTalk"),
+    ("nora", "rita", "CooperationResult"),
+]
+
+
+class Accomplice(Nora):
+    """nora as the heist's helper: agrees to talk and to open the vault, then says it is open
+    (the wire side of Boeda's conversation, PROTOCOL.md sections 5 and 6); it logs nothing."""
+
+    def __init__(self, endpoint: str, secret: bytes) -> None:
+        super().__init__(endpoint, secret)
+        self.agreed: dict[str, Any] | None = None
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        reply = {"reply_to": message["id"], "conversation": message.get("conversation")}
+        if message["type"] == "RequestTalk":
+            self.send("TalkReply", message["sender"], accepted=True, **reply)
+        elif message["type"] == "RequestCooperation":
+            self.send("CooperationReply", message["sender"], accepted=True, **reply)
+            self.agreed = message
+
+    def on_tick(self, tick: int) -> None:
+        if self.agreed is not None:  # the vault is open: a tick after agreeing
+            asked, self.agreed = self.agreed, None
+            self.send("CooperationResult", asked["sender"], success=True,
+                      conversation=asked.get("conversation"))  # fmt: skip
+
+
+@pytest.mark.processes
+def test_the_trace_of_a_heist_with_a_client_that_logs_nothing_draws_both_sides_of_it(
+    tmp_path: Path,
+) -> None:
+    scenario = tmp_path / "heist.py"
+    scenario.write_text(HEIST)
+    secret_file = write_secret(tmp_path)
+    endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
+    logs = tmp_path / "logs"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warband", "run", str(scenario), "--endpoint", endpoint,
+         "--secret", str(secret_file), "--json", "-q", "--log", str(logs)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    nora = Accomplice(endpoint, secret_file.read_text().strip().encode())
+    try:
+        shut_down = nora.play(time.monotonic() + 120)
+        out, err = run.communicate(timeout=120)
+    finally:
+        nora.close()
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert shut_down and 0 == run.returncode, err
+    assert ["nora"] == last_json_line(out)["outcome_details"]["helped_by"]
+    text, mermaid = (
+        subprocess.run(
+            [sys.executable, "-m", "warband", "trace", str(logs), "--agent", "nora", *fmt],
+            capture_output=True, text=True, timeout=60, cwd=REPO, check=True,
+        ).stdout
+        for fmt in ([], ["--format", "mermaid"])
+    )  # fmt: skip
+    for sender, recipient, kind in CONVERSATION:
+        side = "sender" if sender == "rita" else "receiver"
+        assert re.search(
+            rf"{sender} -> {recipient}  {kind} \[rita:\S+\]  \S+  \({side}'s log", text
+        )
+        assert re.search(
+            rf"p\d_{sender}-->>p\d_{recipient}: {kind} \(rita:\S+\) \[{side}'s", mermaid
+        )
+    assert "never received: 0; received without a logged send: 0" in text
+    assert "(nora logged nothing)" in text
+    assert "-x" not in mermaid

@@ -350,11 +350,19 @@ def _add_trace(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     trace = commands.add_parser(
         "trace",
         help="merge and render the message flow of a run's logs",
-        description="Merge the logs of every process of a run into one message flow.",
+        description="Merge the logs of every process of a run into one message flow. A "
+        "participant that logs nothing (a client in another language) is drawn from the other "
+        "side's logs, marked as known from one side only; lines that are not log events are "
+        "skipped and listed at the end (in Mermaid as %% comments).",
     )
     trace.add_argument("log_dir", type=Path, metavar="DIR", help="the run's --log directory")
     trace.add_argument("--format", choices=("text", "mermaid", "json"), default="text")
-    trace.add_argument("--agent", metavar="ID", help="only messages to or from this agent")
+    trace.add_argument(
+        "--agent",
+        metavar="ID",
+        help="only messages to or from this agent, and the group messages it received (its "
+        "Ticks); an id in no log is refused with the ids there",
+    )
     trace.add_argument("--conversation", metavar="ID", help="only this conversation")
     trace.add_argument(
         "--type", action="append", dest="types", metavar="T", help="only this message type"

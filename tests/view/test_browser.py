@@ -232,6 +232,28 @@ def test_agents_on_the_same_spot_can_each_be_clicked(
             )
 
 
+def test_the_labels_of_agents_on_one_spawn_do_not_overlap(
+    browser: Any, start_view: Callable[..., ViewProcess], tmp_path: Path
+) -> None:
+    # At tick 0 of every Warzone match three bots stand on each spawn waypoint.
+    snapshot = overlay_snapshot(0)
+    bodies = snapshot["snapshot"]["agents"]
+    bodies["red-2"] = bodies["red-3"] = dict(bodies["red-1"])
+    with _open(browser, start_view(write_log(tmp_path / "logs", [snapshot])).url) as page:
+        page.wait_for_selector("circle.agent[data-agent='red-3']")
+        boxes = page.evaluate(
+            """() => [...document.querySelectorAll('text.agent-label')].map(t => {
+                const b = t.getBBox();
+                return [t.textContent, b.x, b.y, b.x + b.width, b.y + b.height]; })"""
+        )
+        _keep_screenshot(page, tmp_path, "one-spawn.png")
+    assert 3 <= len(boxes)
+    for i, (text, x1, y1, x2, y2) in enumerate(boxes):
+        for other, a1, b1, a2, b2 in boxes[i + 1 :]:
+            overlap = x1 < a2 and a1 < x2 and y1 < b2 and b1 < y2
+            assert not overlap, f"{text!r} is written over {other!r}"
+
+
 def test_the_page_follows_a_run_that_writes_its_logs_after_the_page_opened(
     browser: Any, start_view: Callable[..., ViewProcess], recorded_run: Path, tmp_path: Path
 ) -> None:

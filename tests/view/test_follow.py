@@ -48,6 +48,9 @@ def test_the_follower_returns_whole_lines_only_and_finds_files_that_appear_later
     assert ["actor.start", "actor.stop"] == sorted(e["event"] for e in follower.read_new())
     assert ["main.1.jsonl:3: not JSON"] == follower.problems
     assert [] == follower.read_new()
+    (tmp_path / "logs" / "x.jsonl").mkdir()  # not a file: said once, never read
+    assert [] == follower.read_new() == follower.read_new()
+    assert ["main.1.jsonl:3: not JSON", "x.jsonl: not a file"] == follower.problems
 
 
 def test_a_reply_read_before_its_order_and_a_receive_before_its_send_are_still_joined(

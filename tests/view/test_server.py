@@ -165,3 +165,25 @@ def test_warband_view_of_a_missing_directory_says_to_pass_a_runs_log_or_follow(
     assert f"log directory '{tmp_path / 'nowhere'}' does not exist" in err
     assert "--log DIR" in err
     assert "--follow" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["view", "LOGS", "--port", "99999"],
+        ["view", "LOGS", "--port", "65536"],
+        ["view", "--live", "ipc:///nonexistent/v.sock", "--port", "-1"],
+        ["run", "scenarios/ping_pong.py", "--view", "--view-port", "99999"],
+    ],
+)
+def test_a_port_outside_the_tcp_range_is_one_line_of_bad_input(
+    warband_cli: Any, tmp_path: Path, args: list[str]
+) -> None:
+    (tmp_path / "logs").mkdir()
+    argv = [str(tmp_path / "logs") if arg == "LOGS" else arg for arg in args]
+    result = warband_cli(*argv, timeout=60)
+    flag = "--view-port" if "--view" in args else "--port"
+    assert 2 == result.returncode, result.stderr  # was OverflowError, exit 1
+    assert [f"warband: error: {flag} must be a TCP port, 1 to 65535 (0 picks a free one), "
+            f"got {args[-1]}"] == result.stderr.splitlines()  # fmt: skip
+    assert "" == result.stdout  # no URL: nothing was served or run

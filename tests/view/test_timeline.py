@@ -192,3 +192,24 @@ def test_a_conversation_filter_keeps_that_conversations_turns_only(
     )
     assert {"RequestTalk", "EndTalk"} <= {m["type"] for m in talk}
     assert {conversation} == {m["conversation"] for m in talk}
+
+
+def test_a_directory_named_like_a_log_and_a_plan_with_a_bad_tick_are_skipped_and_said(
+    tmp_path: Path,
+) -> None:
+    plan = {"event": "agent.plan", "agent": "b", "decision": "new", "plan": [], "memory": {}}
+    logs = write_log(
+        tmp_path / "logs",
+        [_send("a:1", "Order", "a", "b", 1), {**plan, "tick": "x"}, {**plan, "tick": 2}],
+    )
+    (logs / "x.jsonl").mkdir()
+    timeline = load_timeline(logs)  # was IsADirectoryError, then ValueError
+    assert [1, 2] == timeline.ticks
+    assert ["x.jsonl: not a file", "a agent.plan event whose tick 'x' is not an integer"] == (
+        timeline.problems
+    )
+    assert "b at tick 2" in timeline.inspect("b", 2)["text"]
+    explanation = explain(logs, "b", 2)  # warband explain reads the same directory
+    assert "b at tick 2" in explanation.text()
+    assert "skipped as malformed: 2 (x.jsonl: not a file; main.1.jsonl:2: tick 'x' is not an " \
+        "integer)" in explanation.text()  # fmt: skip

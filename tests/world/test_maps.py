@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import REPO
 from warband.exceptions import ConfigurationError, MapError, UnknownIdError
 from warband.world import (
     MARKER_KINDS,
@@ -151,6 +152,29 @@ def test_missing_map_file_names_the_path(tmp_path: Path) -> None:
         load_map(tmp_path / "missing.toml")
 
 
+def test_a_binary_map_file_is_refused_naming_the_file(tmp_path: Path) -> None:
+    binary = tmp_path / "photo.toml"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\x00")
+    with pytest.raises(MapError, match=r"photo.toml: not a map file: byte 0 is not UTF-8 text"):
+        load_map(binary)
+
+
+@pytest.mark.parametrize(
+    ("pos", "shown"),
+    [
+        ("[nan, 0]", r"\[nan, 0\]"),
+        ("[inf, 0]", r"\[inf, 0\]"),
+        ("[1e12, 0]", r"\[1000000000000.0, 0\]"),
+    ],
+)
+def test_a_waypoint_off_the_sane_range_is_refused_when_the_map_loads(pos: str, shown: str) -> None:
+    # 1e12 made `warband render` run for minutes; NaN crashed it.
+    with pytest.raises(MapError, match=rf"bad.toml: waypoint \"b\": 'pos' {shown}.* out of range"):
+        parse_map(HEADER.replace("pos = [10, 0]", f"pos = {pos}"), source="bad.toml")
+    with pytest.raises(MapError, match=r"bad.toml: wall 1: each point .* between -10000 and"):
+        parse_map(HEADER.replace("[5, -1]", "[1e308, -1e308]"), source="bad.toml")
+
+
 def test_invalid_toml_names_the_file() -> None:
     with pytest.raises(MapError, match=r"^broken.toml: not valid TOML"):
         parse_map("name = ", source="broken.toml")
@@ -290,3 +314,22 @@ def test_looking_up_an_unknown_id_names_the_id_and_the_map(
 def test_grid_map_refuses_sizes_it_cannot_build(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigurationError, match=re.escape(message)):
         grid_map(**kwargs)
+
+
+def test_the_map_format_is_documented_in_one_public_place_that_matches_the_loader() -> None:
+    from warband.world import _map_file
+    from warband.world.geometry import DIRECTIONS
+    from warband.world.maps import MARKER_KINDS, OBJECT_KINDS
+
+    docs = (REPO / "docs" / "maps.md").read_text()
+    keys = (*_map_file._TOP_KEYS, *_map_file._WAYPOINT_KEYS, *_map_file._MARKER_KEYS)
+    for word in (*keys, *_map_file._OBJECT_KEYS, *MARKER_KINDS, *OBJECT_KINDS, *DIRECTIONS):
+        assert f"`{word}`" in docs, f"docs/maps.md does not document {word!r}"
+    assert f"between -{_map_file.MAX_COORDINATE:g} and {_map_file.MAX_COORDINATE:g}" in docs
+    example = re.search(r"```toml\n(.*?)```", docs, re.DOTALL)
+    assert example is not None
+    game_map = parse_map(example.group(1), source="docs/maps.md")  # the example is a real map
+    assert {"spawn", "capture"} <= {m.kind for m in game_map.markers}
+    assert "docs/maps.md" in (REPO / "README.md").read_text()
+    for name in bundled_maps():
+        assert "Format reference: docs/maps.md" in (BUNDLED_MAP_DIR / f"{name}.toml").read_text()

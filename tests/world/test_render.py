@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -9,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import REPO
 from warband.exceptions import ConfigurationError
-from warband.world import Member, World, bundled_maps, load_map
+from warband.world import Member, World, bundled_maps, load_map, parse_map
 from warband.world.render import PNG_HINT, render, render_command
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -73,6 +75,16 @@ def test_png_without_pillow_says_how_to_install_it(
     assert "PNG output needs Pillow" in PNG_HINT
 
 
+def test_a_map_kilometres_wide_is_drawn_at_a_smaller_scale(tmp_path: Path) -> None:
+    # At 12 pixels a unit, a PNG of this map needed 170 GB of memory (the SVG says the size).
+    wide = parse_map(
+        'name = "wide"\nlinks = [["a", "b"]]\n[[waypoints]]\nid = "a"\npos = [-10000, 10000]\n'
+        '[[waypoints]]\nid = "b"\npos = [10000, -10000]\n'
+    )
+    root = _svg(render(wide, out=tmp_path / "wide.svg"))
+    assert 4060 == int(root.get("height", "0"))  # 4000 and the margins (the legend is right)
+
+
 def test_unknown_output_suffix_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match=r"use a \.svg or \.png"):
         render(load_map("test"), out=tmp_path / "map.gif")
@@ -100,3 +112,57 @@ def test_a_snapshot_of_a_warzone_mode_draws_the_object_and_the_targets_states(
     root = _svg(render(retrieve.snapshot(), out=tmp_path / "retrieve.svg"))
     titles = [c.findtext(f"{SVG}title") for c in root.iter(f"{SVG}circle")]
     assert "retrieval-object" in titles
+
+
+def _texts(root: ET.Element, css_class: str) -> list[ET.Element]:
+    return [t for t in root.iter(f"{SVG}text") if t.get("class") == css_class]
+
+
+def test_a_legend_says_what_each_colour_letter_and_line_means(tmp_path: Path) -> None:
+    root = _svg(render(_snapshot(), out=tmp_path / "snap.svg"))
+    legend = [t.text for t in _texts(root, "legend")]
+    kinds = {m.kind for m in load_map("test").markers}
+    assert {"red", "blue", "dead", "wall", "link"} <= set(legend)
+    assert {f"{kind} marker" for kind in kinds} <= set(legend)
+    assert {"door/bars, open", "door/bars, closed", "plate, lever or item"} <= set(legend)
+
+
+@pytest.mark.parametrize("name", bundled_maps())
+def test_every_waypoint_is_drawn_with_its_id(name: str, tmp_path: Path) -> None:
+    game_map = load_map(name)
+    root = _svg(render(game_map, out=tmp_path / f"{name}.svg"))
+    assert sorted(w.id for w in game_map.waypoints) == sorted(
+        str(t.text) for t in _texts(root, "waypoint-id")
+    )
+
+
+def test_agents_on_one_waypoint_are_spread_and_their_labels_do_not_overlap(
+    tmp_path: Path,
+) -> None:
+    snapshot = _snapshot()
+    for name in ("bot-4", "bot-5"):  # three of red on one spawn, as at tick 0 of a match
+        snapshot["agents"][name] = dict(snapshot["agents"]["bot-1"])
+    root = _svg(render(snapshot, out=tmp_path / "spawn.svg"))
+    centres = {(c.get("cx"), c.get("cy")) for c in root.iter(f"{SVG}circle")
+               if c.get("class") == "agent"}  # fmt: skip
+    assert 5 == len(centres)
+    labels = {str(t.text): (float(t.get("x", 0)), float(t.get("y", 0)))
+              for t in _texts(root, "agent-label")}  # fmt: skip
+    stacked = sorted(labels[name][1] for name in ("bot-1", "bot-4", "bot-5"))
+    assert all(b - a >= 9 for a, b in itertools.pairwise(stacked))  # a 9-pixel font
+
+
+def test_a_room_clearing_world_is_drawn_on_its_map_and_a_symbolic_world_says_why_not(
+    tmp_path: Path,
+) -> None:
+    from warband.scenario import load_scenario
+
+    rooms = load_scenario(REPO / "scenarios" / "room_clearing.py")
+    world = rooms.build_world(rooms.resolve_params(), 1)
+    root = _svg(render(world.snapshot(), out=tmp_path / "rooms.svg"))
+    assert 4 == len([c for c in root.iter(f"{SVG}circle") if c.get("class") == "agent"])
+    fear = load_scenario(REPO / "scenarios" / "fear.py")
+    snapshot = fear.build_world(fear.resolve_params(), 1).snapshot()
+    with pytest.raises(ConfigurationError, match=r"this run's world has no map to draw: .*"
+                       r"\(their keys: arenas, tick\); a symbolic world"):  # fmt: skip
+        render(snapshot, out=tmp_path / "fear.svg")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..exceptions import ConfigurationError
+from ..messaging.trace_view import log_files
 
 PLAN_EVENT = "agent.plan"
 GOAP_TREE_TITLE = "GOAP search tree"
@@ -32,11 +33,14 @@ class Explanation:
     """The last decision at or before ``tick`` that carried the agent's memory."""
     since: list[dict[str, Any]] = field(default_factory=list)
     """The decisions after it, up to ``tick`` (kept plans, mostly)."""
+    skipped: list[str] = field(default_factory=list)
+    """What of the logs was not read (``file:line: why``): said at the end of :meth:`text`."""
 
     def text(self) -> str:
         """The explanation as a person reads it."""
         if self.decided is None:
-            return f"{self.agent}: no decision with its memory at or before tick {self.tick}"
+            missing = f"{self.agent}: no decision with its memory at or before tick {self.tick}"
+            return "\n".join([missing, *self._skipped_lines()])
         decided = self.decided
         lines = [
             f"{self.agent} at tick {self.tick} "
@@ -62,28 +66,39 @@ class Explanation:
             goap = str(tree).startswith(GOAP_TREE_TITLE)
             lines += ["", "search tree:" if goap else "decomposition:"]
             lines += [f"  {line}" for line in str(tree).rstrip("\n").splitlines()]
-        return "\n".join(lines)
+        return "\n".join(lines + self._skipped_lines())
+
+    def _skipped_lines(self) -> list[str]:
+        if not self.skipped:
+            return []
+        shown = "; ".join(self.skipped[:3]) + (" ..." if len(self.skipped) > 3 else "")
+        return ["", f"skipped as malformed: {len(self.skipped)} ({shown})"]
 
 
 def explain(log_dir: Path, agent: str, tick: int) -> Explanation:
     """Explain ``agent`` at ``tick`` from the ``*.jsonl`` logs in ``log_dir``."""
-    decisions = _decisions(log_dir, agent)
+    skipped: list[str] = []
+    decisions = _decisions(log_dir, agent, skipped)
     if not decisions:
         raise ConfigurationError(
             f"no {PLAN_EVENT} events of agent {agent!r} in {str(log_dir)!r}; is it an agent "
             "of warband.agents, and did the run have --log?"
         )
-    return explain_decisions(decisions, agent, tick)
+    explanation = explain_decisions(decisions, agent, tick)
+    explanation.skipped = skipped
+    return explanation
 
 
 def explain_decisions(decisions: list[dict[str, Any]], agent: str, tick: int) -> Explanation:
     """Explain ``agent`` at ``tick`` from its ``agent.plan`` events, already read and sorted by
     tick (what ``warband view`` holds in memory); raises :class:`ConfigurationError` when the
     agent decided nothing at or before ``tick``."""
+    # A decision without an integer tick (a hand-edited or foreign log) cannot be placed.
+    decisions = [d for d in decisions if type(d.get("tick")) is int]
     if not decisions:
         raise ConfigurationError(f"agent {agent!r} made no decision in this run")
-    known = sorted({int(d.get("tick", 0)) for d in decisions})
-    upto = [d for d in decisions if int(d.get("tick", 0)) <= tick]
+    known = sorted({d["tick"] for d in decisions})
+    upto = [d for d in decisions if d["tick"] <= tick]
     with_memory = [d for d in upto if "memory" in d]
     decided = with_memory[-1] if with_memory else None
     since = upto[upto.index(decided) + 1 :] if decided is not None else upto
@@ -95,27 +110,37 @@ def explain_decisions(decisions: list[dict[str, Any]], agent: str, tick: int) ->
     return Explanation(agent, tick, decided, since)
 
 
-def _decisions(log_dir: Path, agent: str) -> list[dict[str, Any]]:
+def _decisions(log_dir: Path, agent: str, skipped: list[str]) -> list[dict[str, Any]]:
+    """``agent``'s ``agent.plan`` events, sorted by tick; a line that is not one (not JSON, a
+    tick that is not an integer) or a ``*.jsonl`` that is not a file is said in ``skipped``."""
     if not log_dir.is_dir():
         raise ConfigurationError(
             f"log directory {str(log_dir)!r} does not exist; pass the --log DIR of a run"
         )
     found: list[dict[str, Any]] = []
-    for file in sorted(log_dir.glob("*.jsonl")):
-        for line in file.read_text(errors="replace").splitlines():
+    for file in log_files(log_dir, skipped):
+        lines = file.read_text(errors="replace").splitlines()
+        for number, line in enumerate(lines, 1):
             if PLAN_EVENT not in line:
                 continue
             try:
                 event = json.loads(line)
             except json.JSONDecodeError:
+                skipped.append(f"{file.name}:{number}: not JSON")
                 continue
-            if (
+            if not (
                 isinstance(event, dict)
                 and event.get("event") == PLAN_EVENT
                 and event.get("agent") == agent
             ):
-                found.append(event)
-    found.sort(key=lambda e: (int(e.get("tick", 0)), str(e.get("timestamp", ""))))
+                continue
+            if type(event.get("tick")) is not int:
+                skipped.append(
+                    f"{file.name}:{number}: tick {event.get('tick')!r} is not an integer"
+                )
+                continue
+            found.append(event)
+    found.sort(key=lambda e: (e["tick"], str(e.get("timestamp", ""))))
     return found
 
 

@@ -190,6 +190,8 @@ class Broker:
         # Lockstep group changes wait for the next Tick: (tick stamped, peer, new groups).
         self._deferred: list[tuple[int, str, list[str]]] = []
         self._seq = 0
+        self._tick = 0
+        """The run's current tick: the last Tick broadcast; the broker's own notices carry it."""
         self._registry: dict[str, _Peer] = {}
         # Who left and why, until they register again: a watcher that registers late (a clock
         # started after an agent that failed at once) still learns of them.
@@ -760,8 +762,10 @@ class Broker:
         self, router: zmq.Socket[bytes], peer: str, payload: bytes, envelope: Envelope
     ) -> None:
         group = envelope.recipient[len(GROUP_PREFIX) :]
-        if self._deferred and envelope.type == "Tick":
-            self._apply_deferred(envelope.tick)
+        if envelope.type == "Tick":
+            self._tick = envelope.tick
+            if self._deferred:
+                self._apply_deferred(envelope.tick)
         # An empty group is not an error: a team whose members all died still has a channel.
         for member in sorted(self._groups.get(group, ())):
             if member != peer:
@@ -895,7 +899,16 @@ class Broker:
 
     def _send_own(self, router: zmq.Socket[bytes], target: str | bytes, message: Message) -> None:
         self._seq += 1
-        stamped = msgspec.structs.replace(message, sender=BROKER_ID, id=f"{BROKER_ID}:c{self._seq}")
+        # The broker's own notices are of the run's current tick (stamped 0, a departure sorted
+        # to the top of a trace, before what it ends); each is handled on arrival, whatever its
+        # tick. An _Undeliverable keeps the tick of the frame it refuses (PROTOCOL.md, 7).
+        own_tick = isinstance(message, _Registered | _Pong | _Left) and not message.tick
+        stamped = msgspec.structs.replace(
+            message,
+            sender=BROKER_ID,
+            id=f"{BROKER_ID}:c{self._seq}",
+            tick=self._tick if own_tick else message.tick,
+        )
         try:
             if isinstance(target, bytes):
                 router.send(target, _SNDMORE_NOBLOCK)

@@ -26,6 +26,8 @@ class _FileState:
     offset: int = 0
     partial: bytes = b""
     lines: int = 0
+    skipped: bool = False
+    """Not a file (a directory named ``x.jsonl``): never read."""
 
 
 @dataclass
@@ -45,7 +47,12 @@ class LogFollower:
             return []
         events: list[dict[str, Any]] = []
         for path in sorted(self.log_dir.glob("*.jsonl")):
+            if path not in self._files and not path.is_file():
+                self._files[path] = _FileState(skipped=True)
+                self.problems.append(f"{path.name}: not a file")  # said once, as a bad line
             state = self._files.setdefault(path, _FileState())
+            if state.skipped:
+                continue
             try:
                 with path.open("rb") as file:
                     file.seek(state.offset)

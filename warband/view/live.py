@@ -99,7 +99,9 @@ class AttachedViewer:
         import tempfile
 
         from ..messaging.supervisor import PARENT_VARIABLE
+        from .server import check_port
 
+        check_port(port, "--view-port")  # said here, not by a viewer that fails to start
         self._workdir = tempfile.TemporaryDirectory(prefix="warband-view-")
         self.endpoint = f"ipc://{self._workdir.name}/view.sock"
         argv = [sys.executable, "-m", "warband", "view", "--live", self.endpoint]

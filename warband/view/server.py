@@ -255,6 +255,15 @@ async def _follow(timeline: Timeline, follower: LogFollower | LiveFeed) -> None:
         await asyncio.sleep(FOLLOW_EVERY)
 
 
+def check_port(port: int, flag: str = "--port") -> None:
+    """Raise :class:`ConfigurationError` for a TCP port outside 0..65535 (0 picks a free one),
+    before anything is read or started."""
+    if not 0 <= port <= 65535:
+        raise ConfigurationError(
+            f"{flag} must be a TCP port, 1 to 65535 (0 picks a free one), got {port}"
+        )
+
+
 def view_command(
     log_dir: Path | None,
     host: str = DEFAULT_HOST,
@@ -269,6 +278,7 @@ def view_command(
     grow. With ``live`` (and no ``log_dir``), the viewer binds that endpoint and follows the
     runs started with ``--live`` and the same endpoint (:mod:`warband.view.live`). Returns
     the exit code."""
+    check_port(port)
     _web()  # say which extra to install before reading a large log
     if live is not None:
         return _live_command(live, host, port)

@@ -75,6 +75,12 @@ class Timeline:
         touched: set[tuple[str, str]] = set()
         for event in events:
             name = event.get("event")
+            if name in (SNAPSHOT_EVENT, PLAN_EVENT) and type(event.get("tick", 0)) is not int:
+                # One hand-edited or foreign line must not stop the page: skip it, say so.
+                self.problems.append(
+                    f"a {name} event whose tick {event['tick']!r} is not an integer"
+                )
+                continue
             if name == "msg.send":
                 self._add_send(event)
             elif name == "msg.recv":

@@ -6,52 +6,16 @@ path), :func:`parse_map` (TOML text) or :func:`map_from_data` (a dict).
 Map file format
 ===============
 
-Coordinates are map units (metres); ``x`` grows east, ``y`` grows north (see
-:mod:`warband.world.geometry`). Top-level keys must come before the first ``[[...]]`` table,
-as TOML requires::
-
-    name = "test"                       # required: the map's name
-    description = "what it is for"      # optional
-    teams = ["red", "blue"]             # optional, default ["red", "blue"]
-    links = [                           # required: chains of waypoint ids; consecutive ids
-      ["a", "b", "c"],                  #   are linked both ways (here a-b and b-c)
-    ]
-    walls = [                           # optional: polylines of [x, y] points; each piece
-      [[0, 0], [30, 0], [30, 20]],      #   blocks sight, and no link may cross it
-    ]
-
-    [[waypoints]]                       # one table per waypoint
-    id = "a"                            # required, unique
-    pos = [2.0, 3.5]                    # required: [x, y]
-    cover = { e = 0.5, ne = 1.0 }       # optional: 0..1 per compass direction (n ne e se s sw
-                                        #   w nw) the threat is in; 1 = full cover
-
-    [[markers]]                         # annotations the AI and the game modes use
-    id = "cp-a"                         # required, unique among markers and objects
-    kind = "capture"                    # spawn capture tsp regroup sniping defend hiding
-                                        #   exit stack corner retrieval return target
-    waypoint = "b"                      # required: where it is
-    team = "red"                        # spawn, return, target: required (whose spawn, return
-                                        #   point, or the team defending the target);
-                                        #   tsp/capture: initial owner
-    radius = 3.0                        # optional, default 3.0: capture radius
-    group = "room-1"                    # optional: ties markers together (e.g. one room's
-                                        #   stack and corner markers)
-
-    [[objects]]                         # symbolic objects for cooperation and planning scenarios
-    id = "cell-door"                    # required, unique among markers and objects
-    kind = "door"                       # door | bars | plate | lever | item
-    link = ["cell", "hall"]             # door, bars: the link they block while closed (required)
-    waypoint = "hall"                   # plate, lever, item: where it is (required); door, bars:
-                                        #   where it is operated (default: the link's 2nd id)
-    controls = ["cell-door"]            # plate, lever: the doors/bars they open
-    open = false                        # door, bars, lever: initial state (default false)
-    key = "cell-key"                    # door, bars: item kind that unlocks it by hand (optional)
-    item = "cell-key"                   # item: what kind of item it is (required for items)
-
-Cover missing from a waypoint's ``cover`` table is computed from the walls: a wall within
-:data:`COVER_REACH` units in a direction gives full cover from that direction. Explicit values
-win, so a low crate (which does not block sight, hence is not a wall) is written as ``cover``.
+The format is documented in one public place, ``docs/maps.md``: every key, marker kind and
+object kind, the coordinate range, and a complete example (a test keeps that page and this
+loader in step). In short: top-level ``name``, ``teams``, ``links`` (chains of waypoint ids)
+and ``walls`` (polylines), then ``[[waypoints]]`` (``id``, ``pos``, ``cover``),
+``[[markers]]`` (``id``, ``kind``, ``waypoint``, ``team``, ``radius``, ``group``) and
+``[[objects]]`` (``id``, ``kind``, ``link``, ``waypoint``, ``controls``, ``open``, ``key``,
+``item``). Coordinates are map units (metres), ``x`` east and ``y`` north, each finite and
+within +-:data:`MAX_COORDINATE`. Cover missing from a waypoint's ``cover`` table is computed
+from the walls: a wall within :data:`COVER_REACH` units in a direction gives full cover from
+that direction.
 
 Errors
 ======
@@ -100,6 +64,10 @@ BUNDLED_MAP_DIR = Path(__file__).parent / "maps"
 COVER_REACH = 3.0
 """A wall this close (map units) in a direction gives a waypoint full cover from that direction."""
 
+MAX_COORDINATE = 10_000.0
+"""Coordinates are finite map units within +-this (10 km): a map is drawn, searched and
+clustered at the scale of its extent, and a stray ``1e12`` would take minutes to render."""
+
 
 def bundled_maps() -> tuple[str, ...]:
     """Names of the maps shipped with warband, sorted."""
@@ -126,6 +94,11 @@ def load_map(source: str | Path) -> Map:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise MapError(f"{path}: cannot read map file: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise MapError(
+            f"{path}: not a map file: byte {exc.start} is not UTF-8 text; a map is a TOML text "
+            "file (format: docs/maps.md)"
+        ) from None
     return parse_map(text, source=str(path))
 
 
@@ -183,7 +156,14 @@ class _Reader:
             or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
         ):
             raise self.fail(element, f"{what} must be [x, y] numbers, got {value!r}")
-        return (float(value[0]), float(value[1]))
+        x, y = float(value[0]), float(value[1])
+        if not (abs(x) <= MAX_COORDINATE and abs(y) <= MAX_COORDINATE):  # False for NaN too
+            raise self.fail(
+                element,
+                f"{what} {[value[0], value[1]]!r} is out of range: coordinates are map units "
+                f"(metres) between -{MAX_COORDINATE:g} and {MAX_COORDINATE:g}",
+            )
+        return (x, y)
 
     def element_name(self, kind: str, index: int, table: Mapping[str, Any]) -> str:
         ident = table.get("id")

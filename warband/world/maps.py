@@ -2,8 +2,8 @@
 
 A :class:`Map` is built once by the loader (:func:`~warband.world.load_map`,
 :func:`~warband.world.parse_map`, :func:`~warband.world.map_from_data`; the file format is in
-:mod:`warband.world._map_file`) or the generator (:func:`~warband.world.grid_map`). After that
-every id it mentions is known to exist, so the rest of the world code never re-validates it.
+docs/maps.md) or the generator (:func:`~warband.world.grid_map`). After that every id it
+mentions is known to exist, so the rest of the world code never re-validates it.
 Lookups of an unknown id raise :class:`~warband.exceptions.UnknownIdError` naming the id and
 the map (check with :meth:`Map.has_waypoint` and friends first when the id comes from outside).
 """

@@ -1,9 +1,11 @@
 """Drawing a map or a world snapshot as SVG (always) or PNG (with Pillow).
 
 The scene is first built as a list of plain shapes in map coordinates (walls, areas, links,
-waypoints, influence, corridors, markers, objects, agents), then written by one of two small
-back ends: SVG text written by hand, or ``PIL.ImageDraw``. Both draw the same shapes, so what a
-test checks in the SVG holds for the PNG.
+waypoints with their ids, influence, corridors, markers, objects, agents) and a legend in
+pixels beside the map (what each marker letter, colour and line means), then written by one of
+two small back ends: SVG text written by hand, or ``PIL.ImageDraw``. Both draw the same shapes,
+so what a test checks in the SVG holds for the PNG. Agents on one spot (a squad on its spawn)
+are spread on a small ring with their labels in a column, so none hides another.
 
 A snapshot is the dict of :meth:`warband.world.simulation.World.snapshot`; its ``"map"`` names
 the map to load (bundled name or path) and areas are rebuilt with the default clustering.
@@ -11,6 +13,7 @@ the map to load (bundled name or path) and areas are rebuilt with the default cl
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -26,10 +29,25 @@ from warband.world.maps import Map
 from warband.world.strategic import StrategicGraph, build_strategic_graph
 
 SCALE = 12.0
-"""Pixels per map unit."""
+"""Pixels per map unit (more for a small map, less for a large one: :data:`MIN_SIDE`,
+:data:`MAX_SIDE`)."""
+
+MIN_SIDE = 960.0
+"""Pixels of the map's longer side at least: a small map (a building) is drawn larger, so its
+waypoint ids and labels have room."""
+
+MAX_SIDE = 4000.0
+"""Pixels of the drawing's longer side at most: a larger map is drawn at a smaller scale, so
+a map kilometres wide is a picture, not gigabytes of memory."""
 
 MARGIN = 30.0
 """Pixels around the drawing (room for the title)."""
+
+LEGEND_WIDTH = 190.0
+"""Pixels right of the map for the legend."""
+
+LINE = 13.0
+"""Pixels from one line of the legend, or of a column of agent labels, to the next."""
 
 TEAM_COLOURS: tuple[str, ...] = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e")
 """Colour of the first, second, ... team of the map."""
@@ -63,9 +81,12 @@ MARKER_LETTERS: dict[str, str] = {
     "return": "B",
     "target": "Y",
 }
-"""One-letter tag drawn next to each marker kind."""
+"""One-letter tag drawn next to each marker kind (the legend says which is which)."""
 
 PNG_HINT = "PNG output needs Pillow: pip install 'warband[render]'"
+
+
+# A shape's points are in map units, or with ``screen`` in pixels of the picture (the legend).
 
 
 @dataclass(frozen=True)
@@ -76,6 +97,7 @@ class _Line:
     width: float
     opacity: float = 1.0
     dashed: bool = False
+    screen: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,6 +109,7 @@ class _Circle:
     outline: str | None = None
     css_class: str = ""
     title: str = ""
+    screen: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,6 +118,8 @@ class _Text:
     text: str
     colour: str = "#222222"
     size: float = 10.0
+    screen: bool = False
+    css_class: str = ""
 
 
 _Shape = _Line | _Circle | _Text
@@ -103,6 +128,13 @@ _Shape = _Line | _Circle | _Text
 def _snapshot_map(snapshot: Mapping[str, Any]) -> Map:
     """The map a snapshot was taken on: by bundled name, else from the file it came from."""
     name = str(snapshot.get("map", ""))
+    if not name:
+        keys = ", ".join(sorted(str(key) for key in snapshot)) or "none"
+        raise MapError(
+            f"this run's world has no map to draw: its snapshots name none (their keys: {keys}); "
+            "a symbolic world, as in the fear and pirate scenarios, has places but no "
+            "positions: `warband view` and `warband trace` show what such a run did"
+        )
     if name in bundled_maps():
         return load_map(name)
     source = snapshot.get("map_source")
@@ -145,8 +177,9 @@ def render(
             tick = snapshot["tick"]
     areas = graph or build_strategic_graph(game_map)
     shapes = _scene(game_map, areas, snapshot)
+    shapes += _legend(game_map, snapshot, shapes)
     title = game_map.name if tick is None else f"{game_map.name} - tick {tick}"
-    shapes.append(_Text((game_map.bounds[0], game_map.bounds[3]), title, size=14.0))
+    shapes.append(_Text((MARGIN, MARGIN * 0.7), title, size=14.0, screen=True))
     try:
         if suffix == ".svg":
             out.write_text(_to_svg(shapes, game_map), encoding="utf-8")
@@ -177,6 +210,7 @@ def _scene(
     game_map: Map, graph: StrategicGraph, snapshot: Mapping[str, Any] | None
 ) -> list[_Shape]:
     shapes: list[_Shape] = []
+    unit = 1.0 / _canvas(game_map)[4]  # map units per pixel: offsets of labels are in pixels
     if snapshot is not None:
         shapes += _influence(game_map, graph, snapshot)
     for a, b in game_map.links:
@@ -198,13 +232,17 @@ def _scene(
                     title=f"{wp} (area {area.id})",
                 )
             )
+            x, y = game_map.position(wp)
+            shapes.append(
+                _Text((x - 8 * unit, y - 17 * unit), wp, "#777777", 7, css_class="waypoint-id")
+            )
     if snapshot is not None:
         shapes += _corridors(graph, snapshot)
-    shapes += _markers(game_map)
+    shapes += _markers(game_map, unit)
     shapes += _objects(game_map, snapshot)
     if snapshot is not None:
         shapes += _mode_things(game_map, snapshot)
-        shapes += _agents(game_map, snapshot)
+        shapes += _agents(game_map, snapshot, unit)
     return shapes
 
 
@@ -289,7 +327,8 @@ def _corridors(graph: StrategicGraph, snapshot: Mapping[str, Any]) -> list[_Shap
     return shapes
 
 
-def _markers(game_map: Map) -> list[_Shape]:
+def _markers(game_map: Map, unit: float) -> list[_Shape]:
+    """Each marker's letter right of its waypoint (several on one waypoint side by side)."""
     shapes: list[_Shape] = []
     stacked: dict[str, int] = {}
     for marker in game_map.markers:
@@ -297,8 +336,9 @@ def _markers(game_map: Map) -> list[_Shape]:
         slot = stacked.get(marker.waypoint, 0)
         stacked[marker.waypoint] = slot + 1
         colour = _team_colour(game_map, marker.team) if marker.team else "#444444"
+        letter = MARKER_LETTERS.get(marker.kind, "?")
         shapes.append(
-            _Text((x + 0.6 + slot * 1.0, y + 0.6), MARKER_LETTERS.get(marker.kind, "?"), colour)
+            _Text((x + (7 + slot * 8) * unit, y - 4 * unit), letter, colour, css_class="marker")
         )
     return shapes
 
@@ -327,52 +367,112 @@ def _objects(game_map: Map, snapshot: Mapping[str, Any] | None) -> list[_Shape]:
     return shapes
 
 
-def _agents(game_map: Map, snapshot: Mapping[str, Any]) -> list[_Shape]:
-    agents = snapshot.get("agents") or {}
+def _agents(game_map: Map, snapshot: Mapping[str, Any], unit: float) -> list[_Shape]:
+    """Each agent a disc with its label; agents on one spot are spread on a ring around it,
+    their labels one under the other beside it (else "red-6" is written over "red-2")."""
+    spots: dict[Point, list[tuple[str, Mapping[str, Any]]]] = {}
+    for agent_id, agent in sorted((snapshot.get("agents") or {}).items()):
+        pos = _position(agent)
+        if pos is not None:
+            spots.setdefault(pos, []).append((str(agent_id), agent))
     shapes: list[_Shape] = []
-    for agent_id, agent in sorted(agents.items()):
-        if not isinstance(agent, Mapping) or "x" not in agent or "y" not in agent:
-            continue
-        pos = (float(agent["x"]), float(agent["y"]))
-        alive = agent.get("state", "alive") == "alive"
-        fill = _team_colour(game_map, agent.get("team")) if alive else "#bbbbbb"
-        shapes.append(
-            _Circle(
-                pos,
-                7,
-                fill,
-                outline="#000000",
-                css_class="agent",
-                title=f"{agent_id} {agent.get('team', '')} {agent.get('health', '')}",
-            )
-        )
-        shapes.append(_Text((pos[0] + 0.8, pos[1] - 1.2), str(agent_id), fill, 9))
+    for (x, y), here in spots.items():
+        ring = 10 * unit if len(here) > 1 else 0.0
+        top = 10 * unit if len(here) == 1 else (len(here) - 1) * LINE / 2 * unit
+        for slot, (agent_id, agent) in enumerate(here):
+            angle = 2 * math.pi * slot / len(here)
+            pos = (x + ring * math.cos(angle), y + ring * math.sin(angle))
+            alive = agent.get("state", "alive") == "alive"
+            fill = _team_colour(game_map, agent.get("team")) if alive else "#bbbbbb"
+            title = f"{agent_id} {agent.get('team', '')} {agent.get('health', '')}"
+            shapes.append(_Circle(pos, 7, fill, outline="#000000", css_class="agent", title=title))
+            label = (x + ring + 10 * unit, y + top - slot * LINE * unit)
+            shapes.append(_Text(label, agent_id, fill, 9, css_class="agent-label"))
     for turret_id, turret in sorted((snapshot.get("turrets") or {}).items()):
-        if isinstance(turret, Mapping) and "x" in turret and "y" in turret:
-            pos = (float(turret["x"]), float(turret["y"]))
+        turret_pos = _position(turret)
+        if turret_pos is not None:
             colour = _team_colour(game_map, turret.get("team"))
-            shapes.append(_Circle(pos, 4, colour, outline="#000000", title=str(turret_id)))
+            shapes.append(_Circle(turret_pos, 4, colour, outline="#000000", title=str(turret_id)))
+    return shapes
+
+
+def _position(body: object) -> Point | None:
+    """A snapshot body's ``x``, ``y``; None without them or when not finite (not drawable)."""
+    if not isinstance(body, Mapping):
+        return None
+    try:
+        x, y = float(body["x"]), float(body["y"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (x, y) if math.isfinite(x) and math.isfinite(y) else None
+
+
+def _legend(
+    game_map: Map, snapshot: Mapping[str, Any] | None, scene: Sequence[_Shape]
+) -> list[_Shape]:
+    """What the picture's letters, colours and lines mean, right of the map, in pixels: only
+    what this picture shows (its teams, its marker kinds, doors if it has any)."""
+    left = _canvas(game_map)[0] - LEGEND_WIDTH + 10
+    rows: list[tuple[_Shape | None, str]] = []
+    for team in game_map.teams:
+        rows.append((_Circle((0, 0), 5, _team_colour(game_map, team), outline="#000000"), team))
+    if snapshot is not None and any(
+        isinstance(shape, _Circle) and shape.css_class == "agent" and shape.fill == "#bbbbbb"
+        for shape in scene
+    ):
+        rows.append((_Circle((0, 0), 5, "#bbbbbb", outline="#000000"), "dead"))
+    rows.append((_Circle((0, 0), 4, AREA_COLOURS[0], outline="#555555"), "waypoint (colour: area)"))
+    rows.append((_Line((0, 0), (14, 0), "#333333", 3), "wall"))
+    rows.append((_Line((0, 0), (14, 0), "#999999", 1), "link"))
+    kinds = sorted({m.kind for m in game_map.markers}, key=list(MARKER_LETTERS).index)
+    for kind in kinds:
+        rows.append((_Text((0, 4), MARKER_LETTERS[kind], "#444444"), f"{kind} marker"))
+    if any(obj.link is not None for obj in game_map.objects):
+        rows.append((_Line((7, -6), (7, 6), "#2ca02c", 5), "door/bars, open"))
+        rows.append((_Line((7, -6), (7, 6), "#8c564b", 5), "door/bars, closed"))
+    if any(obj.link is None for obj in game_map.objects):
+        rows.append((_Circle((0, 0), 3, "#e377c2"), "plate, lever or item"))
+    shapes: list[_Shape] = [_Text((left, MARGIN), "legend", size=11, screen=True)]
+    for number, (sample, text) in enumerate(rows, start=1):
+        y = MARGIN + number * LINE
+        if isinstance(sample, _Circle):
+            shapes.append(dataclasses.replace(sample, centre=(left + 5, y - 4), screen=True))
+        elif isinstance(sample, _Line):
+            a, b = (
+                (left + sample.a[0], y - 4 + sample.a[1]),
+                (left + sample.b[0], y - 4 + sample.b[1]),
+            )
+            shapes.append(dataclasses.replace(sample, a=a, b=b, screen=True))
+        elif isinstance(sample, _Text):
+            shapes.append(dataclasses.replace(sample, at=(left + 1, y), screen=True))
+        shapes.append(_Text((left + 20, y), text, "#222222", 9, screen=True, css_class="legend"))
     return shapes
 
 
 # --- back ends --------------------------------------------------------------------------------
 
 
-def _canvas(game_map: Map) -> tuple[float, float, float, float]:
-    """Pixel width and height, and the map's min x and max y (the top-left corner)."""
+def _canvas(game_map: Map) -> tuple[float, float, float, float, float]:
+    """Pixel width and height (the map, and the legend right of it), the map's min x and max
+    y (the top-left corner), and the scale (pixels per map unit)."""
     min_x, min_y, max_x, max_y = game_map.bounds
-    width = (max_x - min_x) * SCALE + 2 * MARGIN
-    height = (max_y - min_y) * SCALE + 2 * MARGIN
-    return width, height, min_x, max_y
+    extent = max(max_x - min_x, max_y - min_y, 1.0)
+    scale = min(max(SCALE, MIN_SIDE / extent), MAX_SIDE / extent)
+    width = (max_x - min_x) * scale + 2 * MARGIN + LEGEND_WIDTH
+    legend_rows = 3 + len(game_map.teams) + len({m.kind for m in game_map.markers}) + 5
+    height = max((max_y - min_y) * scale + 2 * MARGIN, MARGIN * 2 + legend_rows * LINE)
+    return width, height, min_x, max_y, scale
 
 
 def _to_svg(shapes: Sequence[_Shape], game_map: Map) -> str:
-    width, height, min_x, max_y = _canvas(game_map)
+    width, height, min_x, max_y, scale = _canvas(game_map)
 
-    def px(p: Point) -> tuple[float, float]:
+    def px(p: Point, screen: bool = False) -> tuple[float, float]:
+        if screen:
+            return (round(p[0], 1), round(p[1], 1))
         return (
-            round((p[0] - min_x) * SCALE + MARGIN, 1),
-            round((max_y - p[1]) * SCALE + MARGIN, 1),
+            round((p[0] - min_x) * scale + MARGIN, 1),
+            round((max_y - p[1]) * scale + MARGIN, 1),
         )
 
     parts = [
@@ -382,14 +482,14 @@ def _to_svg(shapes: Sequence[_Shape], game_map: Map) -> str:
     ]
     for shape in shapes:
         if isinstance(shape, _Line):
-            (x1, y1), (x2, y2) = px(shape.a), px(shape.b)
+            (x1, y1), (x2, y2) = px(shape.a, shape.screen), px(shape.b, shape.screen)
             dash = ' stroke-dasharray="6,4"' if shape.dashed else ""
             parts.append(
                 f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{shape.colour}" '
                 f'stroke-width="{shape.width}" stroke-opacity="{shape.opacity:.2f}"{dash}/>'
             )
         elif isinstance(shape, _Circle):
-            cx, cy = px(shape.centre)
+            cx, cy = px(shape.centre, shape.screen)
             css = f' class="{shape.css_class}"' if shape.css_class else ""
             stroke = f' stroke="{shape.outline}"' if shape.outline else ""
             title = f"<title>{escape(shape.title)}</title>" if shape.title else ""
@@ -398,11 +498,10 @@ def _to_svg(shapes: Sequence[_Shape], game_map: Map) -> str:
                 f'fill-opacity="{shape.opacity:.2f}"{stroke}>{title}</circle>'
             )
         else:
-            x, y = px(shape.at)
-            if shape.size > 12:
-                y = MARGIN * 0.7  # the title sits in the top margin
+            x, y = px(shape.at, shape.screen)
+            css = f' class="{shape.css_class}"' if shape.css_class else ""
             parts.append(
-                f'<text x="{x}" y="{y}" font-family="sans-serif" font-size="{shape.size}" '
+                f'<text{css} x="{x}" y="{y}" font-family="sans-serif" font-size="{shape.size}" '
                 f'fill="{shape.colour}">{escape(shape.text)}</text>'
             )
     parts.append("</svg>")
@@ -414,19 +513,22 @@ def _to_png(shapes: Sequence[_Shape], game_map: Map, out: Path) -> None:
         from PIL import Image, ImageDraw
     except ImportError:
         raise ConfigurationError(PNG_HINT) from None
-    width, height, min_x, max_y = _canvas(game_map)
+    width, height, min_x, max_y, scale = _canvas(game_map)
 
-    def px(p: Point) -> tuple[float, float]:
-        return ((p[0] - min_x) * SCALE + MARGIN, (max_y - p[1]) * SCALE + MARGIN)
+    def px(p: Point, screen: bool = False) -> tuple[float, float]:
+        if screen:
+            return p
+        return ((p[0] - min_x) * scale + MARGIN, (max_y - p[1]) * scale + MARGIN)
 
     image = Image.new("RGB", (int(width), int(height)), "#ffffff")
     draw = ImageDraw.Draw(image, "RGBA")  # RGBA mode blends translucent fills
     for shape in shapes:
         if isinstance(shape, _Line):
             colour = _rgba(shape.colour, shape.opacity)
-            draw.line([px(shape.a), px(shape.b)], fill=colour, width=max(1, round(shape.width)))
+            ends = [px(shape.a, shape.screen), px(shape.b, shape.screen)]
+            draw.line(ends, fill=colour, width=max(1, round(shape.width)))
         elif isinstance(shape, _Circle):
-            cx, cy = px(shape.centre)
+            cx, cy = px(shape.centre, shape.screen)
             r = shape.radius
             outline = _rgba(shape.outline, 1.0) if shape.outline else None
             draw.ellipse(
@@ -435,10 +537,9 @@ def _to_png(shapes: Sequence[_Shape], game_map: Map, out: Path) -> None:
                 outline=outline,
             )
         else:
-            x, y = px(shape.at)
-            if shape.size > 12:
-                y = MARGIN * 0.2
-            draw.text((x, y), shape.text, fill=_rgba(shape.colour, 1.0))
+            x, y = px(shape.at, shape.screen)
+            # SVG places text by its baseline, Pillow by its top: lift it to match.
+            draw.text((x, y - shape.size), shape.text, fill=_rgba(shape.colour, 1.0))
     image.save(out, format="PNG")
 
 

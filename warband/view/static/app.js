@@ -97,6 +97,9 @@ function drawMapBase() {
   el("g", { id: "map-dynamic" }, svg);
 }
 
+// Pixels from one agent's label to the next on a shared spot: its name line and its task line.
+const LABEL_LINES = 23;
+
 function drawFrame(frame) {
   const layer = $("map-dynamic");
   if (!layer) return;
@@ -151,11 +154,17 @@ function drawFrame(frame) {
     if (a.x === undefined) continue;
     const spot = `${a.x},${a.y}`;
     const slot = placed[spot] = (placed[spot] || 0) + 1;
-    let [x, y] = px(a.x, a.y);
+    const [sx, sy] = px(a.x, a.y);
+    let [x, y] = [sx, sy];
+    // Alone, the label sits beside the disc; on a shared spot the labels (name, then task)
+    // stand one under the other beside the ring, else they are written over each other.
+    let [lx, ly] = [x + 9, y - 4];
     if (stacks[spot] > 1) {
       const angle = 2 * Math.PI * (slot - 1) / stacks[spot];
       x += 9 * Math.cos(angle);
       y += 9 * Math.sin(angle);
+      lx = sx + 20;
+      ly = sy - 4 + (slot - 1 - (stacks[spot] - 1) / 2) * LABEL_LINES;
     }
     const alive = (a.state || "alive") === "alive";
     const colour = alive ? teamColour(a.team) : "#bbb";
@@ -174,9 +183,9 @@ function drawFrame(frame) {
     const health = a.max_health ? a.health / a.max_health : 0;
     el("rect", { x: x - 8, y: y + 9, width: 16, height: 3, fill: "#ddd" }, group);
     el("rect", { x: x - 8, y: y + 9, width: 16 * health, height: 3, fill: "#2ca02c" }, group);
-    el("text", { x: x + 9, y: y - 4, class: "agent-label", fill: colour }, group,
+    el("text", { x: lx, y: ly, class: "agent-label", fill: colour }, group,
       `${id} ${a["class"] || ""} ${a.health}`);
-    if (a.task) el("text", { x: x + 9, y: y + 7, class: "task-label" }, group, a.task);
+    if (a.task) el("text", { x: lx, y: ly + 11, class: "task-label" }, group, a.task);
   }
   const scores = Object.entries(frame.scores).map(([t, s]) => `${t} ${s}`).join(" : ");
   $("scores").textContent = (frame.mode ? frame.mode + "  " : "") + scores +
