@@ -216,7 +216,7 @@ def _add_sweep(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "sweep",
         help="run a scenario over many seeds and count the wins",
         description="Run a scenario over seeds 1..N, each seed its own `warband run` process, "
-        "and print wins per side (95%% Wilson interval) and mean outcome details. A scenario "
+        "and print wins per side (95% Wilson interval) and mean outcome details. A scenario "
         "with sides names the winning side as `winner` in its outcome details.",
     )
     sweep.add_argument("scenario", type=Path, help="scenario file, e.g. scenarios/skirmish.py")
@@ -634,6 +634,7 @@ def _sweep(args: argparse.Namespace) -> int:
             name=scenario.name,
             otel=args.otel,
             metrics_dir=metrics_dir,
+            counts=scenario.counts,
         )
         return _sweep_plan(plan, scenario.name, args)
 

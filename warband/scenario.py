@@ -86,8 +86,13 @@ class Scenario:
         description: str = "",
         clock_id: str | None = None,
         outside: Sequence[str] = (),
+        counts: Sequence[str] = (),
     ) -> None:
         self.name = name
+        self.counts = tuple(counts)
+        """Outcome details that count something (``"kills"``: a dict of counts per team, or one
+        number): a run without one counts 0 there. ``warband sweep`` averages them over every
+        run, where it averages any other detail over the runs that reported it."""
         self.ticks = ticks
         self.defaults: dict[str, ParamValue] = dict(params or {})
         self.description = description
@@ -338,6 +343,14 @@ def _raised_at(error: BaseException, prefer: Path | None = None) -> str:
     return f"{frames[-1].filename}:{frames[-1].lineno}"
 
 
+_KINDS: dict[type, str] = {
+    bool: "true or false",
+    int: "a whole number",
+    float: "a number",
+}
+"""What a parameter's value must be, by the type of its default, in words for error messages."""
+
+
 def _convert(key: str, text: str, default: ParamValue) -> ParamValue:
     try:
         if isinstance(default, bool):
@@ -353,7 +366,6 @@ def _convert(key: str, text: str, default: ParamValue) -> ParamValue:
             return float(text)
     except ValueError:
         raise ConfigurationError(
-            f"parameter {key!r} expects a {type(default).__name__} (default {default!r}), "
-            f"got {text!r}"
+            f"parameter {key!r} expects {_KINDS[type(default)]} (default {default!r}), got {text!r}"
         ) from None
     return text
