@@ -22,9 +22,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from . import __version__
+from ._paths import wrong_kind
 from .exceptions import ConfigurationError, WarbandError
 
 if TYPE_CHECKING:
@@ -70,13 +71,28 @@ def run_file(path: str | Path, argv: Sequence[str] | None = None) -> int:
     return main(["run", str(path), *args])
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with bad usage reported as every other bad input is: one line on stderr, exit
+    2 (argparse's own prints its whole usage first, nine lines for ``warband run``)."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("warband").strip()
+        where = f"{command}: " if command else ""
+        help_hint = f"`{self.prog} --help`"
+        self.exit(2, f"warband: error: {where}{message} (see {help_hint})\n")
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="warband",
         description="Team AI for games: message-passing actors over ZeroMQ.",
     )
     parser.add_argument("--version", action="version", version=f"warband {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # Each subcommand's parser is a _Parser too (argparse makes them of the parent's class).
+    commands = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(dest="command", required=True, metavar="COMMAND"),
+    )
     _add_run(commands)
     _add_sweep(commands)
     _add_agent(commands)
@@ -133,7 +149,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=30.0,
         metavar="SECONDS",
-        help="how long an actor waits for a lost broker to come back before it exits (30)",
+        help="how long an actor waits for its broker, at the start or once lost, before it "
+        "exits (30); a broker that refuses its key or run secret ends it at once",
     )
     parser.add_argument(
         "--curve",
@@ -439,11 +456,59 @@ def _check_run_options(args: argparse.Namespace) -> None:
             f"--restart-period must be a positive number of seconds, got {period}"
         )
     _check_log_dir(args.log)
+    curve = getattr(args, "curve", None)
+    problem = None if curve is None else wrong_kind(curve, "directory")
+    if problem is not None:
+        raise ConfigurationError(
+            f"--curve {str(curve)!r} {problem}; pass the key directory `warband keys DIR` wrote"
+        )
+
+
+def _check_result_file(path: Path | None) -> None:
+    """Refuse a ``--result`` file that could not be written, before the run plays (else the
+    whole match runs and its result is lost at the end)."""
+    if path is None:
+        return
+    folder = path.parent
+    problem = wrong_kind(folder, "directory")
+    if problem is None and path.is_dir():
+        problem = "is a directory"
+        folder = path
+    elif problem is None and not os.access(folder, os.W_OK | os.X_OK):
+        problem = "is not writable"
+    if problem is not None:
+        raise ConfigurationError(
+            f"--result {str(path)!r} cannot be written: {str(folder)!r} {problem}; pass a file "
+            "in a directory you can write to"
+        )
+
+
+def _check_connect_endpoint(endpoint: str) -> None:
+    """Connect to ``endpoint`` once and let go, so an address ZeroMQ cannot parse is bad input
+    (exit 2) before the actor starts; a broker that is not there yet is not checked."""
+    import zmq
+
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    probe = context.socket(zmq.DEALER)
+    try:
+        probe.connect(endpoint)
+    except zmq.ZMQError as error:
+        raise ConfigurationError(
+            f"--connect {endpoint!r} is not an endpoint: {error}; pass tcp://HOST:PORT, "
+            "ipc:///path or inproc://name"
+        ) from None
+    finally:
+        probe.close(linger=0)
+        context.term()
 
 
 def _check_log_dir(log_dir: Path | None) -> None:
     if log_dir is None:
         return
+    if log_dir.exists() and not log_dir.is_dir():
+        raise ConfigurationError(
+            f"--log {str(log_dir)!r} {wrong_kind(log_dir, 'directory')}; pass a directory"
+        )
     try:
         log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -684,6 +749,8 @@ def _agent(args: argparse.Namespace) -> int:
 
     check_actor_id(args.agent_id)
     _check_run_options(args)
+    _check_connect_endpoint(args.connect)
+    _check_result_file(args.result)
     secret = _secret_of(args)
     if args.curve is not None:
         from .messaging.curve import check_curve_endpoint, load_client

@@ -896,6 +896,8 @@ async def _run_connected(
                 mode=options.mode,
                 clock_id=clock_id or actor.id,
                 broker_timeout=options.broker_timeout,
+                # The wait for a first broker is a wait for a lost one too: --broker-timeout.
+                register_timeout=options.broker_timeout,
                 curve=curve,
                 secret=options.secret,
                 run_id=options.run_id,

@@ -48,6 +48,9 @@ class RunResult(msgspec.Struct, kw_only=True):
 
     ticks: int
     """Ticks completed."""
+    seed: int = 0
+    """The run's seed (``--seed``): an outcome judge of a scenario whose setup depends on it
+    can say which variant was played."""
     finish_reason: str
     """Why the run ended: ``"ticks"`` when the tick limit was reached, else the request's reason."""
     messages_sent: int = 0
@@ -360,6 +363,7 @@ class Clock(Actor):
             would_block=_nonzero(counts, "would_block"),
             rejected=_nonzero(counts, "messages_rejected"),
             ticks=ticks,
+            seed=self.seed,
             finish_reason=reason,
             messages_sent=self.stats.sent + sum(s.messages_sent for s in stats),
             messages_received=self.stats.received + sum(s.messages_received for s in stats),

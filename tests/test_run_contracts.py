@@ -1,0 +1,239 @@
+"""What a run promises a scenario and its user (issue 24): the seed reaches the outcome judge;
+a scenario's mistakes (no actors, a judge that raises or returns no Outcome) and bad command
+lines are one line on stderr with exit 2, checked before anything runs; an agent gives up on a
+broker within --broker-timeout, and at once when the broker refuses its run secret.
+
+Each case runs the real command in a child process, as a user would type it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO, CommandResult, run_summary
+from .proc import free_tcp_port
+
+Cli = Callable[..., CommandResult]
+VARIANT = str(REPO / "tests" / "scenarios" / "variant.py")
+
+
+@pytest.mark.parametrize(("seed", "variant"), [(4, "left"), (7, "right")])
+def test_the_outcome_judge_is_given_the_runs_seed(
+    warband_cli: Cli, seed: int, variant: str
+) -> None:
+    summary = run_summary(warband_cli, VARIANT, "--seed", str(seed))
+    assert {"seed": seed, "variant": variant} == summary["outcome_details"]
+    assert "success" == summary["outcome"]
+
+
+@pytest.mark.processes
+def test_the_judge_of_a_multi_process_run_is_given_the_seed_too(warband_cli: Cli) -> None:
+    summary = run_summary(warband_cli, VARIANT, "--seed", "3", "--processes")
+    assert {"seed": 3, "variant": "right"} == summary["outcome_details"]
+
+
+# --- a scenario's mistakes ----------------------------------------------------------------------
+
+
+def _assert_one_line_error(result: CommandResult, *fragments: str) -> None:
+    assert 2 == result.returncode, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.splitlines()
+    assert 1 == len(lines), result.stderr
+    assert lines[0].startswith("warband: error: "), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], result.stderr
+
+
+def _scenario(tmp_path: Path, actors: str, judge: str = "Outcome(True, 'fine')") -> Path:
+    path = tmp_path / "made.py"
+    path.write_text(
+        "from warband import Actor, Outcome, Scenario\n"
+        'scenario = Scenario("made", ticks=2)\n'
+        "@scenario.actors\n"
+        "def build(params, seed):\n"
+        f"    return {actors}\n"
+        "@scenario.outcome\n"
+        "def judge(result, params):\n"
+        f"    return {judge}\n"
+    )
+    return path
+
+
+@pytest.mark.parametrize("processes", [False, True], ids=["one-process", "processes"])
+def test_a_scenario_without_actors_is_one_line(
+    warband_cli: Cli, tmp_path: Path, processes: bool
+) -> None:
+    args = ["--processes"] if processes else []
+    result = warband_cli("run", str(_scenario(tmp_path, "[]")), *args)
+    _assert_one_line_error(result, "scenario 'made': @scenario.actors build() returned no actors")
+
+
+def test_actors_that_are_not_a_list_are_one_line(warband_cli: Cli, tmp_path: Path) -> None:
+    result = warband_cli("run", str(_scenario(tmp_path, "None")))
+    _assert_one_line_error(result, "build() returned None, not a list of Actors")
+
+
+def test_an_outcome_judge_that_raises_names_its_file_and_line(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    path = _scenario(tmp_path, "[Actor('a')]", "result.final_states['nobody']['x']")
+    result = warband_cli("run", str(path), "--json", "-q")
+    _assert_one_line_error(
+        result, "scenario 'made': @scenario.outcome judge() raised KeyError", f"{path}:8"
+    )
+    assert "" == result.stdout
+
+
+def test_an_outcome_judge_that_returns_a_string_says_what_to_return(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    result = warband_cli("run", str(_scenario(tmp_path, "[Actor('a')]", "'won'")), "-q")
+    _assert_one_line_error(result, "judge() returned 'won', not an Outcome")
+
+
+# --- command lines --------------------------------------------------------------------------
+
+
+def test_a_value_argparse_rejects_is_one_line_naming_the_help(warband_cli: Cli) -> None:
+    result = warband_cli("run", "scenarios/ping_pong.py", "--seed", "abc")
+    _assert_one_line_error(
+        result, "argument --seed: invalid int value: 'abc'", "`warband run --help`"
+    )
+
+
+def test_a_missing_argument_is_one_line_too(warband_cli: Cli) -> None:
+    _assert_one_line_error(warband_cli("agent"), "the following arguments are required")
+
+
+def test_an_agent_connecting_to_garbage_is_bad_input(warband_cli: Cli) -> None:
+    result = warband_cli(
+        "agent", "--connect", "garbage", "--scenario", "scenarios/ping_pong.py", "--id", "bot-1"
+    )
+    _assert_one_line_error(result, "--connect 'garbage' is not an endpoint")
+
+
+@pytest.mark.parametrize(
+    "result_file", ["/proc/x/r.json", "{tmp}"], ids=["missing-directory", "a-directory"]
+)
+def test_a_clock_result_file_that_cannot_be_written_is_refused_before_the_run(
+    warband_cli: Cli, tmp_path: Path, result_file: str
+) -> None:
+    # No broker listens: a refusal that came after the run would come after its start wait.
+    endpoint = f"ipc://{tmp_path / 'nobody.sock'}"
+    path = result_file.format(tmp=tmp_path)
+    result = warband_cli(
+        "agent",
+        "--connect",
+        endpoint,
+        "--scenario",
+        "scenarios/ping_pong.py",
+        "--id",
+        "clock",
+        "--result",
+        path,
+        timeout=60,
+    )
+    _assert_one_line_error(result, f"--result '{path}' cannot be written")
+
+
+def test_a_directory_given_for_a_scenario_file_is_not_called_missing(warband_cli: Cli) -> None:
+    result = warband_cli("run", "scenarios")
+    _assert_one_line_error(result, "scenario file 'scenarios' is a directory, not a file")
+
+
+def test_a_file_given_for_a_directory_is_not_called_missing(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    result = warband_cli("run", "scenarios/ping_pong.py", "--log", str(a_file))
+    _assert_one_line_error(result, f"--log '{a_file}' is a file, not a directory")
+    result = warband_cli("run", "scenarios/ping_pong.py", "--processes", "--curve", str(a_file))
+    _assert_one_line_error(result, f"--curve '{a_file}' is a file, not a directory")
+
+
+# --- waiting for a broker -----------------------------------------------------------------------
+
+
+def test_an_agent_waits_for_a_first_broker_only_its_broker_timeout(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    endpoint = f"ipc://{tmp_path / 'nobody.sock'}"
+    started = time.monotonic()
+    result = warband_cli(
+        "agent",
+        "--connect",
+        endpoint,
+        "--scenario",
+        "scenarios/ping_pong.py",
+        "--id",
+        "bot-1",
+        "--broker-timeout",
+        "2",
+        timeout=120,
+    )
+    assert 1 == result.returncode, result.stderr
+    assert "no broker answered" in result.stderr and "within 2.0 s" in result.stderr
+    # The default start wait is 30 s: well under it, whatever the load.
+    assert time.monotonic() - started < 25
+
+
+@pytest.fixture
+def broker_with_a_secret(tmp_path: Path, warband_cli: Cli) -> Iterator[str]:
+    """A `warband broker` on a free TCP port holding the run secret tmp_path/theirs/run.secret."""
+    import subprocess
+    import sys
+
+    assert 0 == warband_cli("keys", str(tmp_path / "theirs"), "--secret").returncode
+    endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
+    broker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "warband",
+            "broker",
+            "--bind",
+            endpoint,
+            "--secret",
+            str(tmp_path / "theirs" / "run.secret"),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert broker.stderr is not None
+        assert "routing on" in broker.stderr.readline()
+        yield endpoint
+    finally:
+        broker.kill()
+        broker.communicate()  # reaped, its pipe closed
+
+
+def test_an_agent_with_another_run_secret_is_told_at_once(
+    warband_cli: Cli, tmp_path: Path, broker_with_a_secret: str
+) -> None:
+    assert 0 == warband_cli("keys", str(tmp_path / "mine"), "--secret").returncode
+    started = time.monotonic()
+    result = warband_cli(
+        "agent",
+        "--connect",
+        broker_with_a_secret,
+        "--scenario",
+        "scenarios/ping_pong.py",
+        "--id",
+        "bot-1",
+        "--secret",
+        str(tmp_path / "mine" / "run.secret"),
+        timeout=120,
+    )
+    assert 1 == result.returncode, result.stderr
+    assert "refused this connection's run secret" in result.stderr, result.stderr
+    # It waited out the 30 s start wait before; the refusal comes with the first handshake.
+    assert time.monotonic() - started < 25
