@@ -237,3 +237,65 @@ def test_an_agent_with_another_run_secret_is_told_at_once(
     assert "refused this connection's run secret" in result.stderr, result.stderr
     # It waited out the 30 s start wait before; the refusal comes with the first handshake.
     assert time.monotonic() - started < 25
+
+
+# --- killing an agent at a tick -------------------------------------------------------------
+
+PING_PONG = "scenarios/ping_pong.py"
+
+
+def _events(log_dir: Path, name: str) -> list[dict[str, object]]:
+    from .conftest import read_log_events
+
+    return [event for event in read_log_events(log_dir) if event.get("event") == name]
+
+
+def test_kill_stops_an_agent_at_its_tick_and_the_run_goes_on_without_it(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    summary = run_summary(warband_cli, PING_PONG, "--kill", "bot-1@3", "--log", str(tmp_path))
+    assert {"bot-1": "left: killed at tick 3"} == summary["departed"]
+    assert summary["completed"] and 60 == summary["ticks"]
+    assert [3] == [event["tick"] for event in _events(tmp_path, "actor.killed")]
+
+
+@pytest.mark.processes
+def test_kill_with_processes_is_a_sigkill_and_the_restart_stays_dead(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    import signal
+
+    one = run_summary(warband_cli, PING_PONG, "--kill", "bot-1@3")
+    summary = run_summary(
+        warband_cli, PING_PONG, "--kill", "bot-1@3", "--processes", "--log", str(tmp_path)
+    )
+    restarts = [e for e in _events(tmp_path, "process.restart") if e["process"] == "bot-1"]
+    assert [-signal.SIGKILL] == [event["code"] for event in restarts]
+    first, restarted = summary["pids"]["bot-1"]
+    assert [first] == [event["pid"] for event in _events(tmp_path, "actor.killed")]
+    assert [restarted] == [event["pid"] for event in _events(tmp_path, "actor.stays_dead")]
+    assert ["bot-1"] == list(summary["departed"])
+    # The orders bot-1 never finished are the same; how often the commander retried them
+    # depends on when the broker notices a dead process, which one process has no say in.
+    assert one["outcome_details"]["completed"] == summary["outcome_details"]["completed"]
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        ("bot-1", "--kill expects AGENT@TICK"),
+        ("bot-1@x", "--kill expects AGENT@TICK"),
+        ("bot-1@0", "--kill expects AGENT@TICK"),
+        ("bot-9@3", "scenario 'ping_pong' has no agent 'bot-9' to kill"),
+        ("clock@3", "has no agent 'clock' to kill (the clock cannot be killed)"),
+        ("bot-1@61", "the run has 60 ticks"),
+    ],
+)
+def test_a_kill_the_run_cannot_do_is_one_line_before_it_starts(
+    warband_cli: Cli, value: str, fragment: str
+) -> None:
+    _assert_one_line_error(warband_cli("run", PING_PONG, "--kill", value), fragment)
+
+
+def test_kill_is_in_the_run_help(warband_cli: Cli) -> None:
+    assert "--kill AGENT@TICK" in warband_cli("run", "--help").stdout

@@ -119,6 +119,15 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--log", type=Path, metavar="DIR", help="write JSON trace logs here")
     parser.add_argument(
+        "--kill",
+        action="append",
+        default=[],
+        metavar="AGENT@TICK",
+        help="kill AGENT when tick TICK reaches it, before it acts on it (with --processes: "
+        "SIGKILL to its process; the supervisor's restart stays dead), to watch the run go on "
+        "without it; repeatable",
+    )
+    parser.add_argument(
         "--live",
         metavar="ENDPOINT",
         help="push the run's events to the `warband view --live ENDPOINT` bound there (it may "
@@ -544,8 +553,10 @@ def _check_endpoint(endpoint: str) -> None:
 def _check_scenario(scenario: Scenario, options: RunOptions) -> None:
     """Build the actors and the world once, so a parameter value the scenario's factories
     reject is reported before the run starts (in every process the same way)."""
+    from .launcher import arm_kills
+
     params = scenario.resolve_params(options.params)
-    scenario.build(params, options.seed)
+    arm_kills(scenario, scenario.build(params, options.seed), options)  # --kill names them
     scenario.build_world(params, options.seed)
 
 
@@ -568,7 +579,23 @@ def _options(args: argparse.Namespace) -> RunOptions:
         max_restarts=getattr(args, "max_restarts", 3),
         restart_period=getattr(args, "restart_period", 10.0),
         secret=_secret_file(getattr(args, "secret", None)),
+        kills=_kills(args.kill),
     )
+
+
+def _kills(texts: list[str]) -> dict[str, int]:
+    """``--kill AGENT@TICK`` values as {agent: tick}."""
+    kills: dict[str, int] = {}
+    for text in texts:
+        agent, separator, tick = text.rpartition("@")
+        if not separator or not agent or not tick.strip().isdigit() or int(tick) < 1:
+            raise ConfigurationError(
+                f"--kill expects AGENT@TICK with TICK a tick from 1 (--kill bot-1@10), got {text!r}"
+            )
+        if agent in kills:
+            raise ConfigurationError(f"--kill names {agent!r} twice; an agent dies once")
+        kills[agent] = int(tick)
+    return kills
 
 
 def _secret_file(path: Path | None) -> RunSecret | None:

@@ -143,6 +143,8 @@ class RunOptions:
     launcher's (inherited) or the user's (``--secret FILE``)."""
     run_id: str = ""
     """For one process of a run: the id of the run it belongs to, when its launcher said."""
+    kills: Mapping[str, int] = field(default_factory=dict)
+    """``--kill AGENT@TICK``: agent id -> the tick it is killed at (:meth:`Actor.kill_at`)."""
 
 
 def make_clock(
@@ -303,12 +305,35 @@ def _check_outsiders_can_join(
         )
 
 
+def arm_kills(scenario: Scenario, actors: list[Actor], options: RunOptions) -> None:
+    """Make each agent of ``--kill AGENT@TICK`` die at its tick (:meth:`Actor.kill_at`).
+
+    Raises :class:`ConfigurationError` for an agent the scenario does not build (its clock
+    included: the run would end with it) or a tick after the run's last.
+    """
+    by_id = {actor.id: actor for actor in actors}
+    ticks = options.ticks if options.ticks is not None else scenario.ticks
+    for agent, tick in options.kills.items():
+        if agent not in by_id:
+            known = ", ".join(sorted(by_id))
+            raise ConfigurationError(
+                f"--kill {agent}@{tick}: scenario {scenario.name!r} has no agent {agent!r} to "
+                f"kill (the clock cannot be killed); its agents: {known}"
+            )
+        if tick > ticks:
+            raise ConfigurationError(
+                f"--kill {agent}@{tick}: the run has {ticks} ticks; pick a tick from 1 to {ticks}"
+            )
+        by_id[agent].kill_at(tick)
+
+
 def run_in_process(
     scenario: Scenario, options: RunOptions, progress: Progress | None = None
 ) -> RunReport:
     """Run the broker (a thread) and every actor (asyncio tasks) in this process."""
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
+    arm_kills(scenario, actors, options)
     _check_outsiders_can_join(scenario, params, options, [a.id for a in actors])
     clock = build_clock(scenario, actors, options, params, progress)
     started = time.monotonic()
@@ -414,7 +439,9 @@ def run_in_processes(
     if scenario.path is None:
         raise ConfigurationError("a multi-process run needs a scenario loaded from a file")
     params = scenario.resolve_params(options.params)
-    actor_ids = [a.id for a in scenario.build(params, options.seed)]
+    built = scenario.build(params, options.seed)
+    arm_kills(scenario, built, options)  # checked here; each agent's process arms its own
+    actor_ids = [a.id for a in built]
     _check_outsiders_can_join(scenario, params, options, actor_ids)
     # The run's own processes prove who they are by a secret made for this run, handed to them
     # only, in their environment (a command line shows in `ps`); with CURVE their keys do.
@@ -812,6 +839,8 @@ def _agent_argv(scenario_path: Path, endpoint: str, options: RunOptions) -> list
         argv += ["--ticks", str(options.ticks)]
     for key, value in options.params.items():
         argv += ["--param", f"{key}={value}"]
+    for agent, tick in options.kills.items():
+        argv += ["--kill", f"{agent}@{tick}"]
     return argv + _process_flags(options)
 
 
@@ -830,6 +859,7 @@ def run_agent(
     """
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
+    arm_kills(scenario, actors, options)
     if agent_id == scenario.clock_id:
         clock = build_clock(scenario, actors, options, params)
         signum = event_loop.run(_run_single(clock, endpoint, options, heartbeat=heartbeat))
