@@ -299,3 +299,86 @@ def test_a_kill_the_run_cannot_do_is_one_line_before_it_starts(
 
 def test_kill_is_in_the_run_help(warband_cli: Cli) -> None:
     assert "--kill AGENT@TICK" in warband_cli("run", "--help").stdout
+
+
+# --- what was accepted silently -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["run", PING_PONG, "--otel", "notaurl"], "--otel 'notaurl' is not an OTLP/HTTP"),
+        (["sweep", PING_PONG, "--seeds", "1", "--otel", "ftp://x"], "is not an OTLP/HTTP"),
+        (
+            ["run", PING_PONG, "--processes", "--endpoint", "inproc://foo"],
+            "reaches only within one process",
+        ),
+        (["render", "warzone", "--tick", "5", "--out", "{tmp}/w.png"], "a map has no ticks"),
+    ],
+    ids=["otel", "otel-sweep", "inproc-processes", "render-tick-of-a-map"],
+)
+def test_a_flag_the_run_would_ignore_or_trip_over_later_is_refused_first(
+    warband_cli: Cli, tmp_path: Path, args: list[str], fragment: str
+) -> None:
+    result = warband_cli(*(arg.format(tmp=tmp_path) for arg in args), timeout=60)
+    _assert_one_line_error(result, fragment)
+    assert [] == list(tmp_path.iterdir())  # nothing drawn
+
+
+def test_an_otel_variable_that_is_not_a_url_is_refused_too(warband_cli: Cli) -> None:
+    result = warband_cli("run", PING_PONG, env={"OTEL_EXPORTER_OTLP_ENDPOINT": "nope"})
+    _assert_one_line_error(result, "$OTEL_EXPORTER_OTLP_ENDPOINT 'nope' is not an OTLP/HTTP")
+
+
+def test_keys_for_named_agents_and_a_scenario_at_once_is_refused(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    keys = tmp_path / "keys"
+    result = warband_cli("keys", str(keys), "--agents", "a", "--scenario", PING_PONG)
+    _assert_one_line_error(result, "takes --agents ID[,ID...] or --scenario FILE, not both")
+    assert not keys.exists()
+
+
+def test_a_scenario_that_exits_while_imported_is_one_line_not_its_exit_code(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    script = tmp_path / "exits.py"
+    script.write_text("import sys\nsys.exit(3)\n")
+    result = warband_cli("run", str(script))
+    _assert_one_line_error(result, f"{script}:2", "called sys.exit(3) while it was imported")
+
+
+def test_a_message_type_of_ones_own_is_refused_where_it_is_written(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    script = tmp_path / "custom.py"
+    script.write_text(
+        "from warband import Scenario\n"
+        "from warband.messaging import Message\n"
+        'scenario = Scenario("custom")\n'
+        "class Hello(Message, frozen=True):\n"
+        '    text: str = "hi"\n'
+    )
+    result = warband_cli("run", str(script))
+    _assert_one_line_error(result, f"{script}:4", "Hello", "subclasses a warband Message")
+
+
+def test_a_log_directory_holding_another_runs_logs_is_refused(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    run_summary(warband_cli, PING_PONG, "--log", str(logs))
+    before = sorted(logs.iterdir())
+    result = warband_cli("run", PING_PONG, "--log", str(logs), "--processes")
+    _assert_one_line_error(result, f"--log '{logs}' already holds the logs of a run")
+    assert before == sorted(logs.iterdir())
+
+
+def test_an_empty_htn_domain_file_is_refused_when_it_loads(tmp_path: Path) -> None:
+    from warband.exceptions import DomainSyntaxError
+    from warband.planning.htn.parser import load_domain_file
+
+    empty = tmp_path / "empty.htn"
+    empty.write_text("; nothing yet\n")
+    with pytest.raises(DomainSyntaxError, match="defines no method and no primitive"):
+        load_domain_file(empty)

@@ -531,6 +531,20 @@ def _check_log_dir(log_dir: Path | None) -> None:
         )
 
 
+def _check_fresh_log_dir(log_dir: Path | None) -> None:
+    """Refuse a run's ``--log`` directory that holds another run's logs: the two runs' events
+    would be merged into one trace, one replay, one set of metrics, without a word."""
+    if log_dir is None:
+        return
+    found = sorted(log_dir.glob("*.jsonl"))
+    if found:
+        raise ConfigurationError(
+            f"--log {str(log_dir)!r} already holds the logs of a run ({len(found)} .jsonl "
+            f"files, e.g. {found[0].name}): its events would be merged with this run's; pass a "
+            "new directory, or remove the old logs first"
+        )
+
+
 def _check_endpoint(endpoint: str) -> None:
     """Bind ``endpoint`` once and let go, so a bad address or a port in use is one clear error
     before any process starts (the broker binds it again a moment later)."""
@@ -649,6 +663,7 @@ def _run_scenario(args: argparse.Namespace) -> int:
     from .scenario import load_scenario
 
     _check_run_options(args)
+    _check_fresh_log_dir(args.log)
     configure_logging(args.log, "launcher" if args.processes else "main", live=args.live)
     _start_otel(args.otel, "launcher" if args.processes else "main")
     scenario = load_scenario(args.scenario)
@@ -657,6 +672,11 @@ def _run_scenario(args: argparse.Namespace) -> int:
     if args.curve is not None:
         _check_curve_run(args)
     if args.endpoint is not None:
+        if args.processes and args.endpoint.startswith("inproc://"):
+            raise ConfigurationError(
+                f"--endpoint {args.endpoint!r} reaches only within one process: a --processes "
+                "run needs tcp://HOST:PORT or ipc:///path (or no --endpoint: ipc:// is the default)"
+            )
         _check_endpoint(args.endpoint)
 
     def progress(text: str) -> None:
@@ -871,11 +891,25 @@ def _start_otel(flag: str | None, process: str) -> None:
     inherited). Queued spans go out when the process exits (for at most
     :data:`~warband.messaging.otel.SHUTDOWN_FLUSH_S`).
     """
+    from urllib.parse import urlsplit
+
     from .messaging import otel
 
     endpoint = otel.endpoint_from(flag)
-    if endpoint is not None:
-        otel.configure(endpoint, process)
+    if endpoint is None:
+        return
+    try:
+        url = urlsplit(endpoint)
+        url.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        url = urlsplit("")
+    if url.scheme not in ("http", "https") or not url.hostname:
+        where = "--otel" if flag else f"${otel.ENDPOINT_VARIABLE}"
+        raise ConfigurationError(
+            f"{where} {endpoint!r} is not an OTLP/HTTP collector URL; pass one such as "
+            "http://localhost:4318"
+        )
+    otel.configure(endpoint, process)
 
 
 def _check_curve_run(args: argparse.Namespace) -> None:
@@ -896,6 +930,11 @@ def _check_curve_run(args: argparse.Namespace) -> None:
 def _keys(args: argparse.Namespace) -> int:
     from .messaging.curve import make_keys
 
+    if args.agents and args.scenario is not None:
+        raise ConfigurationError(
+            "warband keys takes --agents ID[,ID...] or --scenario FILE, not both: --scenario "
+            "makes keys for every agent of the scenario and its clock"
+        )
     ids: list[str] = []
     if args.agents:
         ids += [agent.strip() for agent in args.agents.split(",") if agent.strip()]
@@ -1029,6 +1068,12 @@ def _view(args: argparse.Namespace) -> int:
 
 def _render(args: argparse.Namespace) -> int:
     from .world.render import render_command
+
+    if args.tick is not None and not Path(args.source).is_dir():
+        raise ConfigurationError(
+            f"--tick {args.tick} draws a tick of a run: give a run's --log directory, not the "
+            f"map {args.source!r} (a map has no ticks)"
+        )
 
     out: Path = render_command(args.source, out=args.out, tick=args.tick)
     print(f"wrote {out}")

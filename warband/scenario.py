@@ -348,6 +348,15 @@ def _import_file(file: Path, resolved: Path) -> ModuleType:
         raise ConfigurationError(
             f"{error.filename or file}:{error.lineno}: the scenario does not parse: {error.msg}"
         ) from None
+    except SystemExit as exit_:
+        # A script's exit at import (its own argument check, say) would end warband with its
+        # code and no word of why.
+        sys.modules.pop(module_name, None)
+        raise ConfigurationError(
+            f"{_raised_at(exit_, prefer=resolved)}: the scenario {str(file)!r} called "
+            f"sys.exit({exit_.code!r}) while it was imported; a scenario file must only define "
+            "`scenario` when imported (run code under `if __name__ == \"__main__\":`)"
+        ) from None
     except Exception as error:
         sys.modules.pop(module_name, None)
         raise ConfigurationError(
