@@ -8,6 +8,7 @@ Each case runs the real command in a child process, as a user would type it.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -382,3 +383,68 @@ def test_an_empty_htn_domain_file_is_refused_when_it_loads(tmp_path: Path) -> No
     empty.write_text("; nothing yet\n")
     with pytest.raises(DomainSyntaxError, match="defines no method and no primitive"):
         load_domain_file(empty)
+
+
+# --- first-hour polish ----------------------------------------------------------------------
+
+
+@pytest.mark.processes
+def test_a_clock_started_by_hand_prints_progress_and_the_verdict_and_writes_the_outcome(
+    tmp_path: Path,
+) -> None:
+    from .test_runs_that_end import Launched
+
+    launched = Launched(tmp_path)
+    try:
+        endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
+        launched.start("broker", "broker", "--bind", endpoint)
+        common = ["agent", "--connect", endpoint, "--scenario", VARIANT, "--seed", "4"]
+        result = tmp_path / "result.json"
+        launched.start("clock", *common, "--id", "clock", "--result", str(result))
+        launched.start("player", *common, "--id", "player")
+        assert 0 == launched.wait("clock", 60), launched.stderr("clock")
+        assert 0 == launched.wait("player", 60), launched.stderr("player")
+    finally:
+        launched.kill_all()
+    assert "[variant] tick 2/2" in launched.stderr("clock")
+    said = (tmp_path / "clock.out").read_text()
+    assert said.startswith("scenario variant: SUCCESS - played left\n"), said
+    written = json.loads(result.read_text())
+    assert ("success", "played left") == (written["outcome"], written["outcome_summary"])
+    assert {"seed": 4, "variant": "left"} == written["outcome_details"]
+    assert 2 == written["ticks"] and 4 == written["seed"]
+
+
+@pytest.mark.processes
+def test_a_quiet_multi_process_run_prints_only_its_summary_and_a_loud_one_its_ticks(
+    warband_cli: Cli,
+) -> None:
+    quiet = warband_cli("run", PING_PONG, "--processes", "-q")
+    assert 0 == quiet.returncode, quiet.stderr
+    assert "" == quiet.stderr
+    loud = warband_cli("run", PING_PONG, "--processes")
+    assert 0 == loud.returncode, loud.stderr
+    assert "[ping_pong] tick 6/60" in loud.stderr.splitlines()
+
+
+def test_run_actors_logs_to_stderr_not_stdout(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = tmp_path / "loud.py"
+    script.write_text(
+        "import asyncio\n"
+        "from warband import Actor\n"
+        "from warband.testing import run_actors\n"
+        "class Loud(Actor):\n"
+        "    def on_tick(self, tick):\n"
+        "        self.log.warning('loud.tick', tick=tick)\n"
+        "result = asyncio.run(run_actors([Loud('a')], ticks=2))\n"
+        "print('ticks', result.ticks)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=REPO
+    )
+    assert 0 == done.returncode, done.stderr
+    assert "ticks 2\n" == done.stdout
+    assert "loud.tick" in done.stderr

@@ -290,6 +290,9 @@ def _add_agent(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="(clock only; `warband run --processes` passes it) replace FILE with the run's "
         "progress every half second, the launcher's sign that the clock still answers",
     )
+    agent.add_argument(
+        "--quiet", "-q", action="store_true", help="(clock only) no tick progress on stderr"
+    )
     _add_secret_option(agent)
     _add_run_options(agent)
     agent.set_defaults(handler=_agent)
@@ -312,6 +315,9 @@ def _add_broker(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--live", metavar="ENDPOINT", help="push its events to a `warband view --live ENDPOINT`"
     )
     _add_otel_option(broker)
+    broker.add_argument(
+        "--quiet", "-q", action="store_true", help="no 'routing on ENDPOINT' line on stderr"
+    )
     broker.add_argument(
         "--curve",
         type=Path,
@@ -594,6 +600,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         restart_period=getattr(args, "restart_period", 10.0),
         secret=_secret_file(getattr(args, "secret", None)),
         kills=_kills(args.kill),
+        quiet=getattr(args, "quiet", False),
     )
 
 
@@ -863,7 +870,12 @@ def _broker(args: argparse.Namespace) -> int:
     try:
         with on_closed_pipe(lambda signum: broker.stop(timeout=0)):
             broker.start()
-            print(f"warband broker routing on {broker.bound_endpoint}", file=sys.stderr, flush=True)
+            if not args.quiet:
+                print(
+                    f"warband broker routing on {broker.bound_endpoint}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             while broker.is_running():
                 if args.heartbeat is not None:
                     write_heartbeat(args.heartbeat)

@@ -143,6 +143,9 @@ class RunOptions:
     launcher's (inherited) or the user's (``--secret FILE``)."""
     run_id: str = ""
     """For one process of a run: the id of the run it belongs to, when its launcher said."""
+    quiet: bool = False
+    """``--quiet``: no progress lines on stderr from any process of the run (the broker's
+    ``routing on`` line, the clock's ticks)."""
     kills: Mapping[str, int] = field(default_factory=dict)
     """``--kill AGENT@TICK``: agent id -> the tick it is killed at (:meth:`Actor.kill_at`)."""
 
@@ -811,7 +814,8 @@ def _process_flags(options: RunOptions) -> list[str]:
 
 
 def _broker_argv(endpoint: str, options: RunOptions) -> list[str]:
-    return [sys.executable, "-m", "warband", "broker", "--bind", endpoint, *_process_flags(options)]
+    argv = [sys.executable, "-m", "warband", "broker", "--bind", endpoint]
+    return argv + (["--quiet"] if options.quiet else []) + _process_flags(options)
 
 
 def _agent_argv(scenario_path: Path, endpoint: str, options: RunOptions) -> list[str]:
@@ -841,6 +845,8 @@ def _agent_argv(scenario_path: Path, endpoint: str, options: RunOptions) -> list
         argv += ["--param", f"{key}={value}"]
     for agent, tick in options.kills.items():
         argv += ["--kill", f"{agent}@{tick}"]
+    if options.quiet:
+        argv.append("--quiet")
     return argv + _process_flags(options)
 
 
@@ -854,19 +860,27 @@ def run_agent(
 ) -> int:
     """Run one actor of ``scenario`` (or its clock) in this process; the ``warband agent`` body.
 
-    The clock, given ``heartbeat``, replaces that file every :data:`HEARTBEAT_INTERVAL` s with
-    its progress (:meth:`Clock.progress`): the launcher's sign that it still answers.
+    The clock prints its progress on stderr (``[scenario] tick 12/60``, unless
+    ``options.quiet``). Given ``heartbeat`` (it runs under ``warband run --processes``), it
+    replaces that file every :data:`HEARTBEAT_INTERVAL` s with its progress
+    (:meth:`Clock.progress`), the launcher's sign that it still answers, and writes the bare
+    :class:`RunResult` to ``result_file`` for the launcher to judge. Without one (a clock
+    started by hand), it judges the run itself: it prints the verdict on stdout and adds
+    ``outcome``, ``outcome_summary`` and ``outcome_details`` to ``result_file``.
     """
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
     arm_kills(scenario, actors, options)
     if agent_id == scenario.clock_id:
-        clock = build_clock(scenario, actors, options, params)
+        clock = build_clock(scenario, actors, options, params, _clock_progress(scenario, options))
         signum = event_loop.run(_run_single(clock, endpoint, options, heartbeat=heartbeat))
         if clock.result is None:
             return 1 if signum is None else 128 + signum
-        if result_file is not None:
-            result_file.write_bytes(msgspec.json.encode(clock.result))
+        if heartbeat is not None:
+            if result_file is not None:
+                result_file.write_bytes(msgspec.json.encode(clock.result))
+        else:
+            _judge_alone(scenario, params, clock.result, result_file)
         if not clock.result.started:
             raise WarbandError(f"the run never started: {clock.result.finish_reason}")
         return 0
@@ -878,6 +892,38 @@ def run_agent(
         )
     signum = event_loop.run(_run_single(by_id[agent_id], endpoint, options, scenario.clock_id))
     return 0 if signum is None else 128 + signum
+
+
+def _clock_progress(scenario: Scenario, options: RunOptions) -> Progress | None:
+    """The clock process's progress lines on stderr, as ``warband run`` prints its own."""
+    if options.quiet:
+        return None
+
+    def progress(text: str) -> None:
+        print(f"[{scenario.name}] {text}", file=sys.stderr, flush=True)
+
+    return progress
+
+
+def _judge_alone(
+    scenario: Scenario, params: Params, result: RunResult, result_file: Path | None
+) -> None:
+    """A clock started by hand: the verdict on stdout, and in ``result_file`` with the result."""
+    outcome = scenario.judge(result, params) if result.started else None
+    if result_file is not None:
+        verdict: dict[str, Any] = {}
+        if outcome is not None:
+            verdict = {
+                "outcome": "success" if outcome.success else "failure",
+                "outcome_summary": outcome.summary,
+                "outcome_details": outcome.details,
+            }
+        # The keys of RunResult, then the verdict's (as `warband run --json` names them).
+        result_file.write_bytes(msgspec.json.encode({**msgspec.structs.asdict(result), **verdict}))
+    if outcome is not None:
+        verdict_word = "SUCCESS" if outcome.success else "FAILURE"
+        print(f"scenario {scenario.name}: {verdict_word} - {outcome.summary}", flush=True)
+        print(f"  ticks {result.ticks} ({result.finish_reason}), seed {result.seed}", flush=True)
 
 
 async def _run_single(

@@ -306,8 +306,20 @@ def logging_to_files() -> bool:
 
 
 def get_logger(**initial_context: Any) -> Any:
-    """A structlog logger with ``initial_context`` bound (e.g. ``agent="bot-3"``)."""
+    """A structlog logger with ``initial_context`` bound (e.g. ``agent="bot-3"``).
+
+    In a process that never configured logging (a script or test calling
+    :func:`warband.testing.run_actors`), events go to stderr, never stdout: structlog's own
+    default prints to stdout, where they would mix with what the script prints.
+    """
+    if not structlog.is_configured():
+        structlog.configure(logger_factory=_stderr_logger)
     return structlog.get_logger().bind(**initial_context)
+
+
+def _stderr_logger(*args: Any) -> structlog.PrintLogger:
+    # sys.stderr looked up for each logger, not once: a test may have replaced it since.
+    return structlog.PrintLogger(sys.stderr)
 
 
 def log_every_tick(logger: Any, event: str, **fields: Any) -> None:
