@@ -448,3 +448,13 @@ def test_run_actors_logs_to_stderr_not_stdout(tmp_path: Path) -> None:
     assert 0 == done.returncode, done.stderr
     assert "ticks 2\n" == done.stdout
     assert "loud.tick" in done.stderr
+
+
+def test_a_quiet_run_shows_a_repeated_error_once_per_power_of_ten(warband_cli: Cli) -> None:
+    # Every Percept to bob after he is killed is undeliverable (31 of them), twice logged.
+    result = warband_cli("run", "scenarios/prison_escape.py", "--param", "kill_helper=true", "-q")
+    assert 0 == result.returncode, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) <= 6, result.stderr
+    repeated = [line for line in lines if "msg.undeliverable" in line]
+    assert 2 == len(repeated) and "repeated=10" in repeated[1], result.stderr
