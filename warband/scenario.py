@@ -355,7 +355,7 @@ def _import_file(file: Path, resolved: Path) -> ModuleType:
         raise ConfigurationError(
             f"{_raised_at(exit_, prefer=resolved)}: the scenario {str(file)!r} called "
             f"sys.exit({exit_.code!r}) while it was imported; a scenario file must only define "
-            "`scenario` when imported (run code under `if __name__ == \"__main__\":`)"
+            '`scenario` when imported (run code under `if __name__ == "__main__":`)'
         ) from None
     except Exception as error:
         sys.modules.pop(module_name, None)

@@ -172,5 +172,3 @@ class SecretAuthenticator(ThreadAuthenticator):
         """Stop answering; the broker's socket then refuses every handshake."""
         with contextlib.suppress(zmq.ZMQError):
             super().stop()
-
-
