@@ -458,3 +458,10 @@ def test_a_quiet_run_shows_a_repeated_error_once_per_power_of_ten(warband_cli: C
     assert len(lines) <= 6, result.stderr
     repeated = [line for line in lines if "msg.undeliverable" in line]
     assert 2 == len(repeated) and "repeated=10" in repeated[1], result.stderr
+
+
+def test_ping_pong_in_realtime_completes_every_order(warband_cli: Cli) -> None:
+    # Its waits were ticks read as seconds: 12 s per order in a run of 3 s.
+    summary = run_summary(warband_cli, PING_PONG, "--mode", "realtime")
+    assert "success" == summary["outcome"], summary["outcome_summary"]
+    assert "every order completed" == summary["finish_reason"]
