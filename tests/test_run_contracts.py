@@ -465,3 +465,49 @@ def test_ping_pong_in_realtime_completes_every_order(warband_cli: Cli) -> None:
     summary = run_summary(warband_cli, PING_PONG, "--mode", "realtime")
     assert "success" == summary["outcome"], summary["outcome_summary"]
     assert "every order completed" == summary["finish_reason"]
+
+
+def test_the_page_of_run_view_names_the_run_not_its_internal_socket() -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    from warband.testing import wait_until
+
+    pytest.importorskip("aiohttp", reason="warband view needs the view extra (aiohttp)")
+    command = [sys.executable, "-m", "warband", "run", PING_PONG, "-q", "--view"]
+    process = subprocess.Popen(
+        [*command, "--view-port", str(free_tcp_port())],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+    def named() -> object:
+        with urllib.request.urlopen(url + "api/summary", timeout=10) as response:
+            return json.load(response)["log_dir"]
+
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert "scenario ping_pong: SUCCESS" in process.stdout.readline()  # the run is over
+        wait_until(lambda: named() == f"run {PING_PONG}", timeout=60, what="the run's name")
+        process.send_signal(signal.SIGTERM)
+        assert 0 == process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=30)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def test_a_name_for_a_log_dir_view_is_refused(warband_cli: Cli, tmp_path: Path) -> None:
+    _assert_one_line_error(
+        warband_cli("view", str(tmp_path), "--name", "x"), "--name names a --live run"
+    )

@@ -638,7 +638,7 @@ def _run(args: argparse.Namespace) -> int:
 
     watch_parent()
     _check_run_options(args)
-    viewer = AttachedViewer("127.0.0.1", args.view_port)
+    viewer = AttachedViewer("127.0.0.1", args.view_port, name=f"run {args.scenario}")
     try:
         print(viewer.url, flush=True)  # first, as `warband view` prints it
         args.live = viewer.endpoint
@@ -1062,6 +1062,11 @@ def _add_view(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="bind ENDPOINT (e.g. tcp://127.0.0.1:8766) and follow the runs started with "
         "--live ENDPOINT as they push their events (one process or many)",
     )
+    view.add_argument(
+        "--name",
+        metavar="TEXT",
+        help="with --live: what the page calls the run (default: live ENDPOINT)",
+    )
     view.set_defaults(handler=_view)
 
 
@@ -1075,7 +1080,11 @@ def _view(args: argparse.Namespace) -> int:
         raise ConfigurationError(
             "warband view takes a LOG_DIR (with or without --follow) or --live ENDPOINT, not both"
         )
-    return view_command(args.log_dir, args.host, args.port, follow=args.follow, live=args.live)
+    if args.name is not None and args.live is None:
+        raise ConfigurationError("--name names a --live run; a LOG_DIR is named by its path")
+    return view_command(
+        args.log_dir, args.host, args.port, follow=args.follow, live=args.live, name=args.name
+    )
 
 
 def _render(args: argparse.Namespace) -> int:

@@ -94,7 +94,7 @@ class AttachedViewer:
     SIGINT to both).
     """
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(self, host: str, port: int, name: str | None = None) -> None:
         import subprocess
         import tempfile
 
@@ -104,6 +104,9 @@ class AttachedViewer:
         self.endpoint = f"ipc://{self._workdir.name}/view.sock"
         argv = [sys.executable, "-m", "warband", "view", "--live", self.endpoint]
         argv += ["--host", host, "--port", str(port)]
+        if name is not None:
+            # The page's title names the run, not the internal socket it is fed through.
+            argv += ["--name", name]
         self._process = subprocess.Popen(
             argv,
             stdout=subprocess.PIPE,
