@@ -156,6 +156,8 @@ def test_a_file_given_for_a_directory_is_not_called_missing(
     _assert_one_line_error(result, f"--log '{a_file}' is a file, not a directory")
     result = warband_cli("run", "scenarios/ping_pong.py", "--processes", "--curve", str(a_file))
     _assert_one_line_error(result, f"--curve '{a_file}' is a file, not a directory")
+    result = warband_cli("keys", str(a_file), "--agents", "a")
+    _assert_one_line_error(result, f"keys DIR '{a_file}' is a file, not a directory")
 
 
 # --- waiting for a broker -----------------------------------------------------------------------

@@ -942,6 +942,12 @@ def _check_curve_run(args: argparse.Namespace) -> None:
 def _keys(args: argparse.Namespace) -> int:
     from .messaging.curve import make_keys
 
+    if args.directory.exists() and not args.directory.is_dir():
+        raise ConfigurationError(
+            f"keys DIR {str(args.directory)!r} {wrong_kind(args.directory, 'directory')}; pass "
+            "a directory (it is made if missing)"
+        )
+
     if args.agents and args.scenario is not None:
         raise ConfigurationError(
             "warband keys takes --agents ID[,ID...] or --scenario FILE, not both: --scenario "
