@@ -484,7 +484,7 @@ def test_the_page_of_run_view_names_the_run_not_its_internal_socket() -> None:
         [*command, "--view-port", str(free_tcp_port())],
         cwd=REPO,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -498,6 +498,10 @@ def test_the_page_of_run_view_names_the_run_not_its_internal_socket() -> None:
         assert process.stdout is not None
         url = process.stdout.readline().strip()
         assert "scenario ping_pong: SUCCESS" in process.stdout.readline()  # the run is over
+        assert process.stderr is not None
+        # A stop signal is the viewer's to take once it says it keeps serving.
+        while "keeps serving" not in (line := process.stderr.readline()):
+            assert line, "warband run --view ended before it said it keeps serving"
         wait_until(lambda: named() == f"run {PING_PONG}", timeout=60, what="the run's name")
         process.send_signal(signal.SIGTERM)
         assert 0 == process.wait(timeout=30)
@@ -505,8 +509,9 @@ def test_the_page_of_run_view_names_the_run_not_its_internal_socket() -> None:
         if process.poll() is None:
             process.kill()
         process.wait(timeout=30)
-        if process.stdout is not None:
-            process.stdout.close()
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
 
 
 def test_a_name_for_a_log_dir_view_is_refused(warband_cli: Cli, tmp_path: Path) -> None:

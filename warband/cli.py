@@ -643,12 +643,15 @@ def _run(args: argparse.Namespace) -> int:
         print(viewer.url, flush=True)  # first, as `warband view` prints it
         args.live = viewer.endpoint
         code = _run_scenario(args)
-        print(
-            f"warband: the run is over; the view keeps serving {viewer.url} until Ctrl-C",
-            file=sys.stderr,
-            flush=True,
-        )
-        viewer.wait()
+
+        def announce() -> None:
+            print(
+                f"warband: the run is over; the view keeps serving {viewer.url} until Ctrl-C",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        viewer.wait(announce)
         return code
     finally:
         viewer.stop()

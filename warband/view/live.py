@@ -17,6 +17,7 @@ import os
 import select
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,11 +134,14 @@ class AttachedViewer:
             )
         return line
 
-    def wait(self) -> int:
+    def wait(self, announce: Callable[[], None] | None = None) -> int:
         """Wait until the viewer stops (Ctrl-C); returns its exit code. SIGTERM to this
-        process stops the viewer too."""
+        process stops the viewer too, from before ``announce`` is called (it says that the
+        viewer keeps serving: a signal sent on reading that finds its handler)."""
         stop_viewer = signal.signal(signal.SIGTERM, lambda *_: self._process.terminate())
         try:
+            if announce is not None:
+                announce()
             while True:
                 try:
                     return self._process.wait()
