@@ -377,8 +377,9 @@ class Actor(
         """:meth:`kill` this actor when the clock's ``Tick(tick)`` (or a later one) reaches
         it, before it handles anything of that tick (``warband run --kill AGENT@TICK``). It
         stays dead: a process the supervisor restarts after the kill stops as soon as it has
-        registered again, so the run sees one departure in one process and across many. Call
-        before :meth:`run`."""
+        registered again, so the run sees one departure in one process and across many (a
+        restart cannot tell a kill from a crash: one that crashed before its kill tick stays
+        down too). Call before :meth:`run`."""
         self._kill_tick = tick
 
     def finish_run(self, reason: str) -> None:
