@@ -38,7 +38,7 @@ from warband import (
     handles,
     incarnation,
 )
-from warband.messaging.clock import REALTIME_TICK_S
+from warband.messaging import REALTIME_TICK_S
 
 scenario = Scenario(
     "ping_pong",
