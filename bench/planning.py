@@ -70,6 +70,9 @@ JSON_KEYS: Final = ("name", "planner", "median_ms", "p99_ms", "cost", "optimal_c
 
 WARBAND: Final = "warband"
 PEERS: Final = ("pyperplan", "goap", "gtpyhop")
+IN_THE_EXTRA: Final = ("pyperplan", "gtpyhop")
+"""The peers ``pip install 'warband[peers]'`` installs; goap is not one (0.3.0 does not import
+on Python 3.11 and later)."""
 """The optional peers, by their import (and distribution) names."""
 
 SYNTHETIC_DEPTHS: Final = (4, 8, 12, 16)
@@ -792,10 +795,20 @@ def load_peers(wanted: Sequence[str]) -> tuple[dict[str, Any], dict[str, str]]:
             with contextlib.redirect_stdout(sys.stderr):
                 loaded[name] = importlib.import_module(name)
         except ModuleNotFoundError:
-            missing[name] = f"not installed (pip install warband[peers] or pip install {name})"
+            missing[name] = _not_installed(name)
         except Exception as error:
             missing[name] = f"installed but does not import: {type(error).__name__}: {error}"
     return loaded, missing
+
+
+def _not_installed(name: str) -> str:
+    """Why a peer is skipped, with the install command that brings it (if one does)."""
+    if name in IN_THE_EXTRA:
+        return "not installed (pip install 'warband[peers]')"
+    return (
+        f"not installed ({name} is not in warband[peers]: pip install {name}, on a Python it "
+        "supports; goap 0.3.0 does not import on 3.11 or later)"
+    )
 
 
 def _version(name: str) -> str | None:

@@ -38,6 +38,7 @@ from warband import (
     handles,
     incarnation,
 )
+from warband.messaging import REALTIME_TICK_S
 
 scenario = Scenario(
     "ping_pong",
@@ -47,6 +48,12 @@ scenario = Scenario(
 )
 
 ORDER_TIMEOUT_TICKS = 12
+
+
+def ticks(actor: Actor, count: float) -> float:
+    """``count`` ticks as the actor's waits count them: ticks in lockstep, seconds in realtime
+    (where a wait of 12 would be 240 ticks, longer than the whole run)."""
+    return count if actor.mode == "lockstep" else count * REALTIME_TICK_S
 
 
 class Commander(Actor):
@@ -70,7 +77,7 @@ class Commander(Actor):
             order = Order(recipient=bot, task="patrol", args=[f"wp-{round_number}"])
             while True:
                 try:
-                    report = await self.request(order, timeout=ORDER_TIMEOUT_TICKS)
+                    report = await self.request(order, timeout=ticks(self, ORDER_TIMEOUT_TICKS))
                 except (RequestTimeout, DeliveryError) as error:
                     self.retries += 1
                     self.log.warning("order.retry", bot=bot, reason=str(error))
@@ -112,7 +119,7 @@ class Bot(Actor):
         self.talks = 0
 
     async def on_start(self) -> None:
-        self.every(5, self._report_status)
+        self.every(ticks(self, 5), self._report_status)
 
     def on_tick(self, tick: int) -> None:
         # Only a supervised process crashes, and only on its first run: the restart must live.
@@ -125,7 +132,7 @@ class Bot(Actor):
 
     @handles(Order)
     async def on_order(self, order: Order) -> None:
-        await self.sleep(self.random.randint(1, 3))
+        await self.sleep(ticks(self, self.random.randint(1, 3)))
         if self.random.random() < 0.3:
             self.send(ThreatReport(recipient=self.commander, threat=f"enemy-{self.tick}"))
         self.patrols += 1
@@ -134,7 +141,8 @@ class Bot(Actor):
 
     async def _chat(self) -> None:
         try:
-            answer = await self.request(RequestTalk(recipient=self.peer, topic="patrol"), timeout=6)
+            talk = RequestTalk(recipient=self.peer, topic="patrol")
+            answer = await self.request(talk, timeout=ticks(self, 6))
         except (RequestTimeout, DeliveryError):
             return
         if isinstance(answer, TalkReply) and answer.accepted:

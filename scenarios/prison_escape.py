@@ -20,9 +20,11 @@ Parameters:
   ``dislikes`` (bob dislikes alice and refuses): alice then asks carol;
 - ``nobody_able``: no one can reach the plate: every helper says it cannot, alice cancels her
   Escape goal and rests instead;
-- ``kill_helper``: bob agrees, then is killed while walking to the plate: with
+- ``kill_helper``: bob agrees, then is killed at tick 10 while walking to the plate
+  (``Actor.kill_at``, what ``warband run --kill bob@10`` does for any run): with
   ``--processes`` his OS process gets SIGKILL (the supervisor's restart finds him dead and
-  stops at once); in one process his actor stops. alice waits in vain, then asks carol.
+  stops at once); in one process his actor stops. alice hears that he left and asks carol at
+  the next tick.
 
 The ``--json`` outcome: ``escaped`` (alice reached the yard), ``where`` (where alice ended),
 ``helped_by``, ``refusals`` (who refused and why), ``cancelled`` (goals given up),
@@ -31,17 +33,12 @@ The ``--json`` outcome: ``escaped`` (alice reached the yard), ``where`` (where a
 
 from __future__ import annotations
 
-import os
-import signal
 from typing import Any
 
 from warband import Actor, ConfigurationError, Outcome, Params, RunResult, Scenario
 from warband.agents import Agent
 from warband.agents.cooperation import Conversation, Walking, cooperative_role
 from warband.agents.execute import TaskHandler, TaskStatus
-from warband.messaging import incarnation
-from warband.messaging.supervisor import INCARNATION_VARIABLE
-from warband.messaging.tracing import flush_logging
 from warband.planning import Action, Brain, Goal, Task, eq, ne
 from warband.world import AT, Member, World, load_map, waypoint_path
 
@@ -67,10 +64,8 @@ KEY_ROOM = PRISON.object(EXIT_KEY).waypoint
 DOOR_SIDE = PRISON.object(EXIT_DOOR).waypoint
 """The exit door's inside (hall-end): where alice unlocks it and steps out from."""
 PLATE_ROOM = PRISON.object("plate-a").waypoint
-KILLED_AFTER = 4
-"""Ticks of walking after which bob is killed (kill_helper)."""
-KILLED = "killed on the way to the plate"
-"""Why bob stops (kill_helper): the reason his departure gives."""
+KILLED_AT = 10
+"""The tick bob is killed at (kill_helper): he agreed at tick 5 and is on his way by then."""
 
 
 def _prisoner_brain() -> Brain:
@@ -171,48 +166,6 @@ class Prisoner(Agent):
         return {**super().final_state(), "at": self._where(), "escaped": self._where() == OUT}
 
 
-class Helper(Agent):
-    """A character alice may ask; with ``killed_after`` it dies that many ticks into its walk.
-
-    Dying is as hard as this process allows: a process the supervisor started for this actor
-    alone (``--processes``) gets SIGKILL, with no goodbye to anyone; in a shared process the
-    actor stops. The supervisor restarts a killed process; that incarnation finds the helper
-    dead (``WARBAND_INCARNATION`` above 0) and stops before its first tick.
-    """
-
-    def __init__(
-        self, actor_id: str, role: Any, *, killed_after: int | None = None, **options: Any
-    ) -> None:
-        super().__init__(actor_id, role, **options)
-        self.killed_after = killed_after
-        self._walking_since: int | None = None
-
-    async def on_start(self) -> None:
-        await super().on_start()
-        if self.killed_after is not None and incarnation() > 0:
-            self.log.info("agent.stays_dead", incarnation=incarnation())
-            self.stop(KILLED)
-
-    def on_tick(self, tick: int) -> None:
-        since, after = self._walking_since, self.killed_after
-        if after is not None and since is not None and tick - since >= after:
-            # Before anything of this tick is sent, so both ways of dying send the same.
-            self._die(tick)
-            return
-        super().on_tick(tick)
-        if self.killed_after is not None and self.component(Walking).route and since is None:
-            self._walking_since = tick
-
-    def _die(self, tick: int) -> None:
-        self.killed_after = None
-        route = list(self.component(Walking).route)
-        self.log.info("agent.killed", tick=tick, route=route, pid=os.getpid())
-        if INCARNATION_VARIABLE in os.environ:
-            flush_logging()  # SIGKILL leaves no chance to write buffered events later
-            os.kill(os.getpid(), signal.SIGKILL)
-        self.stop(KILLED)
-
-
 def _check(params: Params) -> str:
     first = str(params["first_helper"])
     if first not in ("willing", "busy", "dislikes"):
@@ -263,8 +216,10 @@ def build(params: Params, seed: int) -> list[Actor]:
             busy=first_one and first == "busy",
             affinity={PRISONER: 0.1} if first_one and first == "dislikes" else {},
         )
-        killed_after = KILLED_AFTER if first_one and bool(params["kill_helper"]) else None
-        actors.append(Helper(name, helper_role, team=team, seed=seed, killed_after=killed_after))
+        helper = Agent(name, helper_role, team=team, seed=seed)
+        if first_one and bool(params["kill_helper"]):
+            helper.kill_at(KILLED_AT)
+        actors.append(helper)
     return actors
 
 

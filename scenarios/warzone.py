@@ -59,6 +59,8 @@ scenario = Scenario(
         "map": "warzone",
     },
     description="Two factions on Warzone: Killzone 3's hierarchy (or freelance bots) per side.",
+    # A team that killed or captured nothing has no key in these: `warband sweep` counts it 0.
+    counts=("kills", "captures"),
 )
 
 TEAMS = ("red", "blue")

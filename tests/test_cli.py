@@ -147,7 +147,7 @@ def test_a_killed_agent_process_is_restarted_and_the_run_goes_on(
     [
         (["run", "scenarios/nope.py"], "scenario file 'scenarios/nope.py' does not exist"),
         (["run", PING_PONG, "--param", "speed=3"], "no parameter 'speed'; known parameters: bots"),
-        (["run", PING_PONG, "--param", "bots=many"], "parameter 'bots' expects a int"),
+        (["run", PING_PONG, "--param", "bots=many"], "parameter 'bots' expects a whole number"),
         (["run", PING_PONG, "--param", "bots"], "--param expects KEY=VALUE"),
         (["run", PING_PONG, "--ticks", "0"], "--ticks must be at least 1"),
         (["run", "README.md"], "is not a Python file"),

@@ -102,7 +102,7 @@ def test_a_broker_log_directory_that_cannot_be_created_is_bad_input(
     a_file = tmp_path / "a-file"
     a_file.write_text("not a directory")
     result = warband_cli("broker", "--bind", "inproc://x", "--log", str(a_file))
-    _assert_one_line_error(result, "cannot be created")
+    _assert_one_line_error(result, f"--log '{a_file}' is a file, not a directory")
 
 
 # --- endpoints --------------------------------------------------------------------------------

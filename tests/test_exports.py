@@ -63,6 +63,7 @@ PUBLIC_NAMES: dict[str, set[str]] = {
     },
     "warband.messaging": {
         *MESSAGES,
+        "REALTIME_TICK_S",
         "Actor",
         "Clock",
         "Heartbeat",

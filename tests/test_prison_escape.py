@@ -96,7 +96,7 @@ def test_a_helper_killed_on_the_way_to_the_plate_is_replaced_by_the_next(
 ) -> None:
     details = _run(warband_cli, "--param", "kill_helper=true")["outcome_details"]
     assert True is details["escaped"]
-    assert [["bob", "failed: no result in time"]] == details["refusals"]
+    assert [["bob", "failed: left the run"]] == details["refusals"]
     assert ["carol"] == details["helped_by"]
     assert ["bob"] == details["departed"]
 
@@ -111,14 +111,31 @@ def test_a_helper_whose_process_is_killed_stays_dead_and_alice_asks_the_next(
     assert "escaped" == summary["finish_reason"]  # alice ended the run: nothing hung
     assert True is details["escaped"]
     assert ["carol"] == details["helped_by"]
-    assert [["bob", "failed: no result in time"]] == details["refusals"]
+    assert [["bob", "failed: left the run"]] == details["refusals"]
     assert ["bob"] == details["departed"]
     # bob's first process died by SIGKILL; the supervisor's restart found him dead and stopped.
     assert 2 == len(summary["pids"]["bob"])
     restarts = [e for e in _events(tmp_path, "process.restart") if e.get("process") == "bob"]
     assert [-signal.SIGKILL] == [e["code"] for e in restarts]
-    killed = _events(tmp_path, "agent.killed")
+    killed = _events(tmp_path, "actor.killed")
     assert [summary["pids"]["bob"][0]] == [e["pid"] for e in killed]
+    _assert_alice_asks_on_at_the_next_tick(tmp_path)
+
+
+def _assert_alice_asks_on_at_the_next_tick(log_dir: Path) -> None:
+    # bob's departure is a failed cooperation at once: alice does not wait out wait_timeout
+    # (40 ticks) for a result a dead helper cannot send.
+    [killed] = _events(log_dir, "actor.killed")
+    [failed] = _events(log_dir, "cooperation.failed")
+    assert ("bob", "left the run") == (failed["helper"], failed["reason"])
+    assert killed["tick"] + 1 == failed["tick"]
+
+
+def test_alice_asks_the_next_helper_at_the_tick_after_bob_is_killed(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    _run(warband_cli, "--param", "kill_helper=true", "--log", str(tmp_path))
+    _assert_alice_asks_on_at_the_next_tick(tmp_path)
 
 
 @pytest.mark.processes

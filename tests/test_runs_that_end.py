@@ -306,6 +306,8 @@ def test_when_the_broker_never_comes_back_every_agent_and_the_clock_exit_with_an
     endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
     tick_file = tmp_path / "tick"
     launched.start("broker", "broker", "--bind", endpoint)
+    # --broker-timeout bounds the wait for a first broker too: start the agents once it routes.
+    wait_until(lambda: "routing on" in launched.stderr("broker"), 60, "the broker to route")
     names = _start_run_by_hand(launched, endpoint, tick_file, ticks=100_000, broker_timeout=2)
     wait_until(lambda: _tick_in(tick_file) >= 3, 60, "tick 3")
     launched.kill("broker")

@@ -94,6 +94,59 @@ def test_a_side_that_never_won_is_listed_with_zero_wins_and_draws_are_the_null_k
     assert re.search(r"no winner\s+1\s+33\.3%", table), table
 
 
+def test_a_count_a_run_lacks_counts_zero_when_the_scenario_says_so_and_the_table_shows_n() -> None:
+    # Ten runs, red killed in eight: the world's kills have no key for a team with none.
+    runs = [
+        SeedRun(
+            seed,
+            "success",
+            None,
+            {"kills": {"blue": 1, **({"red": 10} if seed <= 8 else {})}},
+            True,
+            "",
+            None,
+            0.1,
+            0,
+        )
+        for seed in range(1, 11)
+    ]
+    counted = SweepPlan(scenario=Path("x.py"), seeds=10, jobs=1, name="x", counts=("kills",))
+    stats = SweepReport(counted, runs, 1.0).stats()
+    assert (10, 8.0) == (stats["kills.red"].count, stats["kills.red"].mean)
+    assert re.search(r"kills\.red\s+10\s+8\s", format_table(SweepReport(counted, runs, 1.0)))
+    # A detail the scenario does not call a count is averaged over the runs that have it, and
+    # the table says over how many.
+    plain = SweepPlan(scenario=Path("x.py"), seeds=10, jobs=1, name="x")
+    assert (8, 10.0) == (SweepReport(plain, runs, 1.0).stats()["kills.red"].count, 10.0)
+    table = format_table(SweepReport(plain, runs, 1.0))
+    assert re.search(r"detail\s+n\s+mean", table), table
+    assert re.search(r"kills\.red\s+8\s+10\s", table), table
+
+
+def test_warzone_declares_its_kills_and_captures_counts() -> None:
+    from warband.scenario import load_scenario
+
+    assert {"kills", "captures"} <= set(load_scenario(REPO / "scenarios" / "warzone.py").counts)
+
+
+def test_scores_by_colour_are_not_listed_as_sides_when_the_winners_are_named_otherwise() -> None:
+    plan = SweepPlan(scenario=Path("x.py"), seeds=2, jobs=1, name="x")
+    runs = [
+        _seed_run(1, "guards", {"red": 3, "blue": 1}),
+        _seed_run(2, "prisoners", {"red": 0, "blue": 2}),
+    ]
+    report = SweepReport(plan, runs, 1.0)
+    assert {"guards": 1, "prisoners": 1, None: 0} == report.wins()
+    table = format_table(report)
+    assert "red" not in table.split("detail")[0], table
+
+
+def test_sweep_help_shows_a_single_percent_sign(warband_cli: Cli) -> None:
+    result = warband_cli("sweep", "--help")
+    assert "(95% Wilson interval)" in " ".join(result.stdout.split()), result.stdout
+    assert "%%" not in result.stdout
+
+
 # --- real sweeps -------------------------------------------------------------------------------
 
 

@@ -22,9 +22,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from . import __version__
+from ._paths import wrong_kind
 from .exceptions import ConfigurationError, WarbandError
 
 if TYPE_CHECKING:
@@ -70,13 +71,28 @@ def run_file(path: str | Path, argv: Sequence[str] | None = None) -> int:
     return main(["run", str(path), *args])
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with bad usage reported as every other bad input is: one line on stderr, exit
+    2 (argparse's own prints its whole usage first, nine lines for ``warband run``)."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("warband").strip()
+        where = f"{command}: " if command else ""
+        help_hint = f"`{self.prog} --help`"
+        self.exit(2, f"warband: error: {where}{message} (see {help_hint})\n")
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="warband",
         description="Team AI for games: message-passing actors over ZeroMQ.",
     )
     parser.add_argument("--version", action="version", version=f"warband {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # Each subcommand's parser is a _Parser too (argparse makes them of the parent's class).
+    commands = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(dest="command", required=True, metavar="COMMAND"),
+    )
     _add_run(commands)
     _add_sweep(commands)
     _add_agent(commands)
@@ -102,6 +118,15 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         help="set a scenario parameter; repeatable",
     )
     parser.add_argument("--log", type=Path, metavar="DIR", help="write JSON trace logs here")
+    parser.add_argument(
+        "--kill",
+        action="append",
+        default=[],
+        metavar="AGENT@TICK",
+        help="kill AGENT when tick TICK reaches it, before it acts on it (with --processes: "
+        "SIGKILL to its process; the supervisor's restart stays dead), to watch the run go on "
+        "without it; repeatable",
+    )
     parser.add_argument(
         "--live",
         metavar="ENDPOINT",
@@ -133,7 +158,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=30.0,
         metavar="SECONDS",
-        help="how long an actor waits for a lost broker to come back before it exits (30)",
+        help="how long an actor waits for its broker, at the start or once lost, before it "
+        "exits (30); a broker that refuses its key or run secret ends it at once",
     )
     parser.add_argument(
         "--curve",
@@ -216,7 +242,7 @@ def _add_sweep(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "sweep",
         help="run a scenario over many seeds and count the wins",
         description="Run a scenario over seeds 1..N, each seed its own `warband run` process, "
-        "and print wins per side (95%% Wilson interval) and mean outcome details. A scenario "
+        "and print wins per side (95% Wilson interval) and mean outcome details. A scenario "
         "with sides names the winning side as `winner` in its outcome details.",
     )
     sweep.add_argument("scenario", type=Path, help="scenario file, e.g. scenarios/skirmish.py")
@@ -264,6 +290,9 @@ def _add_agent(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="(clock only; `warband run --processes` passes it) replace FILE with the run's "
         "progress every half second, the launcher's sign that the clock still answers",
     )
+    agent.add_argument(
+        "--quiet", "-q", action="store_true", help="(clock only) no tick progress on stderr"
+    )
     _add_secret_option(agent)
     _add_run_options(agent)
     agent.set_defaults(handler=_agent)
@@ -286,6 +315,9 @@ def _add_broker(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--live", metavar="ENDPOINT", help="push its events to a `warband view --live ENDPOINT`"
     )
     _add_otel_option(broker)
+    broker.add_argument(
+        "--quiet", "-q", action="store_true", help="no 'routing on ENDPOINT' line on stderr"
+    )
     broker.add_argument(
         "--curve",
         type=Path,
@@ -447,11 +479,59 @@ def _check_run_options(args: argparse.Namespace) -> None:
             f"--restart-period must be a positive number of seconds, got {period}"
         )
     _check_log_dir(args.log)
+    curve = getattr(args, "curve", None)
+    problem = None if curve is None else wrong_kind(curve, "directory")
+    if problem is not None:
+        raise ConfigurationError(
+            f"--curve {str(curve)!r} {problem}; pass the key directory `warband keys DIR` wrote"
+        )
+
+
+def _check_result_file(path: Path | None) -> None:
+    """Refuse a ``--result`` file that could not be written, before the run plays (else the
+    whole match runs and its result is lost at the end)."""
+    if path is None:
+        return
+    folder = path.parent
+    problem = wrong_kind(folder, "directory")
+    if problem is None and path.is_dir():
+        problem = "is a directory"
+        folder = path
+    elif problem is None and not os.access(folder, os.W_OK | os.X_OK):
+        problem = "is not writable"
+    if problem is not None:
+        raise ConfigurationError(
+            f"--result {str(path)!r} cannot be written: {str(folder)!r} {problem}; pass a file "
+            "in a directory you can write to"
+        )
+
+
+def _check_connect_endpoint(endpoint: str) -> None:
+    """Connect to ``endpoint`` once and let go, so an address ZeroMQ cannot parse is bad input
+    (exit 2) before the actor starts; a broker that is not there yet is not checked."""
+    import zmq
+
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    probe = context.socket(zmq.DEALER)
+    try:
+        probe.connect(endpoint)
+    except zmq.ZMQError as error:
+        raise ConfigurationError(
+            f"--connect {endpoint!r} is not an endpoint: {error}; pass tcp://HOST:PORT, "
+            "ipc:///path or inproc://name"
+        ) from None
+    finally:
+        probe.close(linger=0)
+        context.term()
 
 
 def _check_log_dir(log_dir: Path | None) -> None:
     if log_dir is None:
         return
+    if log_dir.exists() and not log_dir.is_dir():
+        raise ConfigurationError(
+            f"--log {str(log_dir)!r} {wrong_kind(log_dir, 'directory')}; pass a directory"
+        )
     try:
         log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -462,6 +542,20 @@ def _check_log_dir(log_dir: Path | None) -> None:
     if not os.access(log_dir, os.W_OK | os.X_OK):
         raise ConfigurationError(
             f"--log {str(log_dir)!r} is not writable; pass a directory you can write to"
+        )
+
+
+def _check_fresh_log_dir(log_dir: Path | None) -> None:
+    """Refuse a run's ``--log`` directory that holds another run's logs: the two runs' events
+    would be merged into one trace, one replay, one set of metrics, without a word."""
+    if log_dir is None:
+        return
+    found = sorted(log_dir.glob("*.jsonl"))
+    if found:
+        raise ConfigurationError(
+            f"--log {str(log_dir)!r} already holds the logs of a run ({len(found)} .jsonl "
+            f"files, e.g. {found[0].name}): its events would be merged with this run's; pass a "
+            "new directory, or remove the old logs first"
         )
 
 
@@ -487,8 +581,10 @@ def _check_endpoint(endpoint: str) -> None:
 def _check_scenario(scenario: Scenario, options: RunOptions) -> None:
     """Build the actors and the world once, so a parameter value the scenario's factories
     reject is reported before the run starts (in every process the same way)."""
+    from .launcher import arm_kills
+
     params = scenario.resolve_params(options.params)
-    scenario.build(params, options.seed)
+    arm_kills(scenario, scenario.build(params, options.seed), options)  # --kill names them
     scenario.build_world(params, options.seed)
 
 
@@ -511,7 +607,24 @@ def _options(args: argparse.Namespace) -> RunOptions:
         max_restarts=getattr(args, "max_restarts", 3),
         restart_period=getattr(args, "restart_period", 10.0),
         secret=_secret_file(getattr(args, "secret", None)),
+        kills=_kills(args.kill),
+        quiet=getattr(args, "quiet", False),
     )
+
+
+def _kills(texts: list[str]) -> dict[str, int]:
+    """``--kill AGENT@TICK`` values as {agent: tick}."""
+    kills: dict[str, int] = {}
+    for text in texts:
+        agent, separator, tick = text.rpartition("@")
+        if not separator or not agent or not tick.strip().isdigit() or int(tick) < 1:
+            raise ConfigurationError(
+                f"--kill expects AGENT@TICK with TICK a tick from 1 (--kill bot-1@10), got {text!r}"
+            )
+        if agent in kills:
+            raise ConfigurationError(f"--kill names {agent!r} twice; an agent dies once")
+        kills[agent] = int(tick)
+    return kills
 
 
 def _secret_file(path: Path | None) -> RunSecret | None:
@@ -533,17 +646,20 @@ def _run(args: argparse.Namespace) -> int:
 
     watch_parent()
     _check_run_options(args)
-    viewer = AttachedViewer("127.0.0.1", args.view_port)
+    viewer = AttachedViewer("127.0.0.1", args.view_port, name=f"run {args.scenario}")
     try:
         print(viewer.url, flush=True)  # first, as `warband view` prints it
         args.live = viewer.endpoint
         code = _run_scenario(args)
-        print(
-            f"warband: the run is over; the view keeps serving {viewer.url} until Ctrl-C",
-            file=sys.stderr,
-            flush=True,
-        )
-        viewer.wait()
+
+        def announce() -> None:
+            print(
+                f"warband: the run is over; the view keeps serving {viewer.url} until Ctrl-C",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        viewer.wait(announce)
         return code
     finally:
         viewer.stop()
@@ -565,6 +681,7 @@ def _run_scenario(args: argparse.Namespace) -> int:
     from .scenario import load_scenario
 
     _check_run_options(args)
+    _check_fresh_log_dir(args.log)
     configure_logging(args.log, "launcher" if args.processes else "main", live=args.live)
     _start_otel(args.otel, "launcher" if args.processes else "main")
     scenario = load_scenario(args.scenario)
@@ -573,6 +690,11 @@ def _run_scenario(args: argparse.Namespace) -> int:
     if args.curve is not None:
         _check_curve_run(args)
     if args.endpoint is not None:
+        if args.processes and args.endpoint.startswith("inproc://"):
+            raise ConfigurationError(
+                f"--endpoint {args.endpoint!r} reaches only within one process: a --processes "
+                "run needs tcp://HOST:PORT or ipc:///path (or no --endpoint: ipc:// is the default)"
+            )
         _check_endpoint(args.endpoint)
 
     def progress(text: str) -> None:
@@ -642,6 +764,7 @@ def _sweep(args: argparse.Namespace) -> int:
             name=scenario.name,
             otel=args.otel,
             metrics_dir=metrics_dir,
+            counts=scenario.counts,
         )
         return _sweep_plan(plan, scenario.name, args)
 
@@ -691,6 +814,8 @@ def _agent(args: argparse.Namespace) -> int:
 
     check_actor_id(args.agent_id)
     _check_run_options(args)
+    _check_connect_endpoint(args.connect)
+    _check_result_file(args.result)
     secret = _secret_of(args)
     if args.curve is not None:
         from .messaging.curve import check_curve_endpoint, load_client
@@ -756,7 +881,12 @@ def _broker(args: argparse.Namespace) -> int:
     try:
         with on_closed_pipe(lambda signum: broker.stop(timeout=0)):
             broker.start()
-            print(f"warband broker routing on {broker.bound_endpoint}", file=sys.stderr, flush=True)
+            if not args.quiet:
+                print(
+                    f"warband broker routing on {broker.bound_endpoint}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             while broker.is_running():
                 if args.heartbeat is not None:
                     write_heartbeat(args.heartbeat)
@@ -784,11 +914,25 @@ def _start_otel(flag: str | None, process: str) -> None:
     inherited). Queued spans go out when the process exits (for at most
     :data:`~warband.messaging.otel.SHUTDOWN_FLUSH_S`).
     """
+    from urllib.parse import urlsplit
+
     from .messaging import otel
 
     endpoint = otel.endpoint_from(flag)
-    if endpoint is not None:
-        otel.configure(endpoint, process)
+    if endpoint is None:
+        return
+    try:
+        url = urlsplit(endpoint)
+        url.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        url = urlsplit("")
+    if url.scheme not in ("http", "https") or not url.hostname:
+        where = "--otel" if flag else f"${otel.ENDPOINT_VARIABLE}"
+        raise ConfigurationError(
+            f"{where} {endpoint!r} is not an OTLP/HTTP collector URL; pass one such as "
+            "http://localhost:4318"
+        )
+    otel.configure(endpoint, process)
 
 
 def _check_curve_run(args: argparse.Namespace) -> None:
@@ -809,6 +953,17 @@ def _check_curve_run(args: argparse.Namespace) -> None:
 def _keys(args: argparse.Namespace) -> int:
     from .messaging.curve import make_keys
 
+    if args.directory.exists() and not args.directory.is_dir():
+        raise ConfigurationError(
+            f"keys DIR {str(args.directory)!r} {wrong_kind(args.directory, 'directory')}; pass "
+            "a directory (it is made if missing)"
+        )
+
+    if args.agents and args.scenario is not None:
+        raise ConfigurationError(
+            "warband keys takes --agents ID[,ID...] or --scenario FILE, not both: --scenario "
+            "makes keys for every agent of the scenario and its clock"
+        )
     ids: list[str] = []
     if args.agents:
         ids += [agent.strip() for agent in args.agents.split(",") if agent.strip()]
@@ -924,6 +1079,11 @@ def _add_view(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="bind ENDPOINT (e.g. tcp://127.0.0.1:8766) and follow the runs started with "
         "--live ENDPOINT as they push their events (one process or many)",
     )
+    view.add_argument(
+        "--name",
+        metavar="TEXT",
+        help="with --live: what the page calls the run (default: live ENDPOINT)",
+    )
     view.set_defaults(handler=_view)
 
 
@@ -937,11 +1097,21 @@ def _view(args: argparse.Namespace) -> int:
         raise ConfigurationError(
             "warband view takes a LOG_DIR (with or without --follow) or --live ENDPOINT, not both"
         )
-    return view_command(args.log_dir, args.host, args.port, follow=args.follow, live=args.live)
+    if args.name is not None and args.live is None:
+        raise ConfigurationError("--name names a --live run; a LOG_DIR is named by its path")
+    return view_command(
+        args.log_dir, args.host, args.port, follow=args.follow, live=args.live, name=args.name
+    )
 
 
 def _render(args: argparse.Namespace) -> int:
     from .world.render import render_command
+
+    if args.tick is not None and not Path(args.source).is_dir():
+        raise ConfigurationError(
+            f"--tick {args.tick} draws a tick of a run: give a run's --log directory, not the "
+            f"map {args.source!r} (a map has no ticks)"
+        )
 
     out: Path = render_command(args.source, out=args.out, tick=args.tick)
     print(f"wrote {out}")

@@ -143,6 +143,11 @@ class RunOptions:
     launcher's (inherited) or the user's (``--secret FILE``)."""
     run_id: str = ""
     """For one process of a run: the id of the run it belongs to, when its launcher said."""
+    quiet: bool = False
+    """``--quiet``: no progress lines on stderr from any process of the run (the broker's
+    ``routing on`` line, the clock's ticks)."""
+    kills: Mapping[str, int] = field(default_factory=dict)
+    """``--kill AGENT@TICK``: agent id -> the tick it is killed at (:meth:`Actor.kill_at`)."""
 
 
 def make_clock(
@@ -303,12 +308,35 @@ def _check_outsiders_can_join(
         )
 
 
+def arm_kills(scenario: Scenario, actors: list[Actor], options: RunOptions) -> None:
+    """Make each agent of ``--kill AGENT@TICK`` die at its tick (:meth:`Actor.kill_at`).
+
+    Raises :class:`ConfigurationError` for an agent the scenario does not build (its clock
+    included: the run would end with it) or a tick after the run's last.
+    """
+    by_id = {actor.id: actor for actor in actors}
+    ticks = options.ticks if options.ticks is not None else scenario.ticks
+    for agent, tick in options.kills.items():
+        if agent not in by_id:
+            known = ", ".join(sorted(by_id))
+            raise ConfigurationError(
+                f"--kill {agent}@{tick}: scenario {scenario.name!r} has no agent {agent!r} to "
+                f"kill (the clock cannot be killed); its agents: {known}"
+            )
+        if tick > ticks:
+            raise ConfigurationError(
+                f"--kill {agent}@{tick}: the run has {ticks} ticks; pick a tick from 1 to {ticks}"
+            )
+        by_id[agent].kill_at(tick)
+
+
 def run_in_process(
     scenario: Scenario, options: RunOptions, progress: Progress | None = None
 ) -> RunReport:
     """Run the broker (a thread) and every actor (asyncio tasks) in this process."""
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
+    arm_kills(scenario, actors, options)
     _check_outsiders_can_join(scenario, params, options, [a.id for a in actors])
     clock = build_clock(scenario, actors, options, params, progress)
     started = time.monotonic()
@@ -418,7 +446,9 @@ def run_in_processes(
     if scenario.path is None:
         raise ConfigurationError("a multi-process run needs a scenario loaded from a file")
     params = scenario.resolve_params(options.params)
-    actor_ids = [a.id for a in scenario.build(params, options.seed)]
+    built = scenario.build(params, options.seed)
+    arm_kills(scenario, built, options)  # checked here; each agent's process arms its own
+    actor_ids = [a.id for a in built]
     _check_outsiders_can_join(scenario, params, options, actor_ids)
     # The run's own processes prove who they are by a secret made for this run, handed to them
     # only, in their environment (a command line shows in `ps`); with CURVE their keys do.
@@ -788,7 +818,8 @@ def _process_flags(options: RunOptions) -> list[str]:
 
 
 def _broker_argv(endpoint: str, options: RunOptions) -> list[str]:
-    return [sys.executable, "-m", "warband", "broker", "--bind", endpoint, *_process_flags(options)]
+    argv = [sys.executable, "-m", "warband", "broker", "--bind", endpoint]
+    return argv + (["--quiet"] if options.quiet else []) + _process_flags(options)
 
 
 def _agent_argv(scenario_path: Path, endpoint: str, options: RunOptions) -> list[str]:
@@ -816,6 +847,10 @@ def _agent_argv(scenario_path: Path, endpoint: str, options: RunOptions) -> list
         argv += ["--ticks", str(options.ticks)]
     for key, value in options.params.items():
         argv += ["--param", f"{key}={value}"]
+    for agent, tick in options.kills.items():
+        argv += ["--kill", f"{agent}@{tick}"]
+    if options.quiet:
+        argv.append("--quiet")
     return argv + _process_flags(options)
 
 
@@ -829,18 +864,27 @@ def run_agent(
 ) -> int:
     """Run one actor of ``scenario`` (or its clock) in this process; the ``warband agent`` body.
 
-    The clock, given ``heartbeat``, replaces that file every :data:`HEARTBEAT_INTERVAL` s with
-    its progress (:meth:`Clock.progress`): the launcher's sign that it still answers.
+    The clock prints its progress on stderr (``[scenario] tick 12/60``, unless
+    ``options.quiet``). Given ``heartbeat`` (it runs under ``warband run --processes``), it
+    replaces that file every :data:`HEARTBEAT_INTERVAL` s with its progress
+    (:meth:`Clock.progress`), the launcher's sign that it still answers, and writes the bare
+    :class:`RunResult` to ``result_file`` for the launcher to judge. Without one (a clock
+    started by hand), it judges the run itself: it prints the verdict on stdout and adds
+    ``outcome``, ``outcome_summary`` and ``outcome_details`` to ``result_file``.
     """
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
+    arm_kills(scenario, actors, options)
     if agent_id == scenario.clock_id:
-        clock = build_clock(scenario, actors, options, params)
+        clock = build_clock(scenario, actors, options, params, _clock_progress(scenario, options))
         signum = event_loop.run(_run_single(clock, endpoint, options, heartbeat=heartbeat))
         if clock.result is None:
             return 1 if signum is None else 128 + signum
-        if result_file is not None:
-            result_file.write_bytes(msgspec.json.encode(clock.result))
+        if heartbeat is not None:
+            if result_file is not None:
+                result_file.write_bytes(msgspec.json.encode(clock.result))
+        else:
+            _judge_alone(scenario, params, clock.result, result_file)
         if not clock.result.started:
             raise WarbandError(f"the run never started: {clock.result.finish_reason}")
         return 0
@@ -852,6 +896,38 @@ def run_agent(
         )
     signum = event_loop.run(_run_single(by_id[agent_id], endpoint, options, scenario.clock_id))
     return 0 if signum is None else 128 + signum
+
+
+def _clock_progress(scenario: Scenario, options: RunOptions) -> Progress | None:
+    """The clock process's progress lines on stderr, as ``warband run`` prints its own."""
+    if options.quiet:
+        return None
+
+    def progress(text: str) -> None:
+        print(f"[{scenario.name}] {text}", file=sys.stderr, flush=True)
+
+    return progress
+
+
+def _judge_alone(
+    scenario: Scenario, params: Params, result: RunResult, result_file: Path | None
+) -> None:
+    """A clock started by hand: the verdict on stdout, and in ``result_file`` with the result."""
+    outcome = scenario.judge(result, params) if result.started else None
+    if result_file is not None:
+        verdict: dict[str, Any] = {}
+        if outcome is not None:
+            verdict = {
+                "outcome": "success" if outcome.success else "failure",
+                "outcome_summary": outcome.summary,
+                "outcome_details": outcome.details,
+            }
+        # The keys of RunResult, then the verdict's (as `warband run --json` names them).
+        result_file.write_bytes(msgspec.json.encode({**msgspec.structs.asdict(result), **verdict}))
+    if outcome is not None:
+        verdict_word = "SUCCESS" if outcome.success else "FAILURE"
+        print(f"scenario {scenario.name}: {verdict_word} - {outcome.summary}", flush=True)
+        print(f"  ticks {result.ticks} ({result.finish_reason}), seed {result.seed}", flush=True)
 
 
 async def _run_single(
@@ -900,6 +976,8 @@ async def _run_connected(
                 mode=options.mode,
                 clock_id=clock_id or actor.id,
                 broker_timeout=options.broker_timeout,
+                # The wait for a first broker is a wait for a lost one too: --broker-timeout.
+                register_timeout=options.broker_timeout,
                 curve=curve,
                 secret=options.secret,
                 run_id=options.run_id,

@@ -43,6 +43,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeAlias
 
+from ._paths import wrong_kind
 from .exceptions import ConfigurationError, WarbandError
 from .messaging.actor import Actor
 from .messaging.addresses import check_actor_id
@@ -86,8 +87,13 @@ class Scenario:
         description: str = "",
         clock_id: str | None = None,
         outside: Sequence[str] = (),
+        counts: Sequence[str] = (),
     ) -> None:
         self.name = name
+        self.counts = tuple(counts)
+        """Outcome details that count something (``"kills"``: a dict of counts per team, or one
+        number): a run without one counts 0 there. ``warband sweep`` averages them over every
+        run, where it averages any other detail over the runs that reported it."""
         self.ticks = ticks
         self.defaults: dict[str, ParamValue] = dict(params or {})
         self.description = description
@@ -237,6 +243,15 @@ class Scenario:
             actors = self._factory(params, seed)
         except Exception as error:
             raise self._factory_failed("@scenario.actors", self._factory, error) from error
+        where = f"scenario {self.name!r}: @scenario.actors {_name_of(self._factory)}()"
+        if not isinstance(actors, list | tuple):
+            raise ConfigurationError(f"{where} returned {actors!r}, not a list of Actors")
+        if not actors:
+            raise ConfigurationError(
+                f"{where} returned no actors; a run needs at least one (the clock alone has "
+                "nobody to tick)"
+            )
+        actors = list(actors)
         seen: set[str] = set()
         for actor in actors:
             if not isinstance(actor, Actor):
@@ -254,8 +269,7 @@ class Scenario:
     def _factory_failed(
         self, decorator: str, factory: Callable[..., Any], error: Exception
     ) -> ConfigurationError:
-        name = getattr(factory, "__name__", repr(factory))
-        where = f"scenario {self.name!r}: {decorator} {name}()"
+        where = f"scenario {self.name!r}: {decorator} {_name_of(factory)}()"
         if isinstance(error, WarbandError):
             return ConfigurationError(f"{where}: {error}")
         return ConfigurationError(
@@ -263,9 +277,23 @@ class Scenario:
         )
 
     def judge(self, result: RunResult, params: Params) -> Outcome:
-        """The run's outcome; without a judge, success means every actor reported back."""
+        """The run's outcome; without a judge, success means every actor reported back.
+
+        Raises :class:`ConfigurationError` naming the scenario and its judge when the judge
+        raises (with file and line) or returns anything but an :class:`Outcome`.
+        """
         if self._judge is not None:
-            return self._judge(result, params)
+            try:
+                outcome = self._judge(result, params)
+            except Exception as error:
+                raise self._factory_failed("@scenario.outcome", self._judge, error) from error
+            if not isinstance(outcome, Outcome):
+                where = f"scenario {self.name!r}: @scenario.outcome {_name_of(self._judge)}()"
+                raise ConfigurationError(
+                    f"{where} returned {outcome!r}, not an Outcome; return "
+                    'Outcome(success, "summary", details)'
+                )
+            return outcome
         if result.missing:
             return Outcome(False, f"no final report from {', '.join(result.missing)}")
         return Outcome(True, f"{result.ticks} ticks completed")
@@ -282,8 +310,9 @@ def load_scenario(path: str | Path) -> Scenario:
     no ``scenario``.
     """
     file = Path(path)
-    if not file.is_file():
-        raise ConfigurationError(f"scenario file {str(file)!r} does not exist")
+    problem = wrong_kind(file, "file")
+    if problem is not None:
+        raise ConfigurationError(f"scenario file {str(file)!r} {problem}")
     resolved = file.resolve()
     module = _main_module_of(resolved) or _import_file(file, resolved)
     scenario = getattr(module, "scenario", None)
@@ -319,6 +348,15 @@ def _import_file(file: Path, resolved: Path) -> ModuleType:
         raise ConfigurationError(
             f"{error.filename or file}:{error.lineno}: the scenario does not parse: {error.msg}"
         ) from None
+    except SystemExit as exit_:
+        # A script's exit at import (its own argument check, say) would end warband with its
+        # code and no word of why.
+        sys.modules.pop(module_name, None)
+        raise ConfigurationError(
+            f"{_raised_at(exit_, prefer=resolved)}: the scenario {str(file)!r} called "
+            f"sys.exit({exit_.code!r}) while it was imported; a scenario file must only define "
+            '`scenario` when imported (run code under `if __name__ == "__main__":`)'
+        ) from None
     except Exception as error:
         sys.modules.pop(module_name, None)
         raise ConfigurationError(
@@ -326,6 +364,10 @@ def _import_file(file: Path, resolved: Path) -> ModuleType:
             f"{type(error).__name__}: {error}"
         ) from error
     return module
+
+
+def _name_of(function: Callable[..., Any]) -> str:
+    return getattr(function, "__name__", repr(function))
 
 
 def _raised_at(error: BaseException, prefer: Path | None = None) -> str:
@@ -336,6 +378,14 @@ def _raised_at(error: BaseException, prefer: Path | None = None) -> str:
     if not frames:
         return "<unknown>"
     return f"{frames[-1].filename}:{frames[-1].lineno}"
+
+
+_KINDS: dict[type, str] = {
+    bool: "true or false",
+    int: "a whole number",
+    float: "a number",
+}
+"""What a parameter's value must be, by the type of its default, in words for error messages."""
 
 
 def _convert(key: str, text: str, default: ParamValue) -> ParamValue:
@@ -353,7 +403,6 @@ def _convert(key: str, text: str, default: ParamValue) -> ParamValue:
             return float(text)
     except ValueError:
         raise ConfigurationError(
-            f"parameter {key!r} expects a {type(default).__name__} (default {default!r}), "
-            f"got {text!r}"
+            f"parameter {key!r} expects {_KINDS[type(default)]} (default {default!r}), got {text!r}"
         ) from None
     return text

@@ -100,6 +100,10 @@ class SweepPlan:
     metrics_dir: Path | None = None
     """With ``--metrics``: where each run logs (``seed-<n>``) for :mod:`warband.metrics` to
     measure; a seed's logs are removed once measured."""
+    counts: tuple[str, ...] = ()
+    """Outcome details that count something (the scenario's ``counts``, e.g. ``kills``): a run
+    without one, or without a key under it that other runs have, counts 0 there, so its mean
+    is over every run and not only those that had something to count."""
 
     def log_dir(self, seed: int) -> Path | None:
         """Where the run of ``seed`` logs, when the sweep measures its play."""
@@ -221,15 +225,20 @@ class SweepReport:
     def wins(self) -> dict[str | None, int]:
         """Winner -> completed runs it won; ``None`` counts runs nobody won.
 
-        Every side seen (as a winner, or as a key of a ``scores`` detail) is listed, with 0
-        if it never won; most wins first, ``None`` last.
+        Every side seen is listed, with 0 if it never won: each winner, and the keys of a
+        ``scores`` detail when they name the sides (every winner is one of them; a scenario
+        that names its winners otherwise, "guards" with scores by team colour, does not get
+        its colours listed as sides that never won). Most wins first, ``None`` last.
         """
         counts = Counter(run.winner for run in self.completed)
         sides = {side for side in counts if side is not None}
+        scored: set[str] = set()
         for run in self.completed:
             scores = run.details.get("scores")
             if isinstance(scores, dict):
-                sides.update(str(side) for side in scores)
+                scored.update(str(side) for side in scores)
+        if sides <= scored:
+            sides |= scored
         ordered: dict[str | None, int] = {
             side: counts[side] for side in sorted(sides, key=lambda s: (-counts[s], s))
         }
@@ -244,8 +253,19 @@ class SweepReport:
         return {side: wilson_interval(won, total) for side, won in self.wins().items()}
 
     def stats(self) -> dict[str, DetailStats]:
-        """Numeric outcome detail (dotted path, e.g. ``scores.red``) -> its spread over runs."""
-        return _spreads(_numbers(run.details) for run in self.completed)
+        """Numeric outcome detail (dotted path, e.g. ``scores.red``) -> its spread over the
+        completed runs that reported it (``n`` of them), a count of ``plan.counts`` over every
+        completed run (0 where a run has none)."""
+        numbers = [_numbers(run.details) for run in self.completed]
+        counted = {
+            path
+            for found in numbers
+            for path, _ in found
+            if any(path == c or path.startswith(f"{c}.") for c in self.plan.counts)
+        }
+        for found in numbers:
+            found += [(path, 0) for path in sorted(counted - {path for path, _ in found})]
+        return _spreads(numbers)
 
     def metric_stats(self) -> dict[str, DetailStats]:
         """With ``--metrics``: each measure (dotted path) -> its spread over the measured runs."""
@@ -577,12 +597,7 @@ def format_table(report: SweepReport) -> str:
     stats = report.stats()
     if stats:
         width = max(len("detail"), *(len(path) for path in stats))
-        lines.append(f"  {'detail':<{width}}  {'mean':>9}  {'sd':>9}  {'min':>9}  {'max':>9}")
-        for path, stat in stats.items():
-            figures = "  ".join(
-                f"{_number(x):>9}" for x in (stat.mean, stat.sd, stat.low, stat.high)
-            )
-            lines.append(f"  {path:<{width}}  {figures}")
+        lines += _spread_table("detail", width, stats)
     if report.measured:
         lines += _metrics_table(report)
     failed = [run for run in report.runs if not run.completed]
@@ -620,10 +635,17 @@ def _metrics_table(report: SweepReport) -> list[str]:
     }
     width = max(len("measure"), *(len(path) for path in shown))
     lines = [f"  play measures over {measured} runs (warband metrics; --json has every one)"]
-    lines.append(f"  {'measure':<{width}}  {'mean':>9}  {'sd':>9}  {'min':>9}  {'max':>9}")
-    for path, stat in shown.items():
+    return lines + _spread_table("measure", width, shown)
+
+
+def _spread_table(heading: str, width: int, stats: Mapping[str, DetailStats]) -> list[str]:
+    """One line per path: over how many runs (``n``: a detail only some runs reported has a
+    smaller one), then mean, sd, min and max."""
+    columns = "  ".join(f"{name:>9}" for name in ("mean", "sd", "min", "max"))
+    lines = [f"  {heading:<{width}}  {'n':>4}  {columns}"]
+    for path, stat in stats.items():
         figures = "  ".join(f"{_number(x):>9}" for x in (stat.mean, stat.sd, stat.low, stat.high))
-        lines.append(f"  {path:<{width}}  {figures}")
+        lines.append(f"  {path:<{width}}  {stat.count:>4}  {figures}")
     return lines
 
 

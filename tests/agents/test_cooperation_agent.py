@@ -185,3 +185,12 @@ async def test_a_requester_that_dies_mid_conversation_does_not_leave_the_respond
     assert [True] == ghost.answers  # it left: no final state, but the run was in-process
     assert [True] == result.final_states["late"]["answers"]
     assert "ghost" in result.departed
+
+
+def test_the_cooperation_docs_say_a_walk_needs_a_precondition_that_holds_mid_walk() -> None:
+    # Issue 24, item 14: only a comment in prison_escape.py said it.
+    import warband.agents.cooperation as cooperation
+
+    doc = " ".join((cooperation.__doc__ or "").split())
+    assert "Walks need a precondition that still holds mid-walk" in doc
+    assert 'ne("at(alice)", "cell-a")' in doc

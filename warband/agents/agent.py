@@ -649,6 +649,8 @@ class Agent(Actor):
             if not self.stopping:
                 self.log.info("agent.subordinate_left", peer=agent, reason=reason)
             self.on_peer_departed(agent, reason)
+        for component in self.components:
+            component.on_peer_left(agent, reason)
 
     def final_state(self) -> dict[str, Any]:
         extra: dict[str, Any] = {}

@@ -13,6 +13,10 @@ fresh one for each agent and runs its hooks:
 - message handlers: methods marked ``@handles(MessageType)``, called after the agent's own
   handler of that type, if it has one (a component adds to what the agent does, as a subclass's
   handler calling ``super()`` did);
+- ``on_peer_left(agent, reason)``: a peer the agent watches left the run (the broker's
+  ``_Left`` notice: it stopped, its process died, its host went silent); the agent watches the
+  peers it awaited a reply from (a component's ``agent.request(...)`` included) and its
+  subordinates;
 - ``final_state()``: what it adds to the agent's final state.
 
 A task handler reaches its component with ``agent.component(Conversation)``, which gives the
@@ -72,6 +76,10 @@ class Component:
 
     def on_task_failed(self, task: Task, reason: str) -> None:
         """When ``task`` of the agent's plan failed, before the plan is dropped."""
+
+    def on_peer_left(self, agent: str, reason: str) -> None:
+        """When ``agent``, a peer the agent watches, left the run; ``reason`` is the broker's
+        (``left: ...``, ``disconnected``, ``silent``, ``gave_up: ...``)."""
 
     def final_state(self) -> dict[str, Any]:
         """What the component adds to the agent's final state (JSON-able)."""

@@ -12,10 +12,11 @@ The conversation component (Boeda, "Messaging Component"):
   RequestCooperation with the planner's conditions as WireConditions (``!=``, subjects and the
   ``achievable_by_any_agent`` tag included) -> CooperationReply; then it sends EndTalk. Once a
   helper agreed it waits at the cooperation step until it perceives the conditions, or a
-  CooperationResult arrives. A refusal, a time-out (``talk_timeout`` ticks per request), or a
-  helper that neither succeeds nor reports within ``wait_timeout`` ticks (it died on the way)
-  moves it to the next known agent; with nobody left it cancels the goal (``cancelled`` in its
-  final state) and its decider picks the next goal;
+  CooperationResult arrives. A refusal, a time-out (``talk_timeout`` ticks per request), a
+  helper that leaves the run before it reports (the broker's ``_Left`` notice: it was killed on
+  the way, its host went silent; a failure at the next tick), or one that neither succeeds nor
+  reports within ``wait_timeout`` ticks moves it to the next known agent; with nobody left it
+  cancels the goal (``cancelled`` in its final state) and its decider picks the next goal;
 - **responder**: refuses a RequestTalk while busy (``busy``, another conversation, already
   helping) or when its ``affinity`` for the requester is below ``dislike_below``; on a
   RequestCooperation it checks it is still free and plans for the conditions
@@ -27,6 +28,14 @@ The conversation component (Boeda, "Messaging Component"):
 Every time-out counts ticks, so a run sends the same messages in one process and with
 ``--processes``. A role for this agent needs the ``Cooperate`` task: build it with
 :func:`cooperative_role`.
+
+**Walks need a precondition that still holds mid-walk.** A running plan is kept while what
+remains of it, the running step included, replays from the agent's state (see
+:class:`CooperativeDecider`). A walk (:class:`Walking`) changes ``at(me)`` at every waypoint it
+passes, so a walk whose precondition names where it starts (``{"at(alice)": "hall-a"}``) no
+longer replays one link into the walk: the plan is dropped and replanned mid-walk. Write what
+must hold for the walk to make sense, not where it starts: ``ne("at(alice)", "cell-a")``
+(anywhere but the cell), as ``scenarios/prison_escape.py``'s ``GoToKey`` and ``GoToExit`` do.
 """
 
 from __future__ import annotations
@@ -221,6 +230,8 @@ class _Asking:
     waiting_since: int = 0
     result: CooperationResult | None = None
     talking: bool = False
+    helper_left: bool = False
+    """The helper left the run (the broker's notice) before it reported: a failure at once."""
 
 
 @dataclass
@@ -391,6 +402,19 @@ class Conversation(Component):
         if asking is not None and result.sender == asking.helper:
             asking.result = result
 
+    def on_peer_left(self, agent: str, reason: str) -> None:
+        """A helper that leaves the run (killed on its way, its host gone) has failed: the
+        next tick asks the next agent, without waiting out ``wait_timeout``. (The requester
+        watches it: it awaited its replies.) Why it left is logged, not kept in ``refusals``:
+        a process killed is "disconnected" where an actor stopped in one process is "left",
+        and the outcome must not depend on which."""
+        asking = self._asking
+        if asking is not None and asking.helper == agent and asking.result is None:
+            asking.helper_left = True
+            self.agent.log.info(
+                "cooperation.helper_left", helper=agent, reason=reason, tick=self.agent.tick
+            )
+
     def _check_cooperation(self, tick: int) -> None:
         """At the cooperation step: done when the conditions hold or the helper says so;
         the next agent when the helper failed or went silent; the goal cancelled when nobody
@@ -407,12 +431,16 @@ class Conversation(Component):
                 self._asking = None
                 self.agent.finish_task()
                 return
-            if result is None and tick - asking.waiting_since < self.wait_timeout:
+            waited = tick - asking.waiting_since
+            if result is None and not asking.helper_left and waited < self.wait_timeout:
                 return
-            why = result.reason if result is not None else "no result in time"
+            if result is not None:
+                why = result.reason
+            else:
+                why = "left the run" if asking.helper_left else "no result in time"
             self.refusals.append((asking.helper, f"failed: {why}"))
             self.agent.log.info("cooperation.failed", helper=asking.helper, reason=why, tick=tick)
-            asking.helper, asking.result = None, None
+            asking.helper, asking.result, asking.helper_left = None, None, False
         if any(peer not in asking.tried for peer in self.known):
             self.agent.start_task(self._ask_next(asking))
             return

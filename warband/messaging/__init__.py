@@ -36,12 +36,14 @@ from .catalog import Tick as Tick
 from .catalog import TickDone as TickDone
 from .catalog import WireCondition as WireCondition
 from .catalog import WithdrawOrder as WithdrawOrder
+from .clock import REALTIME_TICK_S as REALTIME_TICK_S
 from .clock import Clock as Clock
 from .clock import RunResult as RunResult
 from .supervisor import incarnation as incarnation
 from .tracing import configure_logging as configure_logging
 
 __all__ = [
+    "REALTIME_TICK_S",
     "Act",
     "ActResult",
     "Actor",

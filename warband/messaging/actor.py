@@ -26,7 +26,9 @@ import asyncio
 import collections
 import functools
 import itertools
+import os
 import random
+import signal
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -71,6 +73,7 @@ from .catalog import (
 )
 from .codec import Codec
 from .otel import ActorTelemetry, actor_telemetry
+from .supervisor import incarnation
 from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
 
 if TYPE_CHECKING:
@@ -207,6 +210,7 @@ class Actor(
         self._tick_running = False
         self._liveness = BrokerLiveness()
         self._fatal: BaseException | None = None
+        self._kill_tick: int | None = None
         self._otel: ActorTelemetry | None = None
         """Span bookkeeping when this process exports OpenTelemetry spans (set in ``run``)."""
         self._init_delivery()
@@ -350,6 +354,34 @@ class Actor(
         self._stop_reason = reason
         self._wakeup.set()
 
+    def kill(self, reason: str = "killed") -> None:
+        """Die as abruptly as this process allows, logging ``actor.killed`` (tick, pid) first.
+
+        Alone in a process a supervisor started (``warband run --processes``), the process
+        gets SIGKILL (buffered log events are written first): no goodbye to the broker or
+        anyone. Elsewhere (one process, a test) the actor stops, as :meth:`stop` with
+        ``reason``. Either way the run sees the actor leave (``_Left``); the supervisor
+        restarts a killed process, whose actor carries on unless it was made to stay dead
+        (:meth:`kill_at` does).
+        """
+        from .supervisor import INCARNATION_VARIABLE
+        from .tracing import flush_logging
+
+        self.log.info("actor.killed", tick=self.tick, reason=reason, pid=os.getpid())
+        if INCARNATION_VARIABLE in os.environ:
+            flush_logging()  # SIGKILL leaves no chance to write them later
+            os.kill(os.getpid(), signal.SIGKILL)
+        self.stop(reason)
+
+    def kill_at(self, tick: int) -> None:
+        """:meth:`kill` this actor when the clock's ``Tick(tick)`` (or a later one) reaches
+        it, before it handles anything of that tick (``warband run --kill AGENT@TICK``). It
+        stays dead: a process the supervisor restarts after the kill stops as soon as it has
+        registered again, so the run sees one departure in one process and across many (a
+        restart cannot tell a kill from a crash: one that crashed before its kill tick stays
+        down too). Call before :meth:`run`."""
+        self._kill_tick = tick
+
     def finish_run(self, reason: str) -> None:
         """Ask the clock to end the whole run after the current tick."""
         self.send(_FinishRun(recipient=self.clock_id, reason=reason))
@@ -420,6 +452,10 @@ class Actor(
             except BaseException as error:
                 self._stop_reason = f"on_start failed: {error!r}"
                 raise
+            if self._kill_tick is not None and incarnation() > 0:
+                # The supervisor restarted the process kill_at killed: it stays dead.
+                self.log.info("actor.stays_dead", incarnation=incarnation())
+                self.stop(f"killed at tick {self._kill_tick}")
             # If the clock is not registered yet, its roll call will reach us instead.
             if self.lockstep_participant and self._clock_seen:
                 self._announce_ready()
@@ -681,6 +717,10 @@ class Actor(
             self.send(_Stats(recipient=message.sender, **self._stats_fields()))
             self.stop(message.reason or "shutdown")
         elif isinstance(message, Tick):
+            if self._kill_tick is not None and message.tick >= self._kill_tick:
+                self._kill_tick, self.tick = None, message.tick
+                self.kill(f"killed at tick {message.tick}")
+                return
             await self._run_tick(message.tick)
 
     def _stats_fields(self) -> dict[str, Any]:

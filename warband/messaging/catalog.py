@@ -54,6 +54,19 @@ class Message(msgspec.Struct, tag=True, frozen=True, kw_only=True):
     <flags>``), set only when the sender exports OpenTelemetry spans (``--otel``); the span that
     handles the message becomes its child. None (left out) otherwise, so older peers decode it."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__module__ != __name__:
+            # Refused where it is written: the wire carries the catalog's types only, and a
+            # type of one's own would otherwise be refused by the broker at run time while the
+            # run goes on as a success.
+            raise TypeError(
+                f"{cls.__qualname__} ({cls.__module__}) subclasses a warband Message: messages "
+                "are a fixed catalog that every peer decodes (PROTOCOL.md); send one of its "
+                "types, e.g. StatusReport(status=..., details={...}) or Order(task=..., "
+                "args={...})"
+            )
+
 
 # --- hierarchy: orders go down, reports come up ------------------------------------------------
 

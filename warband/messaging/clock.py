@@ -48,6 +48,9 @@ class RunResult(msgspec.Struct, kw_only=True):
 
     ticks: int
     """Ticks completed."""
+    seed: int = 0
+    """The run's seed (``--seed``): an outcome judge of a scenario whose setup depends on it
+    can say which variant was played."""
     finish_reason: str
     """Why the run ended: ``"ticks"`` when the tick limit was reached, else the request's reason."""
     messages_sent: int = 0
@@ -86,6 +89,11 @@ class RunResult(msgspec.Struct, kw_only=True):
         return not self.handler_failures
 
 
+REALTIME_TICK_S = 0.05
+"""Seconds between two ticks of a realtime run (``warband run --mode realtime``). An actor's
+waits count seconds there, ticks in lockstep: ``ticks * REALTIME_TICK_S`` waits as long in
+realtime as ``ticks`` does in lockstep."""
+
 DeparturePolicy = Callable[[str, str], "str | None"]
 """Called with (agent id, reason) when a participant leaves for good: None lets the run go on,
 a string ends it there (not completed) with that string as the reason."""
@@ -111,7 +119,7 @@ class Clock(Actor):
         participants: Iterable[str],
         ticks: int,
         seed: int = 0,
-        tick_interval: float = 0.05,
+        tick_interval: float = REALTIME_TICK_S,
         tick_timeout: float = 10.0,
         ready_timeout: float = 60.0,
         shutdown_timeout: float = 10.0,
@@ -360,6 +368,7 @@ class Clock(Actor):
             would_block=_nonzero(counts, "would_block"),
             rejected=_nonzero(counts, "messages_rejected"),
             ticks=ticks,
+            seed=self.seed,
             finish_reason=reason,
             messages_sent=self.stats.sent + sum(s.messages_sent for s in stats),
             messages_received=self.stats.received + sum(s.messages_received for s in stats),

@@ -111,6 +111,9 @@ class Connection:
             self._monitor = socket.get_monitor_socket(_HANDSHAKE_FAILED)
         elif self.secret is not None:
             self.secret.apply_client(socket, self.actor_id)
+            # Likewise a refused run secret: the broker's ZAP handler says no to each attempt,
+            # and waiting for an answer would only wait out the register timeout.
+            self._monitor = socket.get_monitor_socket(_HANDSHAKE_FAILED_AUTH)
         try:
             socket.connect(self.endpoint)
         except zmq.ZMQError as error:
@@ -157,7 +160,8 @@ class Connection:
                 self._loop.call_soon(self._drain)
 
     def refusal(self) -> str | None:
-        """Why the broker refused this connection's CURVE handshake, once it did; else None."""
+        """Why the broker refused this connection's CURVE handshake or run secret, once it did;
+        else None."""
         monitor = self._monitor
         while self._refusal is None and monitor is not None:
             try:
@@ -168,7 +172,12 @@ class Connection:
         return self._refusal
 
     def _explain(self, event: int, value: int) -> str:
-        assert self.curve is not None
+        if self.curve is None:
+            return (
+                f"the broker at {self.endpoint!r} refused this connection's run secret (ZAP "
+                f"status {value}): it was given another --secret file; pass the same run secret "
+                "file to the broker and every agent"
+            )
         agent = self.curve.agent_id
         if event == _HANDSHAKE_FAILED_AUTH:
             return (

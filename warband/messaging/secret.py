@@ -31,7 +31,7 @@ from zmq.auth.thread import ThreadAuthenticator
 
 from ..exceptions import ConfigurationError
 from .addresses import BROKER_ID
-from .tracing import get_logger
+from .tracing import get_logger, logged_at
 
 SECRET_VARIABLE = "WARBAND_RUN_SECRET"
 """The environment variable a launcher's children read the run secret from (hex text)."""
@@ -172,11 +172,3 @@ class SecretAuthenticator(ThreadAuthenticator):
         """Stop answering; the broker's socket then refuses every handshake."""
         with contextlib.suppress(zmq.ZMQError):
             super().stop()
-
-
-def logged_at(count: int) -> bool:
-    """True at the 1st, 10th, 100th ... of a repeated refusal: logged then, so that a stranger
-    that retries without end does not fill the log."""
-    while count % 10 == 0:
-        count //= 10
-    return count == 1

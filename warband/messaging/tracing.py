@@ -277,16 +277,42 @@ def configure_logging(
     )
 
 
+_VARYING_FIELDS = frozenset({"msg_id", "tick", "timestamp", "pid", "seq"})
+"""Event fields that differ between repeats of one event (see ``_console_tee``)."""
+
+
 def _console_tee(minimum: int) -> Any:
+    """Warnings and errors on stderr, but an event that repeats (the same event with the same
+    fields but for its message id and tick: every Percept to a dead agent is undeliverable)
+    only its 1st, 10th, 100th ... time, with ``repeated=N``: the console stays readable, the
+    log file has them all and the run's summary counts them."""
     renderer = structlog.dev.ConsoleRenderer(colors=False)
+    seen: dict[tuple[tuple[str, str], ...], int] = {}
 
     def tee(logger: Any, method_name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
         if _LEVELS.get(method_name, 0) >= minimum:
-            line = renderer(logger, method_name, {"level": method_name, **event_dict})
-            print(line, file=sys.stderr, flush=True)
+            key = tuple(
+                sorted((k, str(v)) for k, v in event_dict.items() if k not in _VARYING_FIELDS)
+            )
+            count = seen[key] = seen.get(key, 0) + 1
+            if len(seen) > 10_000:
+                seen.clear()  # bounded: a long run's peers come and go
+            if logged_at(count):
+                shown = {"level": method_name, **event_dict}
+                if count > 1:
+                    shown["repeated"] = count
+                print(renderer(logger, method_name, shown), file=sys.stderr, flush=True)
         return event_dict
 
     return tee
+
+
+def logged_at(count: int) -> bool:
+    """True at the 1st, 10th, 100th ... of a repeated event: shown then, so that something
+    that repeats without end does not fill the console (or a log)."""
+    while count % 10 == 0:
+        count //= 10
+    return count == 1
 
 
 def flush_logging() -> None:
@@ -306,8 +332,20 @@ def logging_to_files() -> bool:
 
 
 def get_logger(**initial_context: Any) -> Any:
-    """A structlog logger with ``initial_context`` bound (e.g. ``agent="bot-3"``)."""
+    """A structlog logger with ``initial_context`` bound (e.g. ``agent="bot-3"``).
+
+    In a process that never configured logging (a script or test calling
+    :func:`warband.testing.run_actors`), events go to stderr, never stdout: structlog's own
+    default prints to stdout, where they would mix with what the script prints.
+    """
+    if not structlog.is_configured():
+        structlog.configure(logger_factory=_stderr_logger)
     return structlog.get_logger().bind(**initial_context)
+
+
+def _stderr_logger(*args: Any) -> structlog.PrintLogger:
+    # sys.stderr looked up for each logger, not once: a test may have replaced it since.
+    return structlog.PrintLogger(sys.stderr)
 
 
 def log_every_tick(logger: Any, event: str, **fields: Any) -> None:

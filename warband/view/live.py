@@ -17,6 +17,7 @@ import os
 import select
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,7 +95,7 @@ class AttachedViewer:
     SIGINT to both).
     """
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(self, host: str, port: int, name: str | None = None) -> None:
         import subprocess
         import tempfile
 
@@ -106,6 +107,9 @@ class AttachedViewer:
         self.endpoint = f"ipc://{self._workdir.name}/view.sock"
         argv = [sys.executable, "-m", "warband", "view", "--live", self.endpoint]
         argv += ["--host", host, "--port", str(port)]
+        if name is not None:
+            # The page's title names the run, not the internal socket it is fed through.
+            argv += ["--name", name]
         self._process = subprocess.Popen(
             argv,
             stdout=subprocess.PIPE,
@@ -132,11 +136,14 @@ class AttachedViewer:
             )
         return line
 
-    def wait(self) -> int:
+    def wait(self, announce: Callable[[], None] | None = None) -> int:
         """Wait until the viewer stops (Ctrl-C); returns its exit code. SIGTERM to this
-        process stops the viewer too."""
+        process stops the viewer too, from before ``announce`` is called (it says that the
+        viewer keeps serving: a signal sent on reading that finds its handler)."""
         stop_viewer = signal.signal(signal.SIGTERM, lambda *_: self._process.terminate())
         try:
+            if announce is not None:
+                announce()
             while True:
                 try:
                     return self._process.wait()

@@ -271,17 +271,18 @@ def view_command(
     *,
     follow: bool = False,
     live: str | None = None,
+    name: str | None = None,
 ) -> int:
     """What ``warband view LOG_DIR`` runs: the URL on the first line of output, then serve
     until Ctrl-C and print a one-line summary. With ``follow``, the run may still be running
     (or not started: the directory may not exist yet) and the page follows its logs as they
     grow. With ``live`` (and no ``log_dir``), the viewer binds that endpoint and follows the
-    runs started with ``--live`` and the same endpoint (:mod:`warband.view.live`). Returns
-    the exit code."""
+    runs started with ``--live`` and the same endpoint (:mod:`warband.view.live`); ``name``
+    is what its page then calls the run (default ``live ENDPOINT``). Returns the exit code."""
     check_port(port)
     _web()  # say which extra to install before reading a large log
     if live is not None:
-        return _live_command(live, host, port)
+        return _live_command(live, host, port, name)
     if log_dir is None:
         raise ConfigurationError(
             "warband view needs a run's LOG_DIR, or --live ENDPOINT to follow a running run"
@@ -313,13 +314,13 @@ def view_command(
     return 0
 
 
-def _live_command(endpoint: str, host: str, port: int) -> int:
+def _live_command(endpoint: str, host: str, port: int, name: str | None) -> int:
     # On a machine the run keeps busy, the run comes first: the viewer takes the CPU left
     # over (and drops frames if that is not enough), never the run's.
     if hasattr(os, "nice"):
         os.nice(LIVE_NICENESS)
     feed = LiveFeed(endpoint)
-    timeline = Timeline(Path("."), source=f"live {feed.endpoint}")
+    timeline = Timeline(Path("."), source=name or f"live {feed.endpoint}")
 
     def started(url: str) -> None:
         print(url, flush=True)

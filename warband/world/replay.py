@@ -10,14 +10,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .._paths import wrong_kind
 from ..exceptions import ConfigurationError
 from ._snapshot import SNAPSHOT_EVENT
 
 
 def load_snapshots(log_dir: Path) -> dict[int, dict[str, Any]]:
     """Every world snapshot under ``log_dir``, by tick (a restarted world's later one wins)."""
-    if not log_dir.is_dir():
-        raise ConfigurationError(f"log directory {str(log_dir)!r} does not exist")
+    problem = wrong_kind(log_dir, "directory")
+    if problem is not None:
+        raise ConfigurationError(f"log directory {str(log_dir)!r} {problem}")
     snapshots: dict[int, dict[str, Any]] = {}
     for path in sorted(log_dir.glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():

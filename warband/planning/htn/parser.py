@@ -477,6 +477,14 @@ def parse_domain(
     """
     parser = _Parser(text, path)
     domain, _ = parser.domain(functions or {}, name)
+    if not domain.methods and not domain.primitives:
+        # An empty file would be accepted here and fail every agent's planning at every tick.
+        parser.fail(
+            "the domain defines no method and no primitive (an empty file?); an HTN domain "
+            "needs at least the method of its root task, e.g. (:method (behave) ...)",
+            1,
+            1,
+        )
 
     def fail(message: str, node: object) -> NoReturn:
         line, column = parser.positions.get(id(node), (1, 1))

@@ -50,6 +50,12 @@ function px(x, y) {
   return [(x - minX) * SCALE + MARGIN, (maxY - y) * SCALE + MARGIN];
 }
 
+// The map's width in the drawing's units (its viewBox is 0 0 width height).
+function mapWidth() {
+  const [minX, , maxX] = state.summary.map.bounds;
+  return (maxX - minX) * SCALE + 2 * MARGIN;
+}
+
 function drawMapBase() {
   const svg = $("map");
   svg.innerHTML = "";
@@ -61,8 +67,7 @@ function drawMapBase() {
     return;
   }
   const [minX, minY, maxX, maxY] = map.bounds;
-  svg.setAttribute("viewBox",
-    `0 0 ${(maxX - minX) * SCALE + 2 * MARGIN} ${(maxY - minY) * SCALE + 2 * MARGIN}`);
+  svg.setAttribute("viewBox", `0 0 ${mapWidth()} ${(maxY - minY) * SCALE + 2 * MARGIN}`);
   const where = {};
   for (const w of map.waypoints) where[w.id] = w;
   state.waypoints = where;
@@ -183,9 +188,13 @@ function drawFrame(frame) {
     const health = a.max_health ? a.health / a.max_health : 0;
     el("rect", { x: x - 8, y: y + 9, width: 16, height: 3, fill: "#ddd" }, group);
     el("rect", { x: x - 8, y: y + 9, width: 16 * health, height: 3, fill: "#2ca02c" }, group);
-    el("text", { x: lx, y: ly, class: "agent-label", fill: colour }, group,
+    // Labels face into the map: on its right half they end left of the agent, or the
+    // right-hand team's labels run past the map's edge and are clipped.
+    const east = sx > mapWidth() / 2;
+    const at = { x: east ? 2 * sx - lx : lx, "text-anchor": east ? "end" : "start" };
+    el("text", { ...at, y: ly, class: "agent-label", fill: colour }, group,
       `${id} ${a["class"] || ""} ${a.health}`);
-    if (a.task) el("text", { x: lx, y: ly + 11, class: "task-label" }, group, a.task);
+    if (a.task) el("text", { ...at, y: ly + 11, class: "task-label" }, group, a.task);
   }
   const scores = Object.entries(frame.scores).map(([t, s]) => `${t} ${s}`).join(" : ");
   $("scores").textContent = (frame.mode ? frame.mode + "  " : "") + scores +
