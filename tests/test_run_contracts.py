@@ -158,6 +158,12 @@ def test_a_file_given_for_a_directory_is_not_called_missing(
     _assert_one_line_error(result, f"--curve '{a_file}' is a file, not a directory")
     result = warband_cli("keys", str(a_file), "--agents", "a")
     _assert_one_line_error(result, f"keys DIR '{a_file}' is a file, not a directory")
+    result = warband_cli("trace", str(a_file))
+    _assert_one_line_error(result, f"trace directory '{a_file}' is a file, not a directory")
+    result = warband_cli("explain", str(a_file), "--agent", "a", "--tick", "1")
+    _assert_one_line_error(result, f"log directory '{a_file}' is a file, not a directory")
+    result = warband_cli("view", str(a_file))
+    _assert_one_line_error(result, f"log directory '{a_file}' is a file, not a directory")
 
 
 # --- waiting for a broker -----------------------------------------------------------------------

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._paths import wrong_kind
 from ..exceptions import ConfigurationError
 from ..messaging.trace_view import log_files
 
@@ -113,9 +114,10 @@ def explain_decisions(decisions: list[dict[str, Any]], agent: str, tick: int) ->
 def _decisions(log_dir: Path, agent: str, skipped: list[str]) -> list[dict[str, Any]]:
     """``agent``'s ``agent.plan`` events, sorted by tick; a line that is not one (not JSON, a
     tick that is not an integer) or a ``*.jsonl`` that is not a file is said in ``skipped``."""
-    if not log_dir.is_dir():
+    wrong = wrong_kind(log_dir, "directory")
+    if wrong is not None:
         raise ConfigurationError(
-            f"log directory {str(log_dir)!r} does not exist; pass the --log DIR of a run"
+            f"log directory {str(log_dir)!r} {wrong}; pass the --log DIR of a run"
         )
     found: list[dict[str, Any]] = []
     for file in log_files(log_dir, skipped):

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._paths import wrong_kind
 from ..exceptions import ConfigurationError
 from .catalog import MESSAGE_TYPES
 from .tracing import TRACE_KEYS
@@ -137,9 +138,10 @@ class TraceLog:
 
 def load_trace(log_dir: Path) -> TraceLog:
     """Read every ``*.jsonl`` file in ``log_dir`` into one :class:`TraceLog`."""
-    if not log_dir.is_dir():
+    wrong = wrong_kind(log_dir, "directory")
+    if wrong is not None:
         raise ConfigurationError(
-            f"trace directory {str(log_dir)!r} does not exist; pass the --log DIR of a run"
+            f"trace directory {str(log_dir)!r} {wrong}; pass the --log DIR of a run"
         )
     problems: list[str] = []
     files = log_files(log_dir, problems)

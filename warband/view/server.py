@@ -28,6 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._paths import wrong_kind
 from ..exceptions import ConfigurationError
 from .follow import LogFollower
 from .live import LiveFeed
@@ -287,9 +288,10 @@ def view_command(
         raise ConfigurationError(
             "warband view needs a run's LOG_DIR, or --live ENDPOINT to follow a running run"
         )
-    if not follow and not log_dir.is_dir():
+    wrong = wrong_kind(log_dir, "directory")
+    if wrong is not None and not (follow and not log_dir.exists()):
         raise ConfigurationError(
-            f"log directory {str(log_dir)!r} does not exist; pass the --log DIR of a run, or "
+            f"log directory {str(log_dir)!r} {wrong}; pass the --log DIR of a run, or "
             "add --follow to watch a run that will write it"
         )
     follower = LogFollower(log_dir) if follow else None
