@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from warband.agents import Agent, Role
-from warband.agents.bot import AreaGroups, BotReports, bot_role
+from warband.agents.bot import AreaGroups, BotReports, bot_functions, bot_role
 from warband.agents.squad import SquadReports
 from warband.messaging import Act, Order, Percept, configure_logging
 from warband.planning import FactDB, parse_domain
@@ -573,3 +573,22 @@ def test_a_hurt_bot_in_cover_stays_there_while_the_enemy_it_lost_sight_of_is_nea
     getting_up = ("stand", "move")
     assert not [a for sent in stays for a in sent if isinstance(a, Act) and a.verb in getting_up]
     assert [a.verb for a in leaves if isinstance(a, Act)] == ["stand"]
+
+
+def test_escorts_in_a_crowd_stand_around_the_vip_on_places_of_their_own() -> None:
+    spread_around = bot_functions(TEST_MAP)["spread_around"]
+    crowd = [f"red-{n}" for n in range(1, 5)]
+
+    def place_of(me: str) -> object:
+        facts = FactDB()
+        facts.assert_fact("self", me, "red", "assault")
+        for mate in crowd:
+            if mate != me:
+                facts.assert_fact("sees", mate, "m1", 0.0, "red")
+        return spread_around(facts, "m1", "c")  # all four on m1, the VIP on c
+
+    places = [place_of(me) for me in crowd]
+    assert places[0] is None  # the first by id stays
+    assert 3 == len(set(places[1:])), places  # the others each take a place of their own...
+    assert all(p == "c" or TEST_MAP.has_link("c", str(p)) for p in places[1:])  # ...by the VIP
+    assert "m1" not in places

@@ -571,14 +571,12 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             return None
         return min(noises, key=lambda w: (float(travel(str(here), w)), w))
 
-    def spread_spot(facts: FactDB, here: Value, enemy_at: Value) -> Value:
-        """Where a bot in a crowd steps to fight: with :data:`SPREAD_AT` or more team mates on
-        its waypoint (itself included), the first of them by id stays and the k-th takes the
-        k-th best attack position (:func:`_attack_positions`) that holds fewer than two team
-        mates in sight. Every bot of the crowd sees the same crowd and ranks the same spots,
-        so they deal the spots out among them, with no message, instead of all walking to
-        the one best spot. None when the bot is not in a crowd, is its first, or has no
-        spot to go to."""
+    def _crowd_rank(facts: FactDB, here: Value) -> tuple[int, Counter[str]] | None:
+        """The bot's rank (1, 2...: the first by id is 0, and stays) in a crowd of
+        :data:`SPREAD_AT` or more team mates on ``here`` (itself included), and how many team
+        mates in sight stand on each waypoint; None when it is not in a crowd or is its
+        first. Every bot of the crowd sees the same crowd, so ranks deal places out among them
+        with no message."""
         me = SELF.first(facts.facts(SELF.name))
         if me is None:
             return None
@@ -586,13 +584,36 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         crowd = sorted({s.id for s in mates if s.waypoint == here} | {me.id})
         if len(crowd) < SPREAD_AT or crowd[0] == me.id:
             return None
-        held = Counter(s.waypoint for s in mates)
+        return crowd.index(me.id), Counter(s.waypoint for s in mates)
+
+    def spread_spot(facts: FactDB, here: Value, enemy_at: Value) -> Value:
+        """Where a bot in a crowd (:func:`_crowd_rank`) steps to fight: the k-th of the crowd
+        takes the k-th best attack position (:func:`_attack_positions`) that holds fewer than
+        two team mates in sight, instead of all walking to the one best spot. None when the
+        bot is not in a crowd, is its first, or has no spot to go to."""
+        ranked = _crowd_rank(facts, here)
+        if ranked is None:
+            return None
+        rank, held = ranked
         spots = [
             c.waypoint
             for c in _attack_positions(facts, str(here), str(enemy_at))
             if c.waypoint != here and held[c.waypoint] < 2
         ]
-        return spots[(crowd.index(me.id) - 1) % len(spots)] if spots else None
+        return spots[(rank - 1) % len(spots)] if spots else None
+
+    def spread_around(facts: FactDB, here: Value, centre: Value) -> Value:
+        """Where a bot in a crowd (:func:`_crowd_rank`) around ``centre`` (an escorted VIP's
+        waypoint) stands instead: the k-th of the crowd takes the k-th of the centre and its
+        neighbours, the fewest team mates first; None when it is not in a crowd or is its
+        first."""
+        ranked = _crowd_rank(facts, here)
+        if ranked is None or not game_map.has_waypoint(str(centre)):
+            return None
+        rank, held = ranked
+        around = [str(centre), *sorted(game_map.neighbours(str(centre)))]
+        spots = sorted((w for w in around if w != here), key=lambda w: (held[w], w))
+        return spots[(rank - 1) % len(spots)] if spots else None
 
     def nearest_open_tsp(facts: FactDB, team: Value, here: Value) -> Value:
         """The TSP nearest ``here`` (in waypoints) that ``team`` does not hold."""
@@ -687,6 +708,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
     return {
         "attack_spot": attack_spot,
         "spread_spot": spread_spot,
+        "spread_around": spread_around,
         "shot_from": shot_from,
         "cover_spot": cover_spot,
         "nearest_open_tsp": nearest_open_tsp,

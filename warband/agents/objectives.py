@@ -41,6 +41,7 @@ from ..world import (
     VIP,
     VIP_AT,
     Map,
+    waypoint_path,
 )
 from ..world.vocabulary import ATTACK, DEFEND, TARGET_ARMED, TARGET_DESTROYED, TARGET_INTACT
 from .assignment import Distance, Objective, ObjectiveKind
@@ -724,7 +725,7 @@ class _Assassination:
                 where,
                 self.markers.distance,
                 current=self.spot,
-                danger=enemy_influence(facts),
+                danger=self.danger_on_the_way(where, enemy_influence(facts)),
                 danger_weight=DANGER_WEIGHT,
             )
         return objectives_for_assassination(
@@ -738,6 +739,16 @@ class _Assassination:
             tsps=self.markers.owners(facts, self.markers.tsps),
             tsp_weight=TSP_WEIGHT,
         )
+
+    def danger_on_the_way(self, start: str, enemy: Mapping[str, float]) -> dict[str, float]:
+        """Each hiding spot's danger: the enemy influence on the VIP's way there, its end
+        included. A spot's own danger alone sent the VIP across the map, through the enemy, to
+        the one spot the enemy had not been seen near."""
+        danger: dict[str, float] = {}
+        for spot in self.markers.hiding.values():
+            path = waypoint_path(self.markers.map, start, spot) or (spot,)
+            danger[spot] = sum(enemy.get(waypoint, 0.0) for waypoint in path)
+        return danger
 
     def direct(self, agent: Agent) -> dict[str, tuple[str, str]]:
         facts = agent.memory.facts
