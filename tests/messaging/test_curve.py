@@ -98,7 +98,7 @@ def dealer(context: Context, routing_id: str, curve: CurveClient | None = None) 
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.ROUTING_ID, routing_id.encode())
     socket.setsockopt(zmq.LINGER, 0)
-    socket.setsockopt(zmq.RCVTIMEO, 10_000)
+    socket.setsockopt(zmq.RCVTIMEO, 30_000)  # a deadline for a broken test, not a timing: load
     if curve is not None:
         curve.apply(socket)
     try:
