@@ -105,9 +105,11 @@ MODE_OBJECTIVES = {
 named; red attacks in the attack / defence modes); TSP captures come on top in every mode but
 Capture and Hold."""
 
-MODE_SEEDS = {"capture_and_hold": 3}
-"""A side that never holds a point never defends one: in Capture and Hold, a seed in which each
-side holds one at some time (in seed 0 today, red holds the points until it wins)."""
+MODE_SEEDS = {"capture_and_hold": 2, "search_and_destroy": 1}
+"""A side that never holds a point never defends one, and attackers that never arm a target
+never guard one: seeds in which each side does (in seed 0 today, red holds the points of
+Capture and Hold until it wins, and red's attack on the targets of Search and Destroy never
+arms one)."""
 
 
 @pytest.mark.parametrize("mode", sorted(MODE_OBJECTIVES))

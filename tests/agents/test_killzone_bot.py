@@ -201,19 +201,19 @@ async def test_a_medic_heals_a_hurt_team_mate_that_asked_the_bots_nearby() -> No
 
 
 async def test_a_hurt_bots_call_reaches_the_team_mates_in_its_area_only() -> None:
-    # r1 and r2 are one area of the test map's strategic graph; m2 is in another.
+    # r1 and r2 are one area of the test map's strategic graph; c is in another.
     world = _world(
         {
             "red-1": {"team": "red", "class": "assault", "start": "r1"},
             "red-2": {"team": "red", "class": "assault", "start": "r2"},
-            "red-3": {"team": "red", "class": "assault", "start": "m2"},
+            "red-3": {"team": "red", "class": "assault", "start": "c"},
             "blue-spy": {"team": "blue", "class": "saboteur", "start": "m1"},
         }
     )
     _wound(world, "blue-spy", "red-1", below=80)
     _disguise(world, "blue-spy")
     graph = build_strategic_graph(TEST_MAP)
-    assert graph.area_of("r1") == graph.area_of("r2") != graph.area_of("m2")
+    assert graph.area_of("r1") == graph.area_of("r2") != graph.area_of("c")
     listener = Role("listener", parse_domain(IDLE), reporter=lambda: AreaGroups(graph))
     actors = [
         Watched("red-1", bot_role(TEST_MAP), team="red"),

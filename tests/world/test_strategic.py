@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import pytest
@@ -9,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from warband.exceptions import ConfigurationError
-from warband.world import bundled_maps, grid_map, load_map
+from warband.world import Map, bundled_maps, grid_map, load_map
 from warband.world.geometry import Point
 from warband.world.strategic import (
     StrategicGraph,
@@ -97,8 +98,9 @@ def test_areas_of_random_graphs_keep_paths_exactly(
 
 
 def test_waypoints_are_merged_into_fewer_areas() -> None:
-    graph = build_strategic_graph(load_map("test"))
-    assert 4 == len(graph.areas)
+    game_map = load_map("test")
+    graph = build_strategic_graph(game_map)
+    assert 2 * len(graph.areas) <= len(game_map.waypoints)  # 11 waypoints, 5 areas
     assert graph.area_of("r1") == graph.area_of("m1")
     assert graph.area_of("r1") != graph.area_of("b1")
 
@@ -133,3 +135,22 @@ def test_area_at_finds_the_area_of_the_nearest_waypoint() -> None:
 def test_limits_below_one_waypoint_are_rejected() -> None:
     with pytest.raises(ConfigurationError, match="max_waypoints must be >= 1"):
         cluster_waypoints({"a": (0.0, 0.0)}, [], max_waypoints=0)
+
+
+def _mirror(game_map: Map, waypoint: str) -> str:
+    """The waypoint at the mirror image of ``waypoint`` across the map's vertical middle."""
+    xs = [w.pos[0] for w in game_map.waypoints]
+    x, y = game_map.position(waypoint)
+    image = (min(xs) + max(xs) - x, y)
+    return next(w.id for w in game_map.waypoints if math.dist(w.pos, image) < 1e-6)
+
+
+def test_the_areas_of_a_mirror_symmetric_map_are_mirror_images_of_each_other() -> None:
+    # Warzone is drawn mirror-symmetric, red's half the image of blue's: its areas must be too,
+    # or one side's squads plan over other areas than the other's and the map decides matches.
+    warzone = load_map("warzone")
+    areas = {frozenset(a.waypoints) for a in build_strategic_graph(warzone).areas}
+    images = {frozenset(_mirror(warzone, w) for w in area) for area in areas}
+    assert areas == images
+    centre = next(a for a in areas if "e3" in a)
+    assert "d4" not in centre  # red's rally point is not in the centre point's area

@@ -15,7 +15,7 @@ instead of one area swallowing its neighbours; ties break on ids so the result i
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from warband.exceptions import ConfigurationError
@@ -182,7 +182,8 @@ def _merge(
         if (a, b) not in blocked:
             adjacent[owner[a]].add(owner[b])
             adjacent[owner[b]].add(owner[a])
-    heap: list[tuple[int, float, int, int, int, int]] = []
+    heap: list[_Candidate] = []
+    middle = centroid(positions[wp] for wp in order) if order else (0.0, 0.0)
 
     def push(i: int, j: int) -> None:
         ci, cj = clusters[i], clusters[j]
@@ -190,32 +191,84 @@ def _merge(
         if size > max_waypoints or _extent(_union(ci.box, cj.box)) > max_extent:
             return
         lo, hi = min(i, j), max(i, j)
-        gap = distance(ci.centre, cj.centre)
-        heapq.heappush(heap, (size, gap, lo, hi, clusters[lo].version, clusters[hi].version))
+        gap = round(distance(ci.centre, cj.centre), GAP_DIGITS)
+        merged = ((ci.sum_x + cj.sum_x) / size, (ci.sum_y + cj.sum_y) / size)
+        # Outer merges first: a rule a mirror image of the map ranks the same way (its
+        # distance to the middle is the mirror's), unlike a tie broken by waypoint order.
+        outward = -round(distance(merged, middle), GAP_DIGITS)
+        version = (clusters[lo].version, clusters[hi].version)
+        heapq.heappush(heap, (size, gap, outward, lo, hi, *version))
 
     for i, others in adjacent.items():
         for j in others:
             if i < j:
                 push(i, j)
     while heap:
-        _, _, i, j, vi, vj = heapq.heappop(heap)
+        batch = _next_batch(heap, clusters)
+        # A cluster with two candidates of the same rank (a waypoint between two mirror
+        # images, say) merges with neither: picking one by id would make the areas of a
+        # mirror-symmetric map lopsided. Candidates of one batch are otherwise disjoint, so
+        # the order they are merged in does not matter.
+        uses: dict[int, int] = {}
+        for i, j in batch:
+            uses[i] = uses.get(i, 0) + 1
+            uses[j] = uses.get(j, 0) + 1
+        for i, j in batch:
+            if uses[i] == 1 and uses[j] == 1:
+                _absorb(clusters, owner, adjacent, i, j, push)
+    return clusters, owner
+
+
+GAP_DIGITS = 6
+"""Centroid gaps equal to this many decimals rank the same (mirror images' gaps differ by
+float noise only)."""
+
+
+_Candidate = tuple[int, float, float, int, int, int, int]
+"""A merge candidate: (size, gap, outward, cluster, cluster, their versions); the first three
+are its rank."""
+
+
+def _next_batch(heap: list[_Candidate], clusters: list[_Cluster]) -> list[tuple[int, int]]:
+    """The live merge candidates of the best rank, popped from ``heap``."""
+    batch: list[tuple[int, int]] = []
+    rank: tuple[int, float, float] | None = None
+    while heap:
+        size, gap, outward, i, j, vi, vj = heap[0]
+        if rank is not None and (size, gap, outward) != rank:
+            break
+        heapq.heappop(heap)
         ci, cj = clusters[i], clusters[j]
         if not (ci.alive and cj.alive) or ci.version != vi or cj.version != vj:
             continue  # stale entry: one side has grown or been absorbed since it was pushed
-        ci.waypoints.extend(cj.waypoints)
-        ci.box = _union(ci.box, cj.box)
-        ci.sum_x += cj.sum_x
-        ci.sum_y += cj.sum_y
-        ci.version += 1
-        cj.alive = False
-        for wp in cj.waypoints:
-            owner[wp] = i
-        adjacent[i] = (adjacent[i] | adjacent.pop(j)) - {i, j}
-        for k in adjacent[i]:
-            adjacent[k].discard(j)
-            adjacent[k].add(i)
-            push(i, k)
-    return clusters, owner
+        rank = (size, gap, outward)
+        batch.append((i, j))
+    return batch
+
+
+def _absorb(
+    clusters: list[_Cluster],
+    owner: dict[str, int],
+    adjacent: dict[int, set[int]],
+    i: int,
+    j: int,
+    push: Callable[[int, int], None],
+) -> None:
+    """Merge cluster ``j`` into cluster ``i`` and push ``i``'s new merge candidates."""
+    ci, cj = clusters[i], clusters[j]
+    ci.waypoints.extend(cj.waypoints)
+    ci.box = _union(ci.box, cj.box)
+    ci.sum_x += cj.sum_x
+    ci.sum_y += cj.sum_y
+    ci.version += 1
+    cj.alive = False
+    for wp in cj.waypoints:
+        owner[wp] = i
+    adjacent[i] = (adjacent[i] | adjacent.pop(j)) - {i, j}
+    for k in adjacent[i]:
+        adjacent[k].discard(j)
+        adjacent[k].add(i)
+        push(i, k)
 
 
 def _assemble(
