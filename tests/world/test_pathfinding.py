@@ -82,13 +82,13 @@ def test_regroup_choice_prefers_the_marker_without_enemies() -> None:
     graph = build_strategic_graph(game_map)
     routes_no_threat = plan_routes(graph, graph.area_of("c"))
     influence = InfluenceMap(graph, "red", InfluenceSettings(persistence=0.0, spread_radius=0.0))
-    influence.update(enemy=["m1"] * 5)
+    influence.update(enemy=["m4"] * 5)
     routes = plan_routes(graph, graph.area_of("c"), influence=influence)
     calm = choose_regroup_marker(game_map, graph, routes_no_threat)
     chosen = choose_regroup_marker(game_map, graph, routes, influence=influence)
     assert calm is not None and chosen is not None
-    assert "regroup-west" == calm.id
-    assert "regroup-east" == chosen.id
+    assert "regroup-east" == calm.id  # as near as the west one from c: the smaller id
+    assert "regroup-west" == chosen.id  # the east one is where the enemies are
 
 
 def test_waypoint_path_is_shortest_and_respects_corridor_and_doors() -> None:
