@@ -5,8 +5,11 @@ so the broker always knows who really sent a frame; a frame whose ``sender`` fie
 else is rejected. Recipients are agent ids or ``#group`` names (``#all`` reaches everyone).
 
 The broker reads only the envelope (type, sender, recipient, id, tick) and forwards the bytes
-untouched; full validation happens in the receiving actor. Nothing is dropped silently: a frame
-that cannot be routed is logged and answered with an ``_Undeliverable`` notice to its sender.
+untouched; full validation happens in the receiving actor. The common frame (one payload from a
+registered peer, its own sender, to a registered peer) takes a fast path with no Python call
+(``_route_fast``); every other frame the full path, which rejects, answers or routes it. Nothing
+is dropped silently: a frame that cannot be routed is logged and answered with an
+``_Undeliverable`` notice to its sender.
 
 A run has a membership: its clock declares it as it registers (``_Register.members``), and the
 broker then registers only those ids and refuses a second clock until the run is over (one
