@@ -41,11 +41,9 @@ import asyncio
 import json
 import os
 import platform
-import queue
 import signal
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -59,7 +57,6 @@ from typing import Any, Final
 import msgspec
 import zmq
 
-import warband
 from warband.messaging import Actor, Message, StatusReport, event_loop, handles
 from warband.messaging.broker import Broker
 from warband.messaging.curve import load_client, load_server, make_keys
@@ -70,7 +67,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # `warband bench` runs this file by path; bench is a package
     sys.path.insert(0, str(REPO))
 
-from bench.measure import BenchmarkError, percentile  # noqa: E402
+from bench import instructions  # noqa: E402
+from bench.measure import BenchmarkError, Child, percentile  # noqa: E402
 
 JSON_KEYS: Final = (
     "rtt_p50_us",
@@ -180,6 +178,8 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if args.role:
         return _run_role(args)
+    if args.broker:
+        return _count(args)
     sizes = _sizes(args)
     try:
         figures, trace_events, spans = _measure(sizes, curve=args.curve, otel=args.otel)
@@ -218,6 +218,16 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also run the framework exporting OpenTelemetry spans (needs warband[otel])",
     )
+    parser.add_argument(
+        "--broker",
+        action="store_true",
+        help="instead: count the instructions the broker takes per routed frame next to a raw "
+        "pyzmq forwarder, and the actors' per round trip next to raw asyncio endpoints "
+        "(callgrind; CPU time when valgrind is missing)",
+    )
+    parser.add_argument(
+        "--frames", type=int, metavar="F", help="with --broker: frames each broker routes"
+    )
     # The options below are for the child processes this benchmark starts.
     hidden = argparse.SUPPRESS
     parser.add_argument("--role", help=hidden)
@@ -227,6 +237,35 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--keys", type=Path, help=hidden)
     parser.add_argument("--otel-endpoint", help=hidden)
     return parser
+
+
+def _count(args: argparse.Namespace) -> int:
+    """``--broker``: count the broker's and the actors' instructions (bench/instructions.py)."""
+    base = instructions.QUICK_SIZES if args.quick else instructions.DEFAULT_SIZES
+    sizes = instructions.Sizes(
+        frames=base.frames if args.frames is None else args.frames,
+        round_trips=base.round_trips if args.round_trips is None else args.round_trips,
+        warmup=base.warmup if args.warmup is None else args.warmup,
+    )
+    if min(sizes.frames, sizes.round_trips) < 1 or sizes.warmup < 0:
+        raise SystemExit("--frames and --round-trips must be at least 1, --warmup 0 or more")
+    if instructions.valgrind() is None:
+        _progress("valgrind not found: counting CPU time instead of instructions (noisy)")
+    try:
+        report = instructions.measure(Path(__file__).resolve(), sizes)
+    except BenchmarkError as error:
+        print(f"messaging bench failed: {error}", file=sys.stderr)
+        return 1
+    report.update(
+        python=platform.python_version(),
+        pyzmq=zmq.pyzmq_version(),
+        libzmq=zmq.zmq_version(),
+        event_loop=event_loop.event_loop_name(),
+    )
+    print(instructions.render(report))
+    if args.json:
+        print(json.dumps(report, sort_keys=True))
+    return 0
 
 
 def _sizes(args: argparse.Namespace) -> Sizes:
@@ -379,17 +418,17 @@ def _run_case(
         *([f"--keys={keys}"] if keys else []),
         *([f"--otel-endpoint={otel_endpoint}"] if otel_endpoint else []),
     ]
-    children: list[_Child] = []
+    children: list[Child] = []
     try:
         if case != "direct":
             broker_role = "broker" if framework else "raw-broker"
-            children.append(_Child(broker_role, common))
+            children.append(_child(broker_role, common))
             children[-1].expect(_READY, _READY_TIMEOUT_S)
         prefix = "framework" if framework else ("raw" if case == "baseline" else "direct")
-        pong = _Child(f"{prefix}-pong", [*common, *counts])
+        pong = _child(f"{prefix}-pong", [*common, *counts])
         children.append(pong)
         pong.expect(_READY, _READY_TIMEOUT_S)
-        ping = _Child(f"{prefix}-ping", [*common, *counts])
+        ping = _child(f"{prefix}-ping", [*common, *counts])
         children.append(ping)
         result = _decode_result(ping.line(_RESULT_TIMEOUT_S), ping.role)
         for child in (ping, pong):
@@ -428,80 +467,9 @@ def _progress(text: str) -> None:
     print(f"[bench messaging] {text}", file=sys.stderr, flush=True)
 
 
-class _Child:
-    """One benchmark process: this file run with ``--role``; its stdout read line by line.
-
-    A reader thread turns stdout into a queue so every wait has a timeout, and
-    :meth:`reap` always leaves the process dead and its pipe closed.
-    """
-
-    def __init__(self, role: str, options: list[str]) -> None:
-        self.role = role
-        env = dict(os.environ)
-        # The child imports the same warband as this process, wherever it was imported from.
-        package_root = str(Path(warband.__file__).resolve().parent.parent)
-        env["PYTHONPATH"] = os.pathsep.join([package_root, *filter(None, [env.get("PYTHONPATH")])])
-        self._process = subprocess.Popen(
-            [
-                sys.executable,
-                str(Path(__file__).resolve()),
-                f"--role={role}",
-                f"--parent={os.getpid()}",
-                *options,
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        self._reader = threading.Thread(target=self._read, name=f"bench-{role}", daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        stdout = self._process.stdout
-        assert stdout is not None
-        for line in stdout:
-            self._lines.put(line.rstrip("\n"))
-        self._lines.put(None)
-
-    def line(self, timeout: float) -> str:
-        """The next stdout line; BenchmarkError if the process ends or stays silent."""
-        try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            raise BenchmarkError(f"{self.role} printed nothing for {timeout:.0f} s") from None
-        if line is None:
-            code = self._process.wait()
-            raise BenchmarkError(f"{self.role} exited with code {code} before answering")
-        return line
-
-    def expect(self, expected: str, timeout: float) -> None:
-        line = self.line(timeout)
-        if line != expected:
-            raise BenchmarkError(f"{self.role} printed {line[:200]!r}, expected {expected!r}")
-
-    def wait_exit(self, timeout: float) -> None:
-        try:
-            code = self._process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            raise BenchmarkError(f"{self.role} did not exit within {timeout:.0f} s") from None
-        if code != 0:
-            raise BenchmarkError(f"{self.role} exited with code {code}")
-
-    def reap(self) -> None:
-        """Terminate, then kill if needed, wait for the process, and close its pipe."""
-        process = self._process
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(_EXIT_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        self._reader.join(_EXIT_TIMEOUT_S)
-        if process.stdout is not None:
-            process.stdout.close()
+def _child(role: str, options: list[str]) -> Child:
+    """This file run as one of the benchmark's processes (``--role``)."""
+    return Child(Path(__file__).resolve(), role, options)
 
 
 # --- report -----------------------------------------------------------------------------------
@@ -654,6 +622,7 @@ def _run_role(args: argparse.Namespace) -> int:
         "raw-pong": _raw_pong,
         "direct-ping": _raw_ping,
         "direct-pong": _raw_pong,
+        **instructions.ROLES,
     }
     role = roles.get(args.role)
     if role is None or not args.endpoint:

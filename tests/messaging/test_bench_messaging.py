@@ -87,3 +87,35 @@ def test_with_otel_the_quick_run_also_measures_the_framework_exporting_spans(
         assert math.isfinite(report[key]) and report[key] > 0, (key, report[key])
     assert report["otel_spans_exported"] > 0
     assert "OTel export vs tracing off" in out
+
+
+@pytest.mark.processes
+def test_with_broker_and_no_valgrind_it_counts_cpu_time_and_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench = _load_benchmark()
+    # The same module object the benchmark counts with: without valgrind it falls back.
+    import bench.instructions as instructions
+
+    monkeypatch.setattr(instructions, "valgrind", lambda: None)
+
+    code = bench.main(
+        ["--broker", "--json", "--frames", "50", "--round-trips", "20", "--warmup", "5"]
+    )
+
+    captured = capsys.readouterr()
+    assert 0 == code, captured.out
+    report = last_json_line(captured.out)
+    assert "cpu_ns" == report["unit"]
+    for key in (
+        "broker_cpu_ns_per_frame",
+        "forwarder_cpu_ns_per_frame",
+        "actors_cpu_ns_per_round_trip",
+        "endpoints_cpu_ns_per_round_trip",
+        "broker_vs_forwarder",
+        "actors_vs_endpoints",
+    ):
+        assert math.isfinite(report[key]) and report[key] > 0, (key, report[key])
+    assert "broker_target_met" not in report  # the target is in instructions
+    assert "valgrind not found" in captured.out
+    assert "valgrind not found" in captured.err

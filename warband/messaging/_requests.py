@@ -96,7 +96,12 @@ class RequestsMixin(ActorState):
                 timeout, self._expire, sent.id, f"no reply within {timeout} s"
             )
         self._pending[sent.id] = pending
-        return await self._park(future, tracked)
+        # What _park does, inline: one coroutine less to create and resume per request.
+        if tracked:
+            self._runnable -= 1
+            if self._runnable == 0:
+                self._idle.set()
+        return await future
 
     async def sleep(self, duration: float) -> None:
         """Wait ``duration`` ticks (lockstep) or seconds (realtime)."""

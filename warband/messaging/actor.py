@@ -74,7 +74,8 @@ from .catalog import (
 from .codec import Codec
 from .otel import ActorTelemetry, actor_telemetry
 from .supervisor import incarnation
-from .tracing import get_logger, trace_recv, trace_send, tracing_enabled
+from .tracing import _state as _tracing
+from .tracing import get_logger, trace_recv, trace_send
 
 if TYPE_CHECKING:
     from .curve import CurveClient
@@ -203,6 +204,8 @@ class Actor(
         self._wakeup = asyncio.Event()
         self._registered = asyncio.Event()
         self._running = asyncio.Event()
+        # Set with _running in realtime mode: frames are handled in the reader callback then.
+        self._handling_in_reader = False
         self._stopping = False
         self._stop_reason = ""
         self._heartbeat_interval: float | None = None
@@ -308,7 +311,7 @@ class Actor(
         for listener in _send_listeners:
             listener(stamped)
         # Acks are delivery plumbing, like re-sends and duplicates (see _delivery): not traced.
-        if tracing_enabled() and not isinstance(stamped, _Ack):
+        if _tracing.tracing and not isinstance(stamped, _Ack):
             trace_send(
                 stamped.id,
                 type(stamped).__name__,
@@ -330,10 +333,11 @@ class Actor(
             raise DeliveryError(
                 f"{self.id} cannot reply to {to.id}: conversation {to.conversation} is closed"
             )
-        return self.send(
+        return self._send(
             msgspec.structs.replace(
                 message, recipient=to.sender, reply_to=to.id, conversation=to.conversation
-            )
+            ),
+            about_to_wait=False,
         )
 
     def start_task(self, coroutine: Coroutine[Any, Any, Any]) -> None:
@@ -462,6 +466,7 @@ class Actor(
             if mode == "realtime" and heartbeat_interval:
                 self.every(heartbeat_interval, self._beat)
             self._running.set()
+            self._handling_in_reader = mode == "realtime"
             await self._dispatch_forever()
         finally:
             try:
@@ -607,27 +612,32 @@ class Actor(
             self._wakeup.clear()
 
     def _frames_arrived(self) -> None:
-        self._liveness.heard(asyncio.get_running_loop().time())
+        # What BrokerLiveness.heard does, without its call: this runs for every frame received.
+        self._liveness.last_heard = asyncio.get_running_loop().time()
         # A running realtime actor handles frames right in the reader callback: waking the
         # dispatcher task first costs an extra event-loop turn per message, which was a third of
         # the round-trip time in `warband bench messaging`. Lockstep buffers by tick and the
         # start-up handshake awaits, so those go through the dispatcher.
-        if self.mode == "realtime" and self._running.is_set() and not self._stopping:
+        if self._handling_in_reader and not self._stopping:
             self._drain_inbox_now()
         else:
             self._wakeup.set()
 
     def _drain_inbox_now(self) -> None:
-        inbox = self._connection.inbox
+        connection = self._connection
+        inbox = connection.inbox
         while inbox and not self._stopping:
             message = self._decode(inbox.popleft())
             if message is None:
                 continue
             if isinstance(message, self._immediate_types):
                 self._spawn(functools.partial(self._handle_immediate, message), message)
+            elif self._otel is None:
+                self._deliver_now(message)
             else:
                 self._deliver(message)
-        self._connection.resume()
+        if connection.paused:
+            connection.resume()
 
     async def _drain_inbox(self) -> None:
         inbox = self._connection.inbox
@@ -667,7 +677,7 @@ class Actor(
             return None
         if not type(message).__name__.startswith("_"):
             self.stats.received += 1
-        if tracing_enabled():
+        if _tracing.tracing:
             trace_recv(
                 message.id,
                 type(message).__name__,
@@ -769,7 +779,7 @@ class Actor(
                 return
             self._percept_started(message, self._spawn(lambda: handler(message), message))
             return
-        self._spawn(lambda: handler(message), message)
+        self._spawn(functools.partial(handler, message), message)
 
     # --- handler tasks --------------------------------------------------------------------------
 
@@ -780,7 +790,7 @@ class Actor(
         except Exception as error:
             self._handler_failed(error, message)
             return None
-        if not asyncio.iscoroutine(result):
+        if result is None or not asyncio.iscoroutine(result):  # None: most handlers, at once
             return None
         task = asyncio.get_running_loop().create_task(self._guard(result, message))
         self._tracked.add(task)

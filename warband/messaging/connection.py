@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import zmq
+from zmq.backend import Socket as _BackendSocket
 from zmq.utils.monitor import recv_monitor_message
 
 from ..exceptions import DeliveryError
@@ -48,8 +49,11 @@ _HANDSHAKE_FAILED = (
     | int(zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL)
     | int(zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
 )
-_EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
+_poll = zmq.zmq_poll
+# pyzmq's Socket.send wraps the compiled send in Python (for draft sockets' routing ids and
+# groups): calling the compiled one saves a Python call per frame.
+_send = _BackendSocket.send
 
 
 class Connection:
@@ -88,10 +92,11 @@ class Connection:
         self._refusal: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._fd: int | None = None
-        self._paused = False
+        self.paused = False
+        """True while reading waits for :meth:`resume` (the inbox was full)."""
         self._draining = False
-        self._sent_while_draining = False
         self._look_scheduled = False
+        self._poll_items: list[tuple[zmq.Socket[bytes], int]] | None = None
 
     def open(self) -> None:
         """Create the socket, connect it and start reading from the running event loop."""
@@ -123,6 +128,7 @@ class Connection:
                 "check the endpoint (tcp://HOST:PORT, ipc:///path or inproc://name)"
             ) from None
         self._socket = socket
+        self._poll_items = [(socket, _POLLIN)]
         self._loop = asyncio.get_running_loop()
         fd = socket.getsockopt(zmq.FD)
         assert isinstance(fd, int)
@@ -137,14 +143,16 @@ class Connection:
         ``about_to_wait``: the caller awaits an answer right after this send (a request), so
         the look for frames below happens now rather than in one more turn of the loop.
         """
-        socket = self._require_socket()
-        socket.send(frame, _NOBLOCK)
+        socket = self._socket
+        if socket is None:
+            raise DeliveryError(f"{self.actor_id}'s connection is closed; start the actor first")
+        _send(socket, frame, _NOBLOCK)
         # libzmq handles queued commands on send, which can consume the fd's readable edge: a
         # frame that arrived meanwhile would then wait for the next one. So look again: sends
-        # made while draining are covered by the drain's own look; others look once the
-        # current callback is done (one look serves a burst of sends).
+        # made while draining are covered by the drain's own look after its handlers; others
+        # look once the current callback is done (one look serves a burst of sends).
         if self._draining:
-            self._sent_while_draining = True
+            pass
         elif about_to_wait:
             if self._readable() and self._loop is not None:
                 self._loop.call_soon(self._drain)
@@ -154,8 +162,8 @@ class Connection:
 
     def resume(self) -> None:
         """Read again after the inbox was full."""
-        if self._paused and len(self.inbox) < self.inbox_limit:
-            self._paused = False
+        if self.paused and len(self.inbox) < self.inbox_limit:
+            self.paused = False
             if self._loop is not None:
                 self._loop.call_soon(self._drain)
 
@@ -203,6 +211,7 @@ class Connection:
         if self._socket is not None:
             self._socket.close(linger=self._linger_ms)
         self._socket = None
+        self._poll_items = None
         self._fd = None
 
     @property
@@ -216,42 +225,44 @@ class Connection:
             self._drain()
 
     def _readable(self) -> bool:
-        # Reading ZMQ_EVENTS also handles libzmq's queued commands, which re-arms the fd.
-        socket = self._socket
-        if socket is None:
-            return False
-        events = socket.get(_EVENTS)
-        return isinstance(events, int) and bool(events & _POLLIN)
+        # libzmq's zmq_poll reads ZMQ_EVENTS, which handles its queued commands and so re-arms
+        # the fd. Not socket.get(zmq.EVENTS): pyzmq builds a SocketOption enum at every call,
+        # which costs three times the poll (a poll(2) with no timeout included).
+        items = self._poll_items
+        return items is not None and bool(_poll(items, 0))
 
     def _drain(self) -> None:
         if self._draining:
             return  # never nest drains: the running one reads on until the socket is empty
         self._draining = True
         try:
-            while self._receive_queued():
-                self._sent_while_draining = False
+            burst = False
+            while self._receive_queued(burst):
                 self._on_frames()
-                # A handler's send may have consumed the edge of frames that came meanwhile.
-                if not self._sent_while_draining or not self._readable():
+                # One look serves both: frames that came meanwhile (the fd signals edges), and
+                # a handler's send, which may have consumed the edge of one.
+                if not self._readable():
                     break
+                burst = True
         finally:
             self._draining = False
 
-    def _receive_queued(self) -> bool:
-        """Move every queued frame into the inbox (until it is full); True if any came."""
+    def _receive_queued(self, burst: bool) -> bool:
+        """Move the next queued frame into the inbox, or with ``burst`` every queued frame
+        (until the inbox is full); True if any came."""
         socket = self._socket
-        if socket is None or self._paused:
+        if socket is None or self.paused:
             return False
         if len(self.inbox) >= self.inbox_limit:
-            self._paused = True
+            self.paused = True
             return False
         try:
             self.inbox.append(socket.recv(_NOBLOCK))
         except zmq.Again:
             return False
-        # Mostly one frame comes per wake-up: asking ZMQ_EVENTS is cheaper than the zmq.Again
-        # exception that ends a read-until-empty loop, which only bursts need.
-        if self._readable():
+        # Mostly one frame comes per wake-up, and the look after handling it is cheaper than
+        # the zmq.Again exception that ends a read-until-empty loop, which only bursts need.
+        if burst:
             self._receive_burst(socket)
         return True
 
@@ -259,14 +270,9 @@ class Connection:
         inbox = self.inbox
         while True:
             if len(inbox) >= self.inbox_limit:
-                self._paused = True
+                self.paused = True
                 return
             try:
                 inbox.append(socket.recv(_NOBLOCK))
             except zmq.Again:
                 return
-
-    def _require_socket(self) -> zmq.Socket[bytes]:
-        if self._socket is None:
-            raise DeliveryError(f"{self.actor_id}'s connection is closed; start the actor first")
-        return self._socket
