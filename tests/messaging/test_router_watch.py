@@ -126,14 +126,14 @@ class Harness:
 
     def read_line(self) -> bytes:
         assert self.client.stdout is not None
-        assert select.select([self.client.stdout], [], [], 10)[0], "no line from the client"
+        assert select.select([self.client.stdout], [], [], 60)[0], "no line from the client"
         return self.client.stdout.readline()
 
     def close(self) -> None:
         assert self.client.stdin is not None and self.client.stdout is not None
         self.client.stdin.close()
         try:
-            self.client.wait(10)
+            self.client.wait(60)
         finally:
             self.client.kill()
             self.client.wait()
