@@ -126,7 +126,8 @@ def test_a_non_medic_cannot_revive() -> None:
     assert "only medics revive; pal is a scout" == rejection(world, "pal", "use", target="victim")
 
 
-def test_a_team_respawns_at_a_tsp_its_tactician_captured() -> None:
+def _tactician_down_on_a_held_tsp() -> World:
+    """blue's tactician takes tsp-south (m3), then red's shooter downs it there."""
     world = world_on_test_map(
         {
             "shooter": Member("red", "assault", start="m1"),
@@ -137,26 +138,20 @@ def test_a_team_respawns_at_a_tsp_its_tactician_captured() -> None:
         accept(world, "tac", "capture", point="tsp-south")
         report = world.step()
     assert ("captured", "tsp-south", "blue") in report.events
+    fire_until_down(world, "shooter", "tac")
+    return world
+
+
+def test_a_team_respawns_at_a_tsp_its_tactician_captured() -> None:
+    world = _tactician_down_on_a_held_tsp()
     # The held TSP, then the base spawns: a dead bot may choose any of them.
     assert ["m3", "b1", "b2"] == world.spawn_options("blue")
-
-    fire_until_down(world, "shooter", "tac")
     respawns = [e for _ in range(12) for e in world.step().events if e[0] == "respawned"]
-
     assert [("respawned", "tac", "m3")] == respawns  # no choice made: the world picks the TSP
 
 
 def test_a_dead_bot_may_choose_its_base_spawn_though_its_team_holds_a_tsp() -> None:
-    world = world_on_test_map(
-        {
-            "shooter": Member("red", "assault", start="m1"),
-            "tac": Member("blue", "tactician", start="m3"),
-        }
-    )
-    for _ in range(CAPTURE_TICKS):
-        accept(world, "tac", "capture", point="tsp-south")
-        world.step()
-    fire_until_down(world, "shooter", "tac")
+    world = _tactician_down_on_a_held_tsp()
     respawns = []
     for _ in range(12):
         if ("state", "dead") in world.percepts_for("tac"):
