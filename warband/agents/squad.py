@@ -49,7 +49,11 @@ the move in the same tick (``decide_again_after``), and the Warzone sweeps (12 v
 1..10, both sides) gave the hierarchy 17 of 20 with corridors, 16 of 20 without. On
 2026-11-26, with the freelance side playing every mode and turrets attacked, Capture and Hold
 gave it 16 of 20 against freelance (``warband sweep scenarios/warzone.py --seeds 10 --param
-bots=12 --param blue=freelance``, then ``red=freelance``) and 6 to 4 against itself.
+bots=12 --param blue=freelance``, then ``red=freelance``) and 6 to 4 against itself. Later that
+day, with regroups that end by arrival, the faction's influence map, bots that spread out of a
+crowd and a mirror-symmetric strategic graph, the same sweeps gave it 19 of 20 in Capture and
+Hold, 17 of 20 in Search and Retrieve, 14 of 20 in Assassination and 7 of 20 in Body Count;
+26 of 37 and 29 of 42 of its Capture and Hold regroups ended by arrival (0 of 41 before).
 """
 
 from __future__ import annotations
