@@ -614,10 +614,10 @@ def test_assassination_attackers_hunt_the_vip_where_it_is_or_search_the_hiding_s
         role=ATTACK,
         vip="blue-3",
         vip_waypoint=None,
-        search_spots=["hide-i5", "hide-house-east"],
+        search_spots=["hide-i1", "hide-house-east"],
         marker_waypoints=MARKERS,
     )
-    assert {"search:hide-house-east": ADVANCE, "search:hide-i5": ADVANCE} == kinds(hidden)
+    assert {"search:hide-house-east": ADVANCE, "search:hide-i1": ADVANCE} == kinds(hidden)
 
 
 def test_body_count_holds_the_regroup_locations() -> None:

@@ -154,3 +154,28 @@ def test_the_areas_of_a_mirror_symmetric_map_are_mirror_images_of_each_other() -
     assert areas == images
     centre = next(a for a in areas if "e3" in a)
     assert "d4" not in centre  # red's rally point is not in the centre point's area
+
+
+def test_warzone_is_mirror_symmetric_in_links_walls_and_markers() -> None:
+    warzone = load_map("warzone")
+    xs = [w.pos[0] for w in warzone.waypoints]
+    width = min(xs) + max(xs)
+    for a, b in warzone.links:
+        assert warzone.has_link(_mirror(warzone, a), _mirror(warzone, b)), (a, b)
+
+    def image(segment: tuple[tuple[float, float], tuple[float, float]]) -> frozenset[object]:
+        return frozenset((round(width - x, 6), round(y, 6)) for x, y in segment)
+
+    walls = {frozenset((round(x, 6), round(y, 6)) for x, y in wall) for wall in warzone.walls}
+    assert walls == {image(wall) for wall in warzone.walls}
+    other = {"red": "blue", "blue": "red", None: None}
+    markers = {(m.kind, m.waypoint, m.team, m.radius) for m in warzone.markers}
+    images = {
+        (m.kind, _mirror(warzone, m.waypoint), other[m.team], m.radius) for m in warzone.markers
+    }
+    assert markers == images, markers ^ images
+    # Cover from the west here is cover from the east at the mirror image (sectors n, ne, e...).
+    mirrored_sector = [0, 7, 6, 5, 4, 3, 2, 1]
+    for waypoint in warzone.waypoints:
+        image_cover = warzone.waypoint(_mirror(warzone, waypoint.id)).cover
+        assert tuple(waypoint.cover[i] for i in mirrored_sector) == image_cover, waypoint.id
