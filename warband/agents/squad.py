@@ -326,18 +326,19 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     def most_arrived(facts: FactDB, order: Value) -> bool:
         """At least :data:`REGROUP_SHARE` of the members alive have reported their arrival
-        for ``order`` (the squad goes without a straggler or two, as in the paper's regroup:
-        the rest of the squad waiting for the last member gave the enemy time to come)."""
+        for ``order``: the squad goes without a straggler or two (one member held up in a
+        fight kept the whole squad waiting at the rally point until the time-out)."""
         alive = _members(facts, MEMBER_ALIVE)
         arrived = MEMBER_ARRIVED.all(facts.facts(MEMBER_ARRIVED.name))
         came = len(alive & {a.member for a in arrived if a.order == order})
         return bool(alive) and came >= math.ceil(REGROUP_SHARE * len(alive))
 
     def regroup_spot(facts: FactDB, rally: Value, target: Value, member: Value) -> Value:
-        """The place of ``member`` at the rally point: the rally waypoint and its neighbours
-        no nearer the objective ``target`` than it (the side away from the enemy), the ones
-        with the least enemy influence first, dealt to the members in id order, so a squad
-        regroups side by side instead of four on one waypoint."""
+        """The place of ``member`` at the rally point: the rally waypoint, then the rings of
+        waypoints around it (as many as it takes to have a place for every member) no nearer
+        the objective ``target`` than it (the side away from the enemy), the least enemy
+        influence first, dealt to the members in id order, so a squad regroups side by side
+        instead of four on one waypoint."""
         here, goal = str(rally), _where(str(target))
         if not game_map.has_waypoint(here):
             return None
