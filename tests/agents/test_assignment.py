@@ -707,6 +707,6 @@ def test_a_respawning_bot_keeps_out_of_a_spawn_under_enemy_influence() -> None:
 
 def test_a_spawn_is_shunned_only_where_the_enemy_outweighs_the_team() -> None:
     facts = FactDB()
-    facts.assert_fact("influence", "c4", 1.0, 3.0)  # the enemy holds sway: shun it
-    facts.assert_fact("influence", "c2", 2.5, 2.0)  # a fight the team holds its own in
-    assert {"c4": 2.0} == enemy_control(facts)
+    facts.assert_fact("influence", 4, 1.0, 3.0)  # the enemy holds sway in area 4: shun it
+    facts.assert_fact("influence", 5, 2.5, 2.0)  # a fight the team holds its own in
+    assert {4: 2.0} == enemy_control(facts)

@@ -168,8 +168,11 @@ def test_a_team_is_told_its_influence_map_and_a_dead_member_too() -> None:
     world = world_on_test_map(DUEL)
     world.track_influence(enemies="seen")
     world.step()
+    assert [("sees", "blue-1", "b1")] == [f[:3] for f in facts_named(world, "red-1", "sees")]
     told = {f[1]: f[2:] for f in world.team_facts("red") if f[0] == "influence"}
-    assert told["r1"][0] > 0  # red's own bot, on r1
+    graph = build_strategic_graph(TEST_MAP)
+    # the most enemy influence where red sees blue-1, and less spread around it
+    assert max(told, key=lambda area: told[area][1]) == graph.area_of("b1")
     assert [] == facts_named(world, "red-1", "influence")  # the living are not told
     fire_until_down(world, "red-1", "blue-1")
     for _ in range(10):

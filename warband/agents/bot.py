@@ -274,10 +274,13 @@ def threat_daemon(memory: Memory, tick: int) -> list[Fact]:
 
 
 def _remember_threats(memory: Memory, tick: int, in_sight: Sequence[Any]) -> list[Fact]:
+    # An enemy the last run of this daemon saw (its threat facts, still in memory) and this one
+    # does not has just gone out of sight: remember where. Only the going writes to memory.
     visible = {enemy.id for enemy in in_sight}
-    for enemy in in_sight:
-        memory.forget(SEEN_AT.name, enemy.id)
-        memory.remember(*SEEN_AT.fact(enemy.id, enemy.waypoint, tick))
+    for before in THREAT.all(list(memory.facts.facts(THREAT.name))):
+        if before.id not in visible:
+            memory.forget(SEEN_AT.name, before.id)
+            memory.remember(*SEEN_AT.fact(before.id, before.waypoint, tick - 1))
     gone: list[SeenAt] = []
     for seen in SEEN_AT.all(list(memory.facts.facts(SEEN_AT.name))):
         if tick - seen.tick > THREAT_MEMORY:
@@ -350,6 +353,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
     """The functions ``bot.htn`` calls, bound to ``game_map``."""
     points = {marker.id: marker.waypoint for marker in game_map.markers}
     capture_points = {m.id: m.waypoint for m in game_map.markers_of("capture")}
+    areas = build_strategic_graph(game_map)  # the influence facts' areas
 
     doors = any(game_map.link_blockers(*link) for link in game_map.links)
 
@@ -703,7 +707,9 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         squad = [str(w) for w in places if w] if isinstance(places, tuple) else []
         if not squad:
             return None
-        return choose_spawn(options, squad, travel, danger=enemy_control(facts))
+        control = enemy_control(facts)
+        danger = {w: control.get(areas.area_of(w), 0.0) for w in options} if control else None
+        return choose_spawn(options, squad, travel, danger=danger)
 
     return {
         "attack_spot": attack_spot,

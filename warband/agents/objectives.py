@@ -41,6 +41,7 @@ from ..world import (
     VIP,
     VIP_AT,
     Map,
+    build_strategic_graph,
     waypoint_path,
 )
 from ..world.vocabulary import ATTACK, DEFEND, TARGET_ARMED, TARGET_DESTROYED, TARGET_INTACT
@@ -565,6 +566,7 @@ class MapMarkers:
             team: spawns[0].waypoint for team in game_map.teams if (spawns := game_map.spawns(team))
         }
         self.distance = travel_distance(game_map)
+        self.graph = build_strategic_graph(game_map)
 
     def owners(self, facts: FactDB, markers: Sequence[str]) -> dict[str, str | None]:
         """Who owns each of ``markers`` (capture points, TSPs), None for nobody."""
@@ -761,14 +763,15 @@ class _Assassination:
             tsp_weight=TSP_WEIGHT,
         )
 
-    def danger_on_the_way(self, start: str, enemy: Mapping[str, float]) -> dict[str, float]:
-        """Each hiding spot's danger: the enemy influence on the VIP's way there, its end
-        included. A spot's own danger alone sent the VIP across the map, through the enemy, to
-        the one spot the enemy had not been seen near."""
+    def danger_on_the_way(self, start: str, enemy: Mapping[int, float]) -> dict[str, float]:
+        """Each hiding spot's danger: the enemy influence (per area) of the areas on the VIP's
+        way there, its end included. A spot's own danger alone sent the VIP across the map,
+        through the enemy, to the one spot the enemy had not been seen near."""
         danger: dict[str, float] = {}
+        area_of = self.markers.graph.area_of
         for spot in self.markers.hiding.values():
             path = waypoint_path(self.markers.map, start, spot) or (spot,)
-            danger[spot] = sum(enemy.get(waypoint, 0.0) for waypoint in path)
+            danger[spot] = sum(enemy.get(area, 0.0) for area in {area_of(w) for w in path})
         return danger
 
     def direct(self, agent: Agent) -> dict[str, tuple[str, str]]:
@@ -819,23 +822,23 @@ def objective_source(
     return make(markers, team)
 
 
-def enemy_influence(facts: FactDB) -> dict[str, float]:
-    """Enemy influence per waypoint, from the faction's influence map the world tells (the
-    ``influence`` facts; empty without them)."""
+def enemy_influence(facts: FactDB) -> dict[int, float]:
+    """Enemy influence per area of the map's strategic graph, from the faction's influence map
+    the world tells (the ``influence`` facts; empty without them)."""
     return {
-        str(fact.waypoint): float(fact.enemy)
+        int(fact.area): float(fact.enemy)
         for fact in INFLUENCE.all(facts.facts(INFLUENCE.name))
-        if fact.enemy
+        if isinstance(fact.area, int)
     }
 
 
-def enemy_control(facts: FactDB) -> dict[str, float]:
-    """Where the enemy holds sway, per waypoint: its influence less the team's own (the
-    faction's influence map; only where it is above). A spawn in a fight the team holds its own
-    in is not one to shun: in the sweeps, shunning every enemy presence sent the dead to their
-    base, far from the fight, and cost Search and Retrieve 5 of 20 wins."""
+def enemy_control(facts: FactDB) -> dict[int, float]:
+    """Where the enemy holds sway, per area: its influence less the team's own (the faction's
+    influence map; only where it is above). A spawn in a fight the team holds its own in is not
+    one to shun: in the sweeps, shunning every enemy presence sent the dead to their base, far
+    from the fight, and cost Search and Retrieve 5 of 20 wins."""
     return {
-        str(fact.waypoint): float(fact.enemy) - float(fact.friendly)
+        int(fact.area): float(fact.enemy) - float(fact.friendly)
         for fact in INFLUENCE.all(facts.facts(INFLUENCE.name))
-        if float(fact.enemy) > float(fact.friendly)
+        if isinstance(fact.area, int) and float(fact.enemy) > float(fact.friendly)
     }

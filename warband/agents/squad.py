@@ -419,9 +419,9 @@ def _enemy_influence(facts: FactDB, graph: StrategicGraph, game_map: Map) -> dic
     known = INFLUENCE.all(facts.facts(INFLUENCE.name))
     if known:
         return {
-            graph.area_of(fact.waypoint): float(fact.enemy)
+            fact.area: float(fact.enemy)
             for fact in known
-            if game_map.has_waypoint(fact.waypoint) and fact.enemy
+            if isinstance(fact.area, int) and 0 <= fact.area < len(graph.areas)
         }
     now = NOW.first(facts.facts(NOW.name))
     tick = now.tick if now is not None else 0

@@ -169,7 +169,7 @@ class World:
         """Keep one influence map per team up to date (every step, from the positions of its
         living members and turrets, of the enemies, and the tick's deaths) and put it in
         snapshots, and in what the team knows (:meth:`team_facts`, a dead member's percept):
-        one ``influence`` fact per waypoint of an area where either side has some.
+        one ``influence`` fact per area of the strategic graph where the enemy has some.
 
         ``enemies="all"`` counts every enemy where it truly is (the world's truth, for
         rendering and logs); ``enemies="seen"`` only those some living member of the team sees

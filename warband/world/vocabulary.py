@@ -503,7 +503,8 @@ class OwnTurret(NamedTuple):
 
 
 class Influence(NamedTuple):
-    waypoint: str
+    area: int
+    """The area's id in the map's strategic graph (:func:`build_strategic_graph`)."""
     friendly: float
     enemy: float
 
@@ -690,7 +691,7 @@ TURRET: Final = FactKind("turret", OwnTurret, "a turret of the agent's own team"
 INFLUENCE: Final = FactKind(
     "influence",
     Influence,
-    "the team's influence map at a waypoint (World.track_influence): friends', enemies'",
+    "the team's influence map in an area where the enemy has some (World.track_influence)",
 )
 SCORE: Final = FactKind("score", Score, "a team's points (with a game mode)")
 TIME_LEFT: Final = FactKind("time_left", Ticks, "ticks until the time limit (with a game mode)")
