@@ -51,9 +51,10 @@ the move in the same tick (``decide_again_after``), and the Warzone sweeps (12 v
 gave it 16 of 20 against freelance (``warband sweep scenarios/warzone.py --seeds 10 --param
 bots=12 --param blue=freelance``, then ``red=freelance``) and 6 to 4 against itself. Later that
 day, with regroups that end by arrival, the faction's influence map, bots that spread out of a
-crowd and a mirror-symmetric strategic graph, the same sweeps gave it 19 of 20 in Capture and
-Hold, 17 of 20 in Search and Retrieve, 14 of 20 in Assassination and 7 of 20 in Body Count;
-26 of 37 and 29 of 42 of its Capture and Hold regroups ended by arrival (0 of 41 before).
+crowd and a mirror-symmetric map and strategic graph, the same sweeps gave it 20 of 20 in
+Capture and Hold, 16 of 20 in Search and Retrieve, 15 of 20 in Assassination, 20 of 20 in
+Search and Destroy and 12 of 20 in Body Count; 51 of its 73 Capture and Hold regroups ended by
+arrival (0 of 41 before).
 """
 
 from __future__ import annotations
