@@ -156,11 +156,7 @@ def update_influence(
             friendly=[a.waypoint for a in living if a.team == team],
             enemy=[a.waypoint for a in living if a.team != team and _known(a.id, known)],
             friendly_turrets=[t.waypoint for t in turrets if t.team == team],
-            enemy_turrets=[
-                t.waypoint
-                for t_id, t in sorted(state.turrets.items())
-                if t.team != team and _known(t_id, known)
-            ],
+            enemy_turrets=[t.waypoint for t in turrets if t.team != team and _known(t.id, known)],
             friendly_deaths=deaths.get(team, []),
             enemy_deaths=[w for t, ws in sorted(deaths.items()) if t != team for w in ws],
         )
