@@ -70,7 +70,6 @@ from ..planning import FactDB, Task, load_domain_file
 from ..planning.htn.domain import HtnFunction
 from ..values import Fact, Value
 from ..world import (
-    INFLUENCE,
     FactKind,
     InfluenceMap,
     Map,
@@ -83,6 +82,7 @@ from .bot import member_status
 from .execute import TaskStatus, check_acts
 from .facts import DEPARTED, STATUS, THREAT_REPORT, Status, declares
 from .memory import Memory
+from .objectives import enemy_influence
 from .role import Role
 
 if TYPE_CHECKING:
@@ -417,13 +417,9 @@ def _enemy_influence(facts: FactDB, graph: StrategicGraph, game_map: Map) -> dic
     (``influence`` facts, :meth:`~warband.world.World.track_influence`), else the squad's own
     from its members: the enemies they reported in the last :data:`THREAT_MEMORY` ticks
     against the members alive where they last stood."""
-    known = INFLUENCE.all(facts.facts(INFLUENCE.name))
-    if known:
-        return {
-            fact.area: float(fact.enemy)
-            for fact in known
-            if isinstance(fact.area, int) and 0 <= fact.area < len(graph.areas)
-        }
+    told = enemy_influence(facts)
+    if told:
+        return {area: enemy for area, enemy in told.items() if 0 <= area < len(graph.areas)}
     now = NOW.first(facts.facts(NOW.name))
     tick = now.tick if now is not None else 0
     enemies = sorted(
