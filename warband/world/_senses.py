@@ -64,24 +64,25 @@ def sightings(state: WorldState) -> dict[str, list[Sighting]]:
     return _senses(state)[0]
 
 
-INFLUENCE_STEP = 0.1
-"""The influence facts' precision: coarse, so a map that barely moved is the same facts as the
-tick before (a percept is applied as the facts that changed)."""
+INFLUENCE_DIGITS = 1
+"""The influence facts' precision, in decimals: coarse, so a map that barely moved is the same
+facts as the tick before (a percept is applied as the facts that changed)."""
 
 
 def influence_facts(state: WorldState, team: str) -> Iterable[Fact]:
     """``(influence area friendly enemy)`` for every area of the world's strategic graph where
-    ``team``'s influence map (when the world tracks one) has enemy influence of at least
-    :data:`INFLUENCE_STEP`, both sides rounded to it: what a team plans by is where the enemy
-    is, and the facts stay few. ``area`` is the area's id in
+    ``team``'s influence map (when the world tracks one) has enemy influence that rounds (to
+    :data:`INFLUENCE_DIGITS` decimals) above 0, both sides rounded: what a team plans by is
+    where the enemy is, and the facts stay few. ``area`` is the area's id in
     :func:`~warband.world.build_strategic_graph` of the map."""
     influence, graph = state.influence.get(team), state.graph
     if influence is None or graph is None:
         return
     for area in graph.areas:
-        enemy = round(influence.enemy(area.id), 1)
-        if enemy >= INFLUENCE_STEP:
-            yield ("influence", area.id, round(influence.friendly(area.id), 1), enemy)
+        enemy = round(influence.enemy(area.id), INFLUENCE_DIGITS)
+        if enemy > 0:
+            friendly = round(influence.friendly(area.id), INFLUENCE_DIGITS)
+            yield ("influence", area.id, friendly, enemy)
 
 
 def percepts(state: WorldState, agent: Character) -> list[Fact]:
