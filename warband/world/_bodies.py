@@ -76,7 +76,13 @@ class Character:
     )
 
     def __init__(
-        self, agent_id: str, team: str, cls: CharacterClass, waypoint: str, pos: Point
+        self,
+        agent_id: str,
+        team: str,
+        cls: CharacterClass,
+        waypoint: str,
+        pos: Point,
+        heading: float = 0.0,
     ) -> None:
         self.id = agent_id
         self.team = team
@@ -88,7 +94,8 @@ class Character:
         self.progress = 0.0
         """Distance walked from ``waypoint`` towards ``target``."""
         self.position = pos
-        self.heading = 0.0
+        self.heading = heading
+        """Where it faces: radians counter-clockwise from east."""
         self.health = Health(cls.max_health)
         self.life = ALIVE
         self.timer = 0

@@ -10,7 +10,7 @@ from ._bodies import Character
 from ._objects import drop_items
 from ._state import Events, WorldState
 from .combat import RESPAWN_TICKS
-from .geometry import distance
+from .geometry import distance, heading
 from .maps import Marker
 from .modes import ModeView
 from .perception import Sighting
@@ -66,7 +66,10 @@ def _respawn(state: WorldState, agent: Character, events: Events) -> None:
     # a held TSP first (nearer the fight, which is why tacticians take them).
     default = _held_tsps(state, agent.team) or options
     waypoint = chosen if chosen in options else state.rng.choice(default)
-    fresh = Character(agent.id, agent.team, agent.cls, waypoint, state.map.position(waypoint))
+    position = state.map.position(waypoint)
+    fresh = Character(
+        agent.id, agent.team, agent.cls, waypoint, position, heading(position, state.map.centre)
+    )
     fresh.kills, fresh.deaths = agent.kills, agent.deaths
     state.agents[agent.id] = fresh
     events.add("respawned", agent.id, waypoint)

@@ -256,6 +256,14 @@ class Map:
             points.extend((p, q))
         return bounding_box(points)
 
+    @property
+    def centre(self) -> Point:
+        """The middle of :attr:`bounds`. A character (re)spawns facing it: on a mirror-symmetric
+        map both teams then face the battle alike (all facing east gave the west team the first
+        sight of the enemy, and Body Count to the west side 27 of 40 times whoever played it)."""
+        min_x, min_y, max_x, max_y = self.bounds
+        return ((min_x + max_x) / 2, (min_y + max_y) / 2)
+
     # --- markers and objects ---
 
     def marker(self, marker_id: str) -> Marker:

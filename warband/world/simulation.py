@@ -48,6 +48,7 @@ from . import _acts, _battle, _movement, _objectives, _objects, _rules, _senses,
 from ._bodies import Character, Member, RosterEntry, member_of
 from ._state import Args, Events, TickReport, WorldState
 from .classes import get_class
+from .geometry import heading
 from .influence import InfluenceMap, InfluenceSettings
 from .maps import Map
 from .modes import GameMode, make_mode
@@ -151,12 +152,14 @@ class World:
                 index = used.get(member.team, 0)
                 used[member.team] = index + 1
                 waypoint = spawns[index % len(spawns)].waypoint
+            position = state.map.position(waypoint)
             state.agents[agent_id] = Character(
                 agent_id,
                 member.team,
                 get_class(member.cls),
                 waypoint,
-                state.map.position(waypoint),
+                position,
+                heading(position, state.map.centre),
             )
 
     def track_influence(
