@@ -43,16 +43,17 @@ def test_skirmish_with_its_defaults_plays_the_same_capture_and_hold_game_as_befo
     # the new modes' facts and rules must not change a Capture and Hold game. Pinned again
     # (2026-11-27) when Warzone's two east blocks moved to be the mirror images of the west
     # ones: the scripted bots see and take cover differently there (red won at tick 118, 100
-    # to 81, before).
+    # to 81, before). And again when characters began to spawn facing the map's centre, not
+    # east, and Warzone gained two spawns a side (red won at tick 112, 101 to 62, before).
     run = warband_cli("run", "scenarios/skirmish.py", "--json")
     assert 0 == run.returncode, run.stderr
     details = last_json_line(run.stdout)["outcome_details"]
     outcome = details.get("outcome", details)  # the world's outcome, nested or not
     assert {
         "winner": "red",
-        "scores": {"red": 101, "blue": 62},
+        "scores": {"red": 100, "blue": 44},
         "reason": "reached 100 points",
-        "tick": 112,
+        "tick": 86,
     } == {key: outcome[key] for key in ("winner", "scores", "reason", "tick")}
 
 

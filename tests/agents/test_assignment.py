@@ -688,12 +688,12 @@ def test_capture_and_hold_on_warzone_sends_a_squad_to_each_point_and_keeps_them(
 
 def test_a_respawning_bot_comes_back_at_the_spawn_nearest_its_squad() -> None:
     distance = travel_distance(WARZONE)
-    spawns = [m.waypoint for m in WARZONE.spawns("red")]  # a2, a3, a4
-    assert "a4" == choose_spawn(spawns, ["b5", "c5"], distance)  # a squad up north
-    assert "a2" == choose_spawn(spawns, ["b1", "c1"], distance)  # down south
+    spawns = [m.waypoint for m in WARZONE.spawns("red")]  # a2, a3, a4, a1, a5
+    assert "a5" == choose_spawn(spawns, ["b5", "c5"], distance)  # a squad up north
+    assert "a1" == choose_spawn(spawns, ["b1", "c1"], distance)  # down south
     # No member located yet: the squad's objective decides; nothing to go by: the smallest id.
-    assert "a4" == choose_spawn(spawns, [], distance, objective="d5")
-    assert "a2" == choose_spawn(spawns, [], distance)
+    assert "a5" == choose_spawn(spawns, [], distance, objective="d5")
+    assert "a1" == choose_spawn(spawns, [], distance)
     assert None is choose_spawn([], ["b5"], distance)
 
 

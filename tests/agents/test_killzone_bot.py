@@ -12,9 +12,10 @@ from warband.agents.squad import SquadReports
 from warband.messaging import Act, Order, Percept, configure_logging
 from warband.planning import FactDB, parse_domain
 from warband.testing import Drive, run_actors
-from warband.world import World, build_strategic_graph, load_map, map_from_data
+from warband.world import World, build_strategic_graph, load_map, map_from_data, waypoint_path
 
 TEST_MAP = load_map("test")
+WARZONE = load_map("warzone")
 
 SCRIPTED_SQUAD = """
 (:domain scripted_squad)
@@ -592,3 +593,27 @@ def test_escorts_in_a_crowd_stand_around_the_vip_on_places_of_their_own() -> Non
     assert 3 == len(set(places[1:])), places  # the others each take a place of their own...
     assert all(p == "c" or TEST_MAP.has_link("c", str(p)) for p in places[1:])  # ...by the VIP
     assert "m1" not in places
+
+
+def test_a_crowd_walking_one_way_fans_out_over_parallel_ways_of_the_same_length() -> None:
+    next_hop = bot_functions(WARZONE)["next_hop"]
+    crowd = [f"red-{n}" for n in range(1, 5)]
+
+    def step_of(me: str) -> object:
+        facts = FactDB()
+        facts.assert_fact("self", me, "red", "assault")
+        for mate in crowd:
+            if mate != me:
+                facts.assert_fact("sees", mate, "a3", 0.0, "red")
+        return next_hop(facts, "a3", "e3")  # all four on their spawn, bound for the centre
+
+    steps = [step_of(me) for me in crowd]
+    assert len(set(steps)) >= 2, steps  # not one blob along one path
+    shortest = waypoint_path(WARZONE, "a3", "e3") or ()
+    assert steps[0] == shortest[1]  # the first by id takes the shortest way
+    for step in steps:  # the others a first step that keeps them on a way nearly as short
+        onward = waypoint_path(WARZONE, str(step), "e3") or ()
+        assert "a3" not in onward and len(onward) <= len(shortest)
+    alone = FactDB()
+    alone.assert_fact("self", "red-2", "red", "assault")
+    assert shortest[1] == next_hop(alone, "a3", "e3")  # a bot on its own: the shortest way

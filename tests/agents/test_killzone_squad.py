@@ -237,6 +237,16 @@ def test_members_are_dealt_their_own_places_around_the_rally_point() -> None:
         assert len(waypoint_path(WARZONE, str(spot), "e3") or ()) >= short
 
 
+def test_members_defending_a_tsp_are_dealt_its_neighbours_when_it_has_no_defend_markers() -> None:
+    defend_spot = squad_functions(WARZONE)["defend_spot"]
+    squad = _facts(*_squad_at(*((f"red-{n}", "a3") for n in range(1, 6))))
+    spots = [defend_spot(squad, "tsp-west-north", f"red-{n}") for n in range(1, 6)]
+    tsp = WARZONE.marker("tsp-west-north").waypoint
+    assert tsp == spots[0]  # the first member by id holds the TSP itself
+    assert 5 == len(set(spots)), spots  # nobody shares a waypoint with a mate
+    assert all(WARZONE.has_link(tsp, str(spot)) for spot in spots[1:])  # the others beside it
+
+
 def test_a_regroup_ends_when_three_quarters_of_the_living_members_arrived() -> None:
     most_arrived = squad_functions(WARZONE)["most_arrived"]
     squad = _squad_at(*((f"red-{n}", "d2") for n in range(1, 5)))

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
@@ -131,6 +132,11 @@ ATTACK = PositionWeights(
 SPREAD_AT = 3
 """Team mates on one waypoint (the bot included) that spread out when they fight there
 (``spread_spot``): a crowd is one grenade's target and blocks its own lines of fire."""
+
+DETOUR = 1.3
+"""How much longer than the shortest a way to the goal may be for a bot in a crowd to take
+it instead (``next_hop``): a grid's parallel ways are the same length, a way around a block one
+link longer."""
 
 ATTACK_GAIN = 0.2
 """A bot in default combat moves to the picked position only when it scores this much more
@@ -365,14 +371,46 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             {door.object: door.on is True for door in OPEN.all(facts.facts(OPEN.name))}
         )
 
-    def next_hop(facts: FactDB, here: Value, goal: Value) -> Value:
+    def way(facts: FactDB, start: str, goal: str) -> tuple[str, ...] | None:
+        """The shortest path the bot may walk: in the squad's corridor if it can, else not."""
         allowed = _corridor(facts)
         shut = closed(facts)
-        path = waypoint_path(game_map, str(here), str(goal), allowed=allowed, blocked_links=shut)
+        path = waypoint_path(game_map, start, goal, allowed=allowed, blocked_links=shut)
         if path is None and allowed is not None:
             # The restrictions cut us off.
-            path = waypoint_path(game_map, str(here), str(goal), blocked_links=shut)
-        return path[1] if path is not None and len(path) > 1 else None
+            path = waypoint_path(game_map, start, goal, blocked_links=shut)
+        return path
+
+    def length(path: Sequence[str]) -> float:
+        return sum(game_map.link_length(a, b) for a, b in pairwise(path))
+
+    def next_hop(facts: FactDB, here: Value, goal: Value) -> Value:
+        """The next waypoint towards ``goal``. A bot in a crowd of team mates
+        (:func:`_crowd_rank`: a squad that walks one path is one blob) takes the k-th best
+        first step of those whose way to the goal is at most :data:`DETOUR` times the shortest
+        and does not come back through here, so the crowd fans out over parallel ways."""
+        path = way(facts, str(here), str(goal))
+        if path is None or len(path) < 2:
+            return None
+        ranked = _crowd_rank(facts, here) if len(path) > 2 else None
+        if ranked is None:
+            return path[1]
+        shortest = length(path)
+        shut = {frozenset(link) for link in closed(facts)}
+        allowed = _corridor(facts)
+        options: list[tuple[float, str]] = []
+        for step in game_map.neighbours(str(here)):
+            if frozenset((str(here), step)) in shut or (allowed and step not in allowed):
+                continue
+            onward = way(facts, step, str(goal))
+            if onward is None or str(here) in onward:
+                continue
+            cost = game_map.link_length(str(here), step) + length(onward)
+            if cost <= DETOUR * shortest:
+                options.append((cost, step))
+        options.sort()
+        rank, _held = ranked
+        return options[rank % len(options)][1] if options else path[1]
 
     def point_waypoint(facts: FactDB, point: Value) -> Value:
         return points.get(str(point))

@@ -563,8 +563,9 @@ class MapMarkers:
         self.regroups = sorted(m.id for m in game_map.markers_of("regroup"))
         self.hiding = {m.id: m.waypoint for m in game_map.markers_of("hiding")}
         self.spawns = {
-            team: spawns[0].waypoint for team in game_map.teams if (spawns := game_map.spawns(team))
+            team: home for team in game_map.teams if (home := game_map.home(team)) is not None
         }
+        """Each team's base: :meth:`Map.home <warband.world.Map.home>`."""
         self.distance = travel_distance(game_map)
         self.graph = build_strategic_graph(game_map)
 

@@ -247,11 +247,7 @@ def whereabouts_daemon(memory: Memory, tick: int) -> list[Fact]:
 def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
     """The functions ``squad.htn`` calls, bound to ``game_map``."""
     points = {marker.id: marker.waypoint for marker in game_map.markers}
-    spawns = {
-        str(marker.team): marker.waypoint
-        for marker in sorted(game_map.markers_of("spawn"), key=lambda m: m.id)
-        if marker.team is not None
-    }
+    spawns = {team: home for team in game_map.teams if (home := game_map.home(team)) is not None}
     regroups = sorted({m.waypoint for m in game_map.markers_of("regroup")})
     groups: dict[str, list[str]] = {}
     for marker in sorted(game_map.markers_of("defend"), key=lambda m: m.id):
@@ -371,12 +367,18 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     def defend_spot(facts: FactDB, target: Value, member: Value) -> Value:
         """The place of ``member`` around ``target``: the marker's own waypoint first, then its
-        group's defend markers, dealt to the members in id order."""
+        group's defend markers, then (for a marker with fewer such spots than members, as a
+        TSP) its neighbours, the least enemy influence first, dealt to the members in id order:
+        four members and a tactician on one TSP were one grenade's target."""
         goal = _where(str(target))
         if goal is None:
             return None
         spots = [goal, *groups.get(str(target), [])]
         members = sorted(_members(facts))
+        if len(spots) < len(members):
+            enemy = _enemy_influence(facts, strategic, game_map)
+            around = sorted(set(game_map.neighbours(goal)) - set(spots))
+            spots += sorted(around, key=lambda w: enemy.get(strategic.area_of(w), 0.0))
         index = members.index(str(member)) if str(member) in members else 0
         return spots[index % len(spots)]
 

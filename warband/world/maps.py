@@ -285,6 +285,16 @@ class Map:
         """The base spawn markers of ``team``."""
         return self.markers_of("spawn", team)
 
+    def home(self, team: str) -> str | None:
+        """The waypoint of ``team``'s base: of its spawns, the one nearest their middle (ties
+        by marker id); None when it has no spawn marker."""
+        spawns = sorted(self.spawns(team), key=lambda m: m.id)
+        if not spawns:
+            return None
+        points = [self.position(m.waypoint) for m in spawns]
+        middle = (sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points))
+        return min(spawns, key=lambda m: distance(self.position(m.waypoint), middle)).waypoint
+
     def object(self, object_id: str) -> MapObject:
         """The symbolic object with this id (:class:`UnknownIdError` if unknown)."""
         try:
