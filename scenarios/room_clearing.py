@@ -8,7 +8,9 @@ The members (their role with the :class:`~warband.agents.command.Following` comp
 themselves: walk to the door and stack up; walk to their own corner of the room and clear it.
 Each reports ``adopted`` and ``completed``; the leader moves on only when all four completed,
 and a command fails after ``timeout`` ticks (it withdraws its recommendation, replans and
-commands again).
+commands again). A member that let two commands in a row time out is dropped: the leader goes
+on with the others (:data:`~warband.agents.command.DROP_AFTER`), and its ClearCorner command
+names who is left, so they share out the dropped member's corners.
 
 The world is this scenario's own (:class:`RoomsWorld`, symbolic: a goto arrives in one step) on
 the geography of the ``rooms`` map: its ``stack`` markers (two per room, one each side of the
@@ -16,16 +18,16 @@ door: two members stack at each) and ``corner`` markers (four per room: member *
 corner *i*), grouped per room (``room-1``...). Doors, the lever and hostiles of the map are not
 modelled.
 
-Parameters: ``rooms`` (how many), ``stuck`` (a member whose corners are blocked: it never
-completes ``ClearCorner`` and the leader's command times out instead of stalling),
-``timeout`` (ticks a command may take).
+Parameters: ``rooms`` (how many), ``stuck`` (a member who cannot clear a corner: it never
+completes ``ClearCorner``; the leader's command times out instead of stalling, and after two
+time-outs the others clear its corners too), ``timeout`` (ticks a command may take).
 
     warband run scenarios/room_clearing.py --json
     warband run scenarios/room_clearing.py --param stuck=charlie --processes --json
 
 The ``--json`` outcome: ``rooms_cleared`` (in order), ``commands_done``, ``commands_failed``,
-``reports`` (every adoption and completion the leader received: tick, member, status, goal)
-and per member the goals ``adopted`` and ``completed`` (in order).
+``members_dropped``, ``reports`` (every adoption and completion the leader received: tick,
+member, status, goal) and per member the goals ``adopted`` and ``completed`` (in order).
 """
 
 from __future__ import annotations
@@ -94,6 +96,38 @@ def corner(member: str, room: str) -> str:
     return CORNERS[room][MEMBERS.index(member)]
 
 
+def corners_of(member: str, room: str, roster: Sequence[str]) -> list[str]:
+    """The corners of ``room`` that ``member`` clears when ``roster`` is who is left: its own,
+    then those of the members dropped from the roster, dealt out in turn."""
+    mine = [corner(member, room)] if member in roster else []
+    dropped = [m for m in MEMBERS if m not in roster]
+    for index, other in enumerate(dropped):
+        if roster and roster[index % len(roster)] == member:
+            mine.append(corner(other, room))
+    return mine
+
+
+def clearing_order(target: Value | None) -> tuple[str, tuple[str, ...]] | None:
+    """The room and the roster of a ClearCorner target: ``(room, *members)``, or a room alone
+    (every member)."""
+    if target is None:
+        return None
+    if isinstance(target, tuple):
+        return str(target[0]), tuple(str(m) for m in target[1:])
+    return str(target), MEMBERS
+
+
+def next_corner(member: str, facts: FactDB) -> str | None:
+    """The first corner ``member`` was given that is not clear yet (None: all clear, or no
+    ClearCorner order)."""
+    order = clearing_order(target_of(facts, "ClearCorner"))
+    if order is None:
+        return None
+    cleared = {f[1] for f in facts.facts("corner_clear")}
+    room, roster = order
+    return next((c for c in corners_of(member, room, roster) if c not in cleared), None)
+
+
 @dataclass
 class Body:
     at: str = "hall"
@@ -139,10 +173,10 @@ class RoomsWorld(WorldModel):
         if verb == "clear":
             if body.stacked != room:
                 return f"{member} did not stack up at {door(member, room)} before clearing"
-            if body.at != corner(member, room):
-                return f"{member} clears {corner(member, room)}, not {body.at}"
+            if body.at not in CORNERS[room]:
+                return f"{member} is at {body.at}, not in a corner of {room}"
             if member == self.stuck:
-                return f"{corner(member, room)} is blocked"
+                return f"{member} is stuck: it cannot clear {body.at}"
             return ""
         return f"unknown verb {verb!r}; the building knows goto, stack and clear"
 
@@ -155,7 +189,7 @@ class RoomsWorld(WorldModel):
             elif verb == "stack":
                 body.stacked = room
             elif verb == "clear":
-                self.cleared.add(corner(member, room))
+                self.cleared.add(body.at)
         self._queued.clear()
         for room in self.rooms:
             done = all(corner(m, room) in self.cleared for m in MEMBERS)
@@ -231,17 +265,18 @@ def member_state(member: str) -> Any:
     def state(facts: FactDB) -> WorldState:
         at = _fact_value(facts, "at", member)
         stacked = _fact_value(facts, "stacked", member)
-        stack_room, clear_room = target_of(facts, "StackUp"), target_of(facts, "ClearCorner")
+        stack_room = target_of(facts, "StackUp")
+        clearing = clearing_order(target_of(facts, "ClearCorner"))
         post = door(member, str(stack_room)) if stack_room else None
-        mine = corner(member, str(clear_room)) if clear_room else None
-        cleared = {f[1] for f in facts.facts("corner_clear")}
+        upcoming = next_corner(member, facts)
         return WorldState(
             {
                 f"at_door({member})": post is not None and at == post,
                 f"stacked({member})": stack_room is not None and stacked == stack_room,
-                f"ready({member})": clear_room is not None and stacked == clear_room,
-                f"at_corner({member})": mine is not None and at == mine,
-                f"corner_clear({member})": mine is not None and mine in cleared,
+                f"ready({member})": clearing is not None and stacked == clearing[0],
+                f"at_corner({member})": upcoming is not None and at == upcoming,
+                # Every corner it was given is clear (one plan clears one: it plans again).
+                f"corner_clear({member})": clearing is not None and upcoming is None,
             }
         )
 
@@ -256,23 +291,39 @@ def _fact_value(facts: FactDB, name: str, subject: str) -> Value | None:
 
 
 def _act(verb: str, goal: str, where: Any) -> Any:
+    """A task that sends one act about the room of ``goal``'s target; ``where(member, room,
+    facts)`` gives the act's place, if it has one."""
+
     def run(agent: Agent, task: Task) -> TaskStatus:
-        room = target_of(agent.memory.facts, goal)
+        target = target_of(agent.memory.facts, goal)
+        order = clearing_order(target) if goal == "ClearCorner" else None
+        room = order[0] if order is not None else target
         if room is None:
             return agent.fail_task(f"{agent.id}: no target room for {goal}")
         args: dict[str, Value] = {"room": room}
         if where is not None:
-            args["place"] = where(agent.id, str(room))
+            place = where(agent.id, str(room), agent.memory.facts)
+            if place is None:
+                return agent.fail_task(f"{agent.id}: nowhere left to go for {goal} in {room}")
+            args["place"] = place
         return agent.act(task, verb, args)
 
     return run
 
 
+def _door(member: str, room: str, facts: FactDB) -> str:
+    return door(member, room)
+
+
+def _corner(member: str, room: str, facts: FactDB) -> str | None:
+    return next_corner(member, facts)
+
+
 def member_role(member: str) -> Role:
     tasks = {
-        "MoveToDoor": _act("goto", "StackUp", door),
+        "MoveToDoor": _act("goto", "StackUp", _door),
         "Stack": _act("stack", "StackUp", None),
-        "MoveToCorner": _act("goto", "ClearCorner", corner),
+        "MoveToCorner": _act("goto", "ClearCorner", _corner),
         "ClearCorner": _act("clear", "ClearCorner", None),
     }
     options = {"state": member_state(member)}
@@ -323,7 +374,10 @@ def leader_role(rooms: Sequence[str], timeout: int) -> Role:
             return room
 
         tasks[f"StackUp_{room}"] = command_task("StackUp", target=target, timeout=timeout)
-        tasks[f"Clear_{room}"] = command_task("ClearCorner", target=target, timeout=timeout)
+        # The members left share the corners of one the leader dropped (roster=True).
+        tasks[f"Clear_{room}"] = command_task(
+            "ClearCorner", target=target, timeout=timeout, roster=True
+        )
     return Role(
         "squad_leader",
         leader_brain(rooms),
@@ -375,6 +429,7 @@ def judge(result: RunResult, params: Params) -> Outcome:
         "stuck": params["stuck"],
         "commands_done": leader.get("commands_done", []),
         "commands_failed": leader.get("commands_failed", []),
+        "members_dropped": leader.get("members_dropped", []),
         "reports": leader.get("reports", []),
         "members": members,
     }

@@ -55,27 +55,28 @@ def test_every_member_reports_completion_before_the_squad_moves_on(warband_cli: 
     assert len(ORDERS) * len(MEMBERS) == adopted == completed
 
 
-def test_a_member_that_never_completes_makes_the_command_fail_instead_of_stalling(
+def test_a_member_that_never_completes_is_dropped_and_the_others_clear_its_corners(
     warband_cli: Cli,
 ) -> None:
     summary = _run(warband_cli, "--param", "stuck=charlie", "--param", "timeout=8")
     details = summary["outcome_details"]
-    assert "failure" == summary["outcome"]
-    assert True is summary["completed"]
-    assert [] == details["rooms_cleared"]
-    assert ["StackUp"] == details["commands_done"]  # the squad never moved past room-1
+    assert "success" == summary["outcome"]
+    assert ["room-1", "room-2", "room-3"] == details["rooms_cleared"]
+    # Two time-outs in a row, then the leader goes on without charlie (Pittman: no stall).
     failures = details["commands_failed"]
-    assert 2 <= len(failures)  # it failed, replanned and ordered again: never stuck
+    assert 2 == len(failures)
     assert all("charlie did not report completion" in reason for reason in failures)
+    assert ["charlie"] == details["members_dropped"]
     charlie = details["members"]["charlie"]
-    assert ["StackUp"] == charlie["completed"]
-    assert len(failures) == len(charlie["interrupted"])  # each time-out withdrew the order
+    assert ["StackUp"] == charlie["completed"]  # it never cleared a corner...
+    assert len(failures) == len(charlie["interrupted"])  # ...and each time-out withdrew the order
+    # It adopted each of the two orders it was given, and was given none after.
+    assert ["StackUp"] + ["ClearCorner"] * len(failures) == charlie["adopted"]
+    cleared_by = {m: details["members"][m]["completed"].count("ClearCorner") for m in MEMBERS}
+    # The three left clear every room, charlie's corner shared out among them (alpha's turn).
     for name in ("alpha", "bravo", "delta"):
-        # Its corner already clear, a member answers the repeated order at once.
-        assert ["StackUp", "ClearCorner"] == details["members"][name]["adopted"], name
-        assert ["StackUp"] + ["ClearCorner"] * (1 + len(failures)) == details["members"][name][
-            "completed"
-        ]
+        assert details["members"][name]["completed"][-2:] == ["StackUp", "ClearCorner"], name
+        assert cleared_by[name] >= 3, (name, cleared_by)
 
 
 @pytest.mark.processes
@@ -84,7 +85,7 @@ def test_a_member_that_never_completes_makes_the_command_fail_instead_of_stallin
     [
         (("rooms=2",), "success"),
         (("rooms=3",), "success"),
-        (("stuck=charlie", "timeout=8"), "failure"),
+        (("stuck=charlie", "timeout=8"), "success"),
     ],
 )
 def test_the_same_messages_flow_in_one_process_and_with_processes(

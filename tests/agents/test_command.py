@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from warband.agents import Agent, Role
-from warband.agents.command import Commander, Subordinate, command_task, target_of
+from warband.agents.command import Commander, Commanding, Subordinate, command_task, target_of
 from warband.agents.execute import TaskStatus
 from warband.exceptions import ConfigurationError
 from warband.messaging import Actor, GoalBias, StatusReport, handles
@@ -267,3 +267,8 @@ def test_a_goal_bias_from_a_peer_that_leaves_the_target_out_has_none() -> None:
     decoded = Codec().decode(frame)
     assert isinstance(decoded, GoalBias)
     assert None is decoded.target
+
+
+def test_a_commander_must_give_a_member_at_least_one_time_out_before_dropping_it() -> None:
+    with pytest.raises(ConfigurationError, match="drop_after must be at least 1"):
+        Commanding(drop_after=0)

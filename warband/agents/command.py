@@ -15,6 +15,13 @@ goal itself with its own GOAP brain.
   subordinate has reported completion. It fails after ``timeout`` ticks, naming who did not
   report, so nothing stalls. When its plan is replaced or dropped (or the command fails) it
   withdraws every open recommendation: a GoalBias of 0, which interrupts the subordinates.
+  A member that let :data:`DROP_AFTER` commands in a row time out is dropped: the commander
+  goes on without it (``command.member_dropped`` in the log). A command made with
+  ``roster=True`` sends its target as ``(target, *members)``, the members it counts on, so they
+  can share out the part of a dropped one.
+- A subordinate reports a goal completed when its plan for it ended and the goal holds in what
+  it believes (for a GOAP decider: a plan can end one step short, and the goal holds only once
+  the world confirms the last act), so the commander's count is of work done.
 
 Both are components of a role (``Role(..., components=[Following])``), not classes of agent:
 one :class:`~warband.agents.Agent` runs them. :func:`Subordinate` and :func:`Commander` make such
@@ -27,6 +34,7 @@ with :func:`target_of`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
@@ -61,6 +69,12 @@ GOAL_TARGET_FACT: Final = FactKind(GOAL_TARGET, GoalTarget, "the target of a rec
 
 WITHDRAWN = 0.0
 """The bias a commander sends to take a recommendation back."""
+
+DROP_AFTER = 2
+"""Commands in a row a member let time out before its commander goes on without it (Pittman's
+commander must not stall on a member that cannot do its part: re-issuing the same command to
+it forever cleared 0 of 3 rooms). ``Role(components=[functools.partial(Commanding,
+drop_after=3)])`` sets another."""
 
 
 def target_of(facts: FactDB, goal: str) -> Value | None:
@@ -125,7 +139,7 @@ class Following(Component):
         # its length; a dropped plan resets the step count instead.
         if before is not None and agent.plan is None and agent.step == len(before.steps):
             goal = _goal_of(before.label)
-            if goal in self.recommended:
+            if goal in self.recommended and self._achieved(goal):
                 self._complete(goal)
         running = _goal_of(agent.plan.label) if agent.plan is not None else None
         for goal in [g for g in self.recommended if g != running and self._holds(g)]:
@@ -137,6 +151,12 @@ class Following(Component):
         del self.recommended[goal]
         self.completed.append(goal)
         self.agent.report_status(COMPLETED, [goal])
+
+    def _achieved(self, name: str) -> bool:
+        """A plan for ``name`` ended: is the goal achieved? A GOAP agent checks that it holds;
+        one that did not reach it yet (the world has still to confirm the last act, or the
+        plan did one part of several) reports when it does (:meth:`on_tick_end`'s check)."""
+        return not isinstance(self.agent.decider, GoapDecider) or self._holds(name)
 
     def _holds(self, name: str) -> bool:
         """True when the goal ``name`` holds in what the agent believes now."""
@@ -192,7 +212,12 @@ class Commanding(Component):
     """The commanding agent's part (see :func:`command_task`): the command in flight, the
     reports on it, and the withdrawal of its recommendations when the plan changes."""
 
-    def __init__(self) -> None:
+    def __init__(self, drop_after: int = DROP_AFTER) -> None:
+        if drop_after < 1:
+            raise ConfigurationError(
+                f"Commanding: drop_after must be at least 1 time-out, got {drop_after}"
+            )
+        self.drop_after = drop_after
         self.command: Command | None = None
         self.commands_done: list[str] = []
         """The goal of every command all subordinates completed, in order."""
@@ -200,6 +225,15 @@ class Commanding(Component):
         """Why each failed command failed, in order."""
         self.reports: list[tuple[int, str, str, str]] = []
         """Every adoption and completion report: (tick, member, status, goal)."""
+        self.dropped: list[str] = []
+        """The members the commander goes on without, in the order it dropped them."""
+        self._timed_out: Counter[str] = Counter()
+        # Commands in a row each member let time out.
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The subordinates the commander counts on: all but those it dropped."""
+        return tuple(m for m in self.agent.subordinates if m not in self.dropped)
 
     def start_command(
         self,
@@ -209,20 +243,31 @@ class Commanding(Component):
         target: Value | None,
         timeout: int,
         discouraged: tuple[tuple[str, float], ...] = (),
+        *,
+        roster: bool = False,
     ) -> TaskStatus:
-        """Recommend ``goal`` (with ``target``) to every subordinate, and discourage the goals
-        of ``discouraged`` (name, negative bias); the running ``task`` lasts until all report
-        completion, and fails after ``timeout`` ticks."""
+        """Recommend ``goal`` (with ``target``; with ``roster``, ``(target, *members)``) to
+        every member (:attr:`members`), and discourage the goals of ``discouraged`` (name,
+        negative bias); the running ``task`` lasts until all report completion, and fails
+        after ``timeout`` ticks."""
         agent = self.agent
-        if not agent.subordinates:
-            return agent.fail_task(f"{agent.id} has no subordinates to command {goal}")
+        members = self.members
+        if not members:
+            dropped = f" (dropped: {', '.join(self.dropped)})" if self.dropped else ""
+            return agent.fail_task(f"{agent.id} has no subordinates to command {goal}{dropped}")
+        if roster and isinstance(target, tuple):
+            raise ConfigurationError(
+                f"command {goal}: with roster=True the target must be one value, got "
+                f"{target!r}; the members follow it in the GoalBias"
+            )
+        told = (members if target is None else (target, *members)) if roster else target
         self._withdraw("a new command")
-        for member in agent.subordinates:
-            agent.send(GoalBias(recipient=member, goal=goal, bias=bias, target=target))
+        for member in members:
+            agent.send(GoalBias(recipient=member, goal=goal, bias=bias, target=told))
             for other, against in discouraged:
                 agent.send(GoalBias(recipient=member, goal=other, bias=against))
         deadline = agent.tick + timeout
-        self.command = Command(goal, bias, agent.subordinates, deadline, target, discouraged)
+        self.command = Command(goal, bias, members, deadline, target, discouraged)
         return agent.hold_task(task)
 
     @handles(StatusReport)
@@ -235,6 +280,7 @@ class Commanding(Component):
             command.adopted.add(report.sender)
         elif report.status == COMPLETED:
             command.completed.add(report.sender)
+            self._timed_out[report.sender] = 0
         else:
             return
         self.reports.append((self.agent.tick, report.sender, report.status, command.goal))
@@ -258,7 +304,20 @@ class Commanding(Component):
             )
             self.commands_failed.append(reason)
             self._withdraw(reason)
+            for member in command.missing:
+                self._timed_out[member] += 1
+                if self._timed_out[member] >= self.drop_after:
+                    self._drop(member)
             agent.fail_running(reason)
+
+    def _drop(self, member: str) -> None:
+        self.dropped.append(member)
+        self.agent.log.info(
+            "command.member_dropped",
+            member=member,
+            time_outs=self._timed_out[member],
+            tick=self.agent.tick,
+        )
 
     def on_decision(self, decision: Decision) -> None:
         if decision.kind in ("replaced", "dropped"):
@@ -283,6 +342,7 @@ class Commanding(Component):
             "commands_done": list(self.commands_done),
             "commands_failed": list(self.commands_failed),
             "reports": [list(report) for report in self.reports],
+            "members_dropped": list(self.dropped),
         }
 
 
@@ -299,11 +359,13 @@ def command_task(
     target: Callable[[Task], Value] | None = None,
     timeout: int = 20,
     discourage: dict[str, float] | None = None,
+    roster: bool = False,
 ) -> TaskHandler:
     """A task handler for an action of an agent with the :class:`Commanding` component:
-    recommend ``goal`` by ``bias`` to every subordinate (``target(task)`` as its target) and
-    discourage the goals of ``discourage`` (name: negative bias) until it ends; done when all
-    reported completion, failed after ``timeout`` ticks."""
+    recommend ``goal`` by ``bias`` to every member it counts on (``target(task)`` as its
+    target; with ``roster``, ``(target(task), *members)``, so the members know who is left to
+    share the work) and discourage the goals of ``discourage`` (name: negative bias) until it
+    ends; done when all reported completion, failed after ``timeout`` ticks."""
     against = tuple(sorted((discourage or {}).items()))
     if bias <= 0 or timeout < 1 or any(value >= 0 for _, value in against):
         raise ConfigurationError(
@@ -319,7 +381,7 @@ def command_task(
                 "Commanding component: list it in Role(components=[Commanding])"
             )
         aim = target(task) if target is not None else None
-        return commanding.start_command(task, goal, bias, aim, timeout, against)
+        return commanding.start_command(task, goal, bias, aim, timeout, against, roster=roster)
 
     return run
 
@@ -328,6 +390,7 @@ __all__ = [
     "ADOPTED",
     "COMMAND_DONE",
     "COMPLETED",
+    "DROP_AFTER",
     "GOAL_TARGET",
     "WITHDRAWN",
     "Command",
