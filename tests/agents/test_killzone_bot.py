@@ -617,3 +617,21 @@ def test_a_crowd_walking_one_way_fans_out_over_parallel_ways_of_the_same_length(
     alone = FactDB()
     alone.assert_fact("self", "red-2", "red", "assault")
     assert shortest[1] == next_hop(alone, "a3", "e3")  # a bot on its own: the shortest way
+
+
+def test_a_dead_bot_comes_back_as_a_class_its_team_is_short_of() -> None:
+    spawn_class = bot_functions(WARZONE)["spawn_class"]
+
+    def chosen(mine: str, **playing: int) -> object:
+        facts = FactDB()
+        facts.assert_fact("self", "red-5", "red", mine)
+        for cls in ("assault", "engineer", "medic", "scout", "tactician"):
+            facts.assert_fact("team_class", cls, playing.get(cls, 0))
+        return spawn_class(facts, "red-5")
+
+    # Eleven others: two tacticians and two engineers wanted (one for every six members).
+    assert "tactician" == chosen("assault", assault=7, medic=3, engineer=1)
+    assert "engineer" == chosen("assault", assault=6, medic=2, tactician=2, engineer=1)
+    assert "engineer" == chosen("engineer", assault=7, tactician=3, engineer=1)  # keeps it
+    assert "medic" == chosen("medic", assault=5, medic=2, tactician=2, engineer=2)  # enough
+    assert None is spawn_class(FactDB(), "red-5")  # alive: the world tells no team_class

@@ -7,6 +7,7 @@ import json
 from warband.values import Fact
 from warband.world import (
     CAPTURE_TICKS,
+    PLAYABLE,
     Member,
     World,
 )
@@ -92,6 +93,20 @@ def test_only_the_dead_choose_a_spawn_and_only_one_their_team_may_use() -> None:
     reason = rejection(world, "blue-1", "respawn", waypoint="r1")
     assert "'r1' is not a spawn of team blue now" in reason and "b1, b2" in reason
     assert "except to choose their spawn" in rejection(world, "blue-1", "reload")
+
+
+def test_a_dead_agent_comes_back_as_the_class_it_chose_seeing_what_its_team_plays() -> None:
+    world = _dead_blue(seed=1)
+    playing = facts_named(world, "blue-1", "team_class")
+    assert ("team_class", "tactician", 0) in playing  # what the others of its team play
+    assert len(PLAYABLE) == len(playing)
+    assert "no playable class 'civilian'" in rejection(
+        world, "blue-1", "respawn", waypoint="b2", **{"class": "civilian"}
+    )
+    accept(world, "blue-1", "respawn", waypoint="b2", **{"class": "tactician"})
+    for _ in range(12):
+        world.step()
+    assert ("self", "blue-1", "blue", "tactician") in facts_named(world, "blue-1", "self")
 
 
 def test_a_medic_revives_a_downed_team_mate() -> None:

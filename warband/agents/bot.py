@@ -70,8 +70,10 @@ from ..world import (
     STATE,
     TARGET_INTACT,
     TARGET_STATE,
+    TEAM_CLASS,
     TICK,
     TURRET,
+    VIP,
     VIP_AT,
     FactKind,
     Map,
@@ -137,6 +139,10 @@ DETOUR = 1.3
 """How much longer than the shortest a way to the goal may be for a bot in a crowd to take
 it instead (``next_hop``): a grid's parallel ways are the same length, a way around a block one
 link longer."""
+
+SPAWN_NEEDS: Final = (("tactician", 6), ("engineer", 6))
+"""Classes a team needs for its objectives, and one for how many members (at least one each):
+a dead bot comes back as one the team is short of (``spawn_class``)."""
 
 ATTACK_GAIN = 0.2
 """A bot in default combat moves to the picked position only when it scores this much more
@@ -749,6 +755,25 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         danger = {w: control.get(areas.area_of(w), 0.0) for w in options} if control else None
         return choose_spawn(options, squad, travel, danger=danger)
 
+    def spawn_class(facts: FactDB, me: Value) -> Value:
+        """The class a dead bot comes back as (§29.6.1's fixed heuristic): the team needs
+        tacticians and engineers for its objectives (:data:`SPAWN_NEEDS`), so a bot whose class
+        is one the team is short of keeps it, else it takes one the team is short of, else it
+        keeps its own (the paper draws the rest at random: keeping the roster's mix is as
+        varied and does not change a medic into a scout for no reason). The VIP stays what it
+        is. None when the world told no ``team_class`` facts."""
+        counts = {c.cls: c.players for c in TEAM_CLASS.all(facts.facts(TEAM_CLASS.name))}
+        myself = SELF.first(facts.facts(SELF.name))
+        if not counts or myself is None:
+            return None
+        if any(v.agent == me for v in VIP.all(facts.facts(VIP.name))):
+            return myself.cls
+        team = sum(counts.values()) + 1
+        short = [c for c, per in SPAWN_NEEDS if counts.get(c, 0) < max(1, team // per)]
+        if myself.cls in short or not short:
+            return myself.cls
+        return short[0]
+
     return {
         "attack_spot": attack_spot,
         "spread_spot": spread_spot,
@@ -769,6 +794,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         "weapon_for": weapon_for,
         "weapon_against": weapon_against,
         "spawn_near": spawn_near,
+        "spawn_class": spawn_class,
         "heal_refused": heal_refused,
         "nearest_hiding": nearest_hiding,
         "order_place": order_place,

@@ -255,12 +255,14 @@ class Commanding(Component):
         if not members:
             dropped = f" (dropped: {', '.join(self.dropped)})" if self.dropped else ""
             return agent.fail_task(f"{agent.id} has no subordinates to command {goal}{dropped}")
-        if roster and isinstance(target, tuple):
-            raise ConfigurationError(
-                f"command {goal}: with roster=True the target must be one value, got "
-                f"{target!r}; the members follow it in the GoalBias"
-            )
-        told = (members if target is None else (target, *members)) if roster else target
+        told: Value | None = target
+        if roster:
+            if isinstance(target, tuple):
+                raise ConfigurationError(
+                    f"command {goal}: with roster=True the target must be one value, got "
+                    f"{target!r}; the members follow it in the GoalBias"
+                )
+            told = members if target is None else (target, *members)
         self._withdraw("a new command")
         for member in members:
             agent.send(GoalBias(recipient=member, goal=goal, bias=bias, target=told))

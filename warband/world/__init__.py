@@ -31,6 +31,7 @@ from ._rules import CAPTURE_TICKS as CAPTURE_TICKS
 from ._snapshot import SNAPSHOT_EVENT as SNAPSHOT_EVENT
 from ._state import TickReport as TickReport
 from .classes import CLASSES as CLASSES
+from .classes import PLAYABLE as PLAYABLE
 from .classes import CharacterClass as CharacterClass
 from .classes import get_class as get_class
 from .classes import pick_classes as pick_classes
@@ -157,6 +158,7 @@ from .vocabulary import TARGET_ARMED as TARGET_ARMED
 from .vocabulary import TARGET_DESTROYED as TARGET_DESTROYED
 from .vocabulary import TARGET_INTACT as TARGET_INTACT
 from .vocabulary import TARGET_STATE as TARGET_STATE
+from .vocabulary import TEAM_CLASS as TEAM_CLASS
 from .vocabulary import TICK as TICK
 from .vocabulary import TIME_LEFT as TIME_LEFT
 from .vocabulary import TURRET as TURRET
@@ -230,6 +232,7 @@ __all__ = [
     "OPENED",
     "PICKED_UP",
     "PLANTED",
+    "PLAYABLE",
     "POSITION",
     "PRESSED",
     "PRIVATE_EVENTS",
@@ -255,6 +258,7 @@ __all__ = [
     "TARGET_DESTROYED",
     "TARGET_INTACT",
     "TARGET_STATE",
+    "TEAM_CLASS",
     "TICK",
     "TIME_LEFT",
     "TURRET",

@@ -30,6 +30,7 @@ from .classes import (
     HEAL,
     HEAL_AMOUNT,
     PLACE_TURRET,
+    PLAYABLE,
     REPAIR,
     REPAIR_AMOUNT,
     REVIVE,
@@ -221,11 +222,14 @@ def _check_respawn(state: WorldState, agent: Character, args: Args) -> str | Non
             f"{args['waypoint']!r} is not a spawn of team {agent.team} now; "
             f"choose one of its spawn_option facts: {', '.join(options) or 'none'}"
         )
+    if "class" in args and str(args["class"]) not in PLAYABLE:
+        return f"no playable class {args['class']!r}; choose one of {', '.join(PLAYABLE)}"
     return None
 
 
 def _respawn_at(state: WorldState, agent: Character, args: Args, events: Events) -> None:
     agent.spawn_choice = str(args["waypoint"])
+    agent.spawn_class = str(args["class"]) if "class" in args else None
 
 
 _UNKNOWN_AGENT: Final = "unknown agent {target!r}"

@@ -68,6 +68,7 @@ class Character:
         "progress",
         "selected",
         "spawn_choice",
+        "spawn_class",
         "target",
         "team",
         "timer",
@@ -110,6 +111,8 @@ class Character:
         self.kills = 0
         self.deaths = 0
         self.spawn_choice: str | None = None
+        self.spawn_class: str | None = None
+        """The class it chose to come back as (the verb respawn); None: its own."""
         """Dead: the spawn it chose (``respawn``), taken if still open when its time is up."""
 
     @property

@@ -9,6 +9,7 @@ from typing import Final
 from ._bodies import Character
 from ._objects import drop_items
 from ._state import Events, WorldState
+from .classes import get_class
 from .combat import RESPAWN_TICKS
 from .geometry import distance, heading
 from .maps import Marker
@@ -67,8 +68,9 @@ def _respawn(state: WorldState, agent: Character, events: Events) -> None:
     default = _held_tsps(state, agent.team) or options
     waypoint = chosen if chosen in options else state.rng.choice(default)
     position = state.map.position(waypoint)
+    cls = get_class(agent.spawn_class) if agent.spawn_class else agent.cls
     fresh = Character(
-        agent.id, agent.team, agent.cls, waypoint, position, heading(position, state.map.centre)
+        agent.id, agent.team, cls, waypoint, position, heading(position, state.map.centre)
     )
     fresh.kills, fresh.deaths = agent.kills, agent.deaths
     state.agents[agent.id] = fresh

@@ -7,6 +7,7 @@ sight index of :mod:`~warband.world.perception`) and cached until the world chan
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 from ..values import Fact
@@ -16,6 +17,7 @@ from ._objectives import facts_for as objective_facts
 from ._objects import item_kind, object_facts
 from ._rules import spawn_options
 from ._state import WorldState, rounded
+from .classes import PLAYABLE
 from .perception import Body, Observer, Senses, Sighting, hear_all, perceive
 from .vocabulary import ALIVE, DEAD, DOWNED
 
@@ -115,6 +117,12 @@ def _body_facts(state: WorldState, agent: Character) -> Iterable[Fact]:
     if agent.life == DEAD:
         for waypoint in sorted(set(spawn_options(state, agent.team))):
             yield ("spawn_option", waypoint)
+        # What the team plays, to choose one's own class (respawn's class argument).
+        mates = Counter(
+            m.cls.name for m in state.agents.values() if m.team == agent.team and m is not agent
+        )
+        for name in PLAYABLE:
+            yield ("team_class", name, mates[name])
     if agent.selected is not None:
         yield ("weapon", agent.selected)
     for name, weapon in agent.weapons.items():

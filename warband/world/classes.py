@@ -121,10 +121,13 @@ def get_class(name: str) -> CharacterClass:
         raise ConfigurationError(f"unknown class {name!r}; known classes: {known}") from None
 
 
+PLAYABLE: Final = tuple(sorted(c for c in CLASSES if c != "civilian"))
+"""The classes a bot may play (and choose when it respawns): all but the civilian."""
+
+
 def pick_classes(count: int, rng: random.Random) -> list[str]:
     """Classes for ``count`` spawning bots, Killzone style: the objectives need tacticians and
     engineers, so the first two are a tactician and an engineer (then a medic), the rest are
     drawn at random from the fighting classes with ``rng``."""
     fixed = ["tactician", "engineer", "medic"][:count]
-    pool = sorted(c for c in CLASSES if c != "civilian")
-    return fixed + [rng.choice(pool) for _ in range(count - len(fixed))]
+    return fixed + [rng.choice(PLAYABLE) for _ in range(count - len(fixed))]

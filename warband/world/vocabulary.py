@@ -172,6 +172,7 @@ class VerbSpec:
 _WAYPOINT = ArgSpec("waypoint", str, "a waypoint id of the map")
 _TARGET_MARKER = ArgSpec("target", str, "a destroy target's marker id", "marker id")
 _NONE: tuple[tuple[ArgSpec, ...], ...] = ((),)
+_SPAWN = ArgSpec("waypoint", str, "one of your spawn_option waypoints")
 
 VERBS: Final[Mapping[str, VerbSpec]] = {
     spec.verb.value: spec
@@ -238,8 +239,11 @@ VERBS: Final[Mapping[str, VerbSpec]] = {
         VerbSpec(
             Verb.RESPAWN,
             Queue.FREE,
-            ((ArgSpec("waypoint", str, "one of your spawn_option waypoints"),),),
-            "the dead only: choose the spawn you come back at",
+            (
+                (_SPAWN,),
+                (_SPAWN, ArgSpec("class", str, "a playable class (team_class facts)", "class")),
+            ),
+            "the dead only: choose the spawn you come back at, and the class you come back as",
         ),
     )
 }
@@ -263,10 +267,8 @@ def act_problem(verb: str, args: Mapping[str, object]) -> str | None:
         if not isinstance(value, str | int | float | bool):
             return f"{verb}: argument {key!r} must be a string or a number, got {value!r}"
     if len(spec.forms) > 1:
-        names = [a.name for form in spec.forms for a in form]
-        given = [k for k in names if k in args]
-        allowed = {*given, *(a.name for a in spec.optional)}
-        if len(given) != 1 or set(args) - allowed:
+        optional = {a.name for a in spec.optional}
+        if all(set(args) - optional != {a.name for a in form} for form in spec.forms):
             expected = "one of " + ", ".join(
                 "{" + ", ".join(f'"{a.name}": {a.hint}' for a in form) + "}" for form in spec.forms
             )
@@ -584,6 +586,11 @@ class Reached(NamedTuple):
     waypoint: str
 
 
+class ClassCount(NamedTuple):
+    cls: str
+    players: int
+
+
 class Blocked(NamedTuple):
     object: str
     origin: str
@@ -677,6 +684,9 @@ RESPAWN_IN: Final = FactKind("respawn_in", Ticks, "dead: ticks until respawn")
 SPAWN_OPTION: Final = FactKind(
     "spawn_option", Reached, "dead: a waypoint it may respawn at (the verb respawn chooses)"
 )
+TEAM_CLASS: Final = FactKind(
+    "team_class", ClassCount, "dead: how many of the team's other members play a class"
+)
 # What the agent senses (only while alive).
 SEES: Final = FactKind("sees", Seen, "a standing character in sight")
 SEES_DOWNED: Final = FactKind("sees_downed", Seen, "a downed character in sight")
@@ -747,7 +757,7 @@ def _by_name(*kinds: FactKind[Any]) -> Mapping[str, FactKind[Any]]:
 FACTS: Final[Mapping[str, FactKind[Any]]] = _by_name(
     TICK, SELF, STATE, AT, MOVING, POSITION, HEALTH, MAX_HEALTH, WEAPON, AMMO, SPARE_AMMO,
     RELOADING, CROUCHED, CLOAKED, DISGUISED, BOOSTED, CARRYING, BLEEDING_OUT, RESPAWN_IN,
-    SPAWN_OPTION, SEES, SEES_DOWNED, SEES_TURRET, HEARD,
+    SPAWN_OPTION, TEAM_CLASS, SEES, SEES_DOWNED, SEES_TURRET, HEARD,
     CAPTURED, OPEN, PRESSED, ITEM_AT, TURRET, INFLUENCE, SCORE, TIME_LEFT,
     GAME_MODE, OBJECTIVE, ROLE, OBJECT_AT, CARRIER, VIP, VIP_AT, TARGET_STATE, FUSE,
 )  # fmt: skip
