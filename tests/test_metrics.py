@@ -92,6 +92,9 @@ def _events() -> list[dict[str, Any]]:
          "args": ["b2"], "tick": 6},
         _plan("red-6", 7, "new", ["(!go m4 b2)", "(!fire blue-1)"],
               branches=["default combat", "fire on the way to a position picked for the attack"]),
+        _plan("red-5", 8, "new", ["(!go m2 m2)"],
+              branches=["class ability: a scout holds the sniping spot overlooking the spot it "
+                        "defends", "go there"]),
     ]  # fmt: skip
     for tick in range(1, TICKS + 1):
         events.append({"event": "world.snapshot", "tick": tick, "snapshot": _snapshot(tick)})
@@ -126,13 +129,14 @@ def test_every_measure_counts_what_the_hand_written_match_holds(match_logs: Path
         "stuck_firing_full_health": 1,
     } == red["stuck"]
     assert 1 == red["oscillations"]
-    assert round(100 * 2 / (6 * TICKS), 2) == red["plan_churn"]  # red-1's and red-6's
+    assert round(100 * 3 / (6 * TICKS), 2) == red["plan_churn"]  # red-1's, red-5's, red-6's
     regroups = {"ended": 1, "by_arrival": 1, "by_timeout": 0, "three_quarters": 1}
     assert regroups == red["regroups"]
     expected_orders = {"completed": 1, "failed": 0, "overwritten": 1, "withdrawn": 1, "open": 2}
     assert expected_orders == red["orders"]
     assert {"cp-centre": 5} == red["first_capture"]
     assert 1 == red["attack_positions"]  # red-6's walk to a picked spot
+    assert 1 == red["sniping"]  # red-5's walk to a sniping spot
     assert {"placed": 1, "damaged": 1} == red["turrets"]
     blue = measure(load_match(match_logs))["teams"]["blue"]
     assert {"placed": 1, "damaged": 0} == blue["turrets"]

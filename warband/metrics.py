@@ -39,6 +39,9 @@ at one tick) unless it says otherwise:
 ``attack_positions``
     New plans that walk to a position picked for the attack (position picking, §29.4; the
     branches in :data:`ATTACK_POSITION_BRANCHES`).
+``sniping``
+    New plans that hold a sniping spot (a scout overlooking the spot it was ordered to hold
+    from a sniping marker; :data:`SNIPING_BRANCHES`).
 ``turrets``
     The team's turrets ``placed`` and ``damaged`` (their health fell below what they were
     placed with, or they were destroyed): how often the enemy attacked them.
@@ -79,7 +82,11 @@ ATTACK_POSITION_BRANCHES = frozenset(
     }
 )
 """The bot domain's branches that walk to a position picked for the attack (``bot.htn``)."""
-"""The squad domain's branches that end a regroup (``squad.htn``)."""
+
+SNIPING_BRANCHES = frozenset(
+    {"class ability: a scout holds the sniping spot overlooking the spot it defends"}
+)
+"""The bot domain's branches that hold a sniping spot (``bot.htn``)."""
 
 
 @dataclass
@@ -123,6 +130,7 @@ class Match:
     turret_health: dict[str, Any] = field(default_factory=dict)
     """turret -> its health when first seen (placed)."""
     attack_positions: Counter[str] = field(default_factory=Counter)
+    sniping: Counter[str] = field(default_factory=Counter)
     """bot -> new plans that walk to a position picked for the attack."""
     problems: list[str] = field(default_factory=list)
 
@@ -195,6 +203,8 @@ def load_match(log_dir: Path) -> Match:
             _regroup_end(match, agent, tick, event)
             if ATTACK_POSITION_BRANCHES & set(event["branches"]):
                 match.attack_positions[agent] += 1
+            if SNIPING_BRANCHES & set(event["branches"]):
+                match.sniping[agent] += 1
     return match
 
 
@@ -314,6 +324,7 @@ def _team(match: Match, team: str) -> dict[str, Any]:
     result["orders"] = _orders(match, team)
     result["first_capture"] = dict(sorted(match.captures.get(team, {}).items()))
     result["attack_positions"] = sum(match.attack_positions[bot] for bot in bots)
+    result["sniping"] = sum(match.sniping[bot] for bot in bots)
     own = [damaged for own_team, damaged in match.turrets.values() if own_team == team]
     result["turrets"] = {"placed": len(own), "damaged": sum(own)}
     return result
@@ -568,6 +579,7 @@ def format_metrics(result: Mapping[str, Any]) -> str:
             "    orders          " + ", ".join(f"{how} {n}" for how, n in orders.items()),
             f"    attack positions {m['attack_positions']:5d}  walks to a position picked for "
             "the attack",
+            f"    sniping         {m['sniping']:6d}  scouts holding a sniping spot",
             f"    turrets         {m['turrets']['placed']:6d}  placed, "
             f"{m['turrets']['damaged']} damaged by the enemy",
         ]

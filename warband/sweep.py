@@ -619,6 +619,7 @@ METRICS_IN_TABLE = (
     "regroups.by_arrival",
     "regroups.three_quarters",
     "attack_positions",
+    "sniping",
     "turrets.placed",
     "turrets.damaged",
 )

@@ -635,3 +635,21 @@ def test_a_dead_bot_comes_back_as_a_class_its_team_is_short_of() -> None:
     assert "engineer" == chosen("engineer", assault=7, tactician=3, engineer=1)  # keeps it
     assert "medic" == chosen("medic", assault=5, medic=2, tactician=2, engineer=2)  # enough
     assert None is spawn_class(FactDB(), "red-5")  # alive: the world tells no team_class
+
+
+def test_a_scout_ordered_to_hold_a_spot_holds_the_sniping_spot_overlooking_it() -> None:
+    sniping_spot = bot_functions(WARZONE)["sniping_spot"]
+    for team, snipe in (("red", "b5"), ("blue", "h5")):  # mirror images: each its own side's
+        facts = FactDB()
+        facts.assert_fact("self", f"{team}-1", team, "scout")
+        assert snipe == sniping_spot(facts, "e5")
+    facts = [
+        ("self", "red-4", "red", "scout"), ("state", "alive"), ("at", "red-4", "b4"),
+        ("position", 14.0, 35.0), ("health", 80), ("max_health", 80),
+        ("weapon", "sniper_rifle"), ("ammo", "sniper_rifle", 5),
+    ]  # fmt: skip
+    scout = Agent("red-4", bot_role(WARZONE), superior="squad-1", team="red")
+    order = Order(recipient="red-4", sender="squad-1", task="defend", args=["e5"])
+    with Drive(scout) as drive:
+        sent = drive.tick(order, Percept(recipient="red-4", facts=[list(f) for f in facts]))
+    assert [("move", {"waypoint": "b5"})] == [(a.verb, a.args) for a in sent if isinstance(a, Act)]

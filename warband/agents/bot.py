@@ -19,7 +19,9 @@ gives that domain what it needs from Python:
   (fall back), ``attack_spot`` (default combat) and ``spread_spot`` (a crowd of team mates
   deals the attack positions around out among its members, :data:`SPREAD_AT`);
   ``spawn_near`` (a dead bot's spawn: the best travel cost to its squad,
-  :func:`~warband.agents.assignment.choose_spawn`);
+  :func:`~warband.agents.assignment.choose_spawn`) and ``spawn_class`` (the class it comes
+  back as, :data:`SPAWN_NEEDS`); ``sniping_spot`` (where a scout holds a spot from,
+  :data:`SNIPE_RANGE`); ``next_hop`` fans a crowd out over ways nearly as short (:data:`DETOUR`);
   ``heal_refused`` (the world refused a medic's heal of a mate for good, after it asked).
   Paths and picked positions cross only the links the bot can cross now: the map's rule
   (:meth:`~warband.world.Map.closed_links`) over the bot's ``open`` facts, the rule the world
@@ -41,6 +43,7 @@ gives that domain what it needs from Python:
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
@@ -139,6 +142,10 @@ DETOUR = 1.3
 """How much longer than the shortest a way to the goal may be for a bot in a crowd to take
 it instead (``next_hop``): a grid's parallel ways are the same length, a way around a block one
 link longer."""
+
+SNIPE_RANGE = 45.0
+"""How far a sniping spot may be from the spot a scout holds from it: half the sniper rifle's
+range, where it still hits nearly as often as at the muzzle."""
 
 SPAWN_NEEDS: Final = (("tactician", 6), ("engineer", 6))
 """Classes a team needs for its objectives, and one for how many members (at least one each):
@@ -702,6 +709,29 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     travel = travel_distance(game_map)
     hiding = sorted(m.waypoint for m in game_map.markers_of("hiding"))
+    snipes = sorted({m.waypoint for m in game_map.markers_of("sniping")})
+
+    def sniping_spot(facts: FactDB, spot: Value) -> Value:
+        """The sniping marker that overlooks ``spot`` (in sight of it, at most
+        :data:`SNIPE_RANGE` away), the nearest by travel (then the nearer the team's base);
+        None when none does. A scout ordered
+        to hold ``spot`` holds this instead (the map's sniping annotations, §29.6.2)."""
+        if not game_map.has_waypoint(str(spot)):
+            return None
+        target = game_map.position(str(spot))
+        overlooking = [
+            w
+            for w in snipes
+            if math.dist(game_map.position(w), target) <= SNIPE_RANGE
+            and game_map.line_of_sight(game_map.position(w), target)
+        ]
+        home = game_map.home(str(_my_team(facts)))
+
+        def nearness(w: str) -> tuple[float, float, str]:
+            # Of two as near (mirror images), the one on the team's own side.
+            return travel(str(spot), w), travel(home, w) if home else 0.0, w
+
+        return min(overlooking, key=nearness) if overlooking else None
 
     def _nearest(here: Value, waypoints: list[tuple[str, str]]) -> Value:
         """Of ``(id, waypoint)`` pairs, the id whose waypoint is nearest ``here`` in travel."""
@@ -795,6 +825,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         "weapon_against": weapon_against,
         "spawn_near": spawn_near,
         "spawn_class": spawn_class,
+        "sniping_spot": sniping_spot,
         "heal_refused": heal_refused,
         "nearest_hiding": nearest_hiding,
         "order_place": order_place,
