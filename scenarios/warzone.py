@@ -21,7 +21,14 @@ Parameters: ``bots`` per faction (1..12), ``mode`` (``capture_and_hold``, ``body
 and tells its commander, squads and dead bots; ``off``: none, squads weigh their members'
 threat reports), ``map`` (a
 bundled map name or a path to a TOML map file; one without a marker the mode needs is refused
-before the match, naming the marker and the mode).
+before the match, naming the marker and the mode), ``round`` (``off``, the default: one match
+of ``mode``; ``on``: a Warzone round, Killzone 3's five modes in succession, Assassination and
+Search and Destroy twice with the sides swapped, red attacking first; or a comma-separated
+list of modes to play so: see :mod:`warband.world.round`. The round's winner won the most
+missions; ``missions`` in the outcome details lists each one's outcome).
+
+    warband run scenarios/warzone.py --param round=on --param bots=6
+    warband run scenarios/warzone.py --param round=body_count,assassination
 The factions are :func:`warband.agents.factions.faction_actors`; each mode's commander objectives
 come from :mod:`warband.agents.objectives` (Capture and Hold attacks the majority of points the
 team lacks and defends what it holds, and takes the TSP nearest its base when it has a bot to
@@ -43,11 +50,13 @@ from warband.agents.factions import (
     faction_observers,
 )
 from warband.agents.objectives import MapMarkers
-from warband.world import MODES, Map, World, load_map
+from warband.world import MODES, Map, Mission, WarzoneRound, World, load_map, round_missions
 
 scenario = Scenario(
     "warzone",
-    ticks=400,
+    # A cap: the world ends a match (time_limit is the mode's), and a round of seven missions
+    # (--param round=on) takes up to seven time limits.
+    ticks=3000,
     params={
         "bots": 6,
         "mode": "capture_and_hold",
@@ -56,6 +65,7 @@ scenario = Scenario(
         "time_limit": 400,
         "corridors": "on",
         "influence": "on",
+        "round": "off",
         "map": "warzone",
     },
     description="Two factions on Warzone: Killzone 3's hierarchy (or freelance bots) per side.",
@@ -81,8 +91,24 @@ def _checked_map(params: Params) -> Map:
         raise ConfigurationError(
             f"--param mode={mode}: unknown game mode; known modes: {', '.join(MODES)}"
         )
-    check_map(game_map, mode, TEAMS)
+    missions = _round(params)
+    for played in sorted({m.mode for m in missions}) if missions else [mode]:
+        check_map(game_map, played, TEAMS)
     return game_map
+
+
+def _round(params: Params) -> list[Mission] | None:
+    """The missions of ``--param round=`` (None: off, one match of ``mode``)."""
+    value = str(params["round"])
+    if value == "off":
+        return None
+    modes = MODES if value == "on" else [m.strip() for m in value.split(",") if m.strip()]
+    try:
+        return round_missions(TEAMS, modes)
+    except ConfigurationError as error:
+        raise ConfigurationError(
+            f"--param round={value}: say off, on, or game modes separated by commas: {error}"
+        ) from None
 
 
 def _count(params: Params) -> int:
@@ -125,7 +151,7 @@ def _bots(team: str, count: int) -> list[str]:
 
 
 @scenario.world
-def make_world(params: Params, seed: int) -> World:
+def make_world(params: Params, seed: int) -> World | WarzoneRound:
     count = _count(params)
     game_map = _checked_map(params)
     roster = {
@@ -133,15 +159,30 @@ def make_world(params: Params, seed: int) -> World:
         for team in TEAMS
         for index, bot in enumerate(_bots(team, count))
     }
+    influence = _influence(params)
+
+    def prepare(world: World) -> None:
+        # Each faction's influence map (Killzone 3, 29.5.2), of the enemies its bots see: its
+        # squads route and regroup by it, its commander scores objectives and hides its VIP by
+        # it, its dead bots choose their spawn by it; `warband view` draws it.
+        # (--param influence=off: none; squads weigh their members' threat reports instead.)
+        if influence:
+            world.track_influence(enemies="seen")
+
+    missions = _round(params)
+    if missions is not None:
+        return WarzoneRound(
+            game_map,
+            seed=seed,
+            roster=roster,
+            missions=missions,
+            time_limit=_time_limit(params),
+            prepare=prepare,
+        )
     world = World.create(
         game_map, seed=seed, mode=str(params["mode"]), roster=roster, time_limit=_time_limit(params)
     )
-    # Each faction's influence map (Killzone 3, 29.5.2), of the enemies its bots see: its
-    # squads route and regroup by it, its commander scores objectives and hides its VIP by it,
-    # its dead bots choose their spawn by it; `warband view` draws it.
-    # (--param influence=off: none; squads weigh their members' threat reports instead.)
-    if _influence(params):
-        world.track_influence(enemies="seen")
+    prepare(world)
     return world
 
 
@@ -175,7 +216,8 @@ def build(params: Params, seed: int) -> list[Actor]:
             game_map,
             team,
             _bots(team, count),
-            mode=str(params["mode"]),
+            # In a round the commanders play whatever mode the world says (round_source).
+            mode=None if _round(params) is not None else str(params["mode"]),
             control=_control(params, team),
             seed=seed,
             corridors=_corridors(params),

@@ -96,6 +96,7 @@ PUBLIC_NAMES: dict[str, set[str]] = {
         "faction_actors",
         "faction_observers",
         "objective_source",
+        "round_source",
         "WorkingMemory",
         "character_role",
         "CooperativeAgent",

@@ -133,6 +133,35 @@ def test_every_mode_plays_to_an_end_with_the_mode_objectives_on_both_sides(
     assert report["outcome_details"]["orders"]["squad"] > 0
 
 
+def test_a_round_plays_the_modes_in_succession_and_the_commanders_follow_the_mode(
+    warband_cli: Cli, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    result = warband_cli(
+        "run", WARZONE, "--param", "bots=2", "--param", "round=body_count,assassination",
+        "--param", "time_limit=40", "--log", str(logs), "--json", "-q",
+    )  # fmt: skip
+    assert 0 == result.returncode, result.stderr
+    details = last_json_line(result.stdout)["outcome_details"]
+    missions = [(m["mode"], m["attackers"]) for m in details["missions"]]
+    assert [("body_count", None), ("assassination", "red"), ("assassination", "blue")] == missions
+    won = {team: sum(m["winner"] == team for m in details["missions"]) for team in ("red", "blue")}
+    assert won == details["scores"]
+    # Each commander took up each mode's objectives as the world changed mode: Body Count's
+    # markers to hold, and in Assassination both the attack on the VIP and its escort.
+    found = _objectives(read_log_events(logs))
+    for commander in ("red-commander", "blue-commander"):
+        kinds = {prefix for prefix, _kind in found[commander]}
+        assert {"hold", "attack", "escort"} <= kinds, (commander, kinds)
+
+
+def test_a_round_of_an_unknown_mode_is_refused_naming_the_parameter(warband_cli: Cli) -> None:
+    result = warband_cli("run", WARZONE, "--param", "round=body_count,king_of_the_hill")
+    assert 0 != result.returncode
+    assert "--param round=body_count,king_of_the_hill" in result.stderr
+    assert "unknown mode 'king_of_the_hill'" in result.stderr
+
+
 def test_the_assassination_vip_is_told_by_its_commander_where_to_hide(
     warband_cli: Cli, tmp_path: Path
 ) -> None:

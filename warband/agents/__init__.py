@@ -75,6 +75,7 @@ from .objectives import objectives_for_capture_and_hold as objectives_for_captur
 from .objectives import objectives_for_search_and_destroy as objectives_for_search_and_destroy
 from .objectives import objectives_for_search_and_retrieve as objectives_for_search_and_retrieve
 from .objectives import objectives_for_tsps as objectives_for_tsps
+from .objectives import round_source as round_source
 from .orders import CommandQueue as CommandQueue
 from .orders import OrderBook as OrderBook
 from .role import Role as Role
@@ -132,5 +133,6 @@ __all__ = [
     "objectives_for_search_and_destroy",
     "objectives_for_search_and_retrieve",
     "objectives_for_tsps",
+    "round_source",
     "to_wire",
 ]

@@ -22,7 +22,7 @@ from ..world import Map, make_mode
 from .agent import Agent
 from .bot import bot_role
 from .commander import Assigner, commander_role
-from .objectives import MapMarkers, objective_source
+from .objectives import MapMarkers, objective_source, round_source
 from .role import Role
 from .squad import squad_role
 
@@ -76,7 +76,7 @@ def faction_actors(
     team: str,
     bots: Sequence[str],
     *,
-    mode: str = "capture_and_hold",
+    mode: str | None = "capture_and_hold",
     control: Control = "hierarchy",
     seed: int = 0,
     bot: Role | None = None,
@@ -85,7 +85,9 @@ def faction_actors(
     markers: MapMarkers | None = None,
 ) -> list[Agent]:
     """The actors of one faction: with ``control="hierarchy"`` a commander (its objectives from
-    :func:`~warband.agents.objectives.objective_source` for ``mode``), the squad pool and the
+    :func:`~warband.agents.objectives.objective_source` for ``mode``; with ``mode=None``, from
+    :func:`~warband.agents.objectives.round_source`, whatever mode the world says: a Warzone
+    round), the squad pool and the
     ``bots``; freelance, the bots alone. ``bot`` and ``squad`` replace the stock roles;
     ``markers`` (a :class:`MapMarkers` of ``game_map``) is shared between factions to save
     reading the map twice."""
@@ -99,7 +101,9 @@ def faction_actors(
     markers = markers if markers is not None else MapMarkers(game_map)
     squads = squad_ids(team, len(bots))
     leader = commander_id(team)
-    objectives, direct = objective_source(markers, mode, team)
+    objectives, direct = (
+        objective_source(markers, mode, team) if mode is not None else round_source(markers, team)
+    )
     assigner = Assigner(
         bots, squads, objectives, markers.distance, max_squad_size=SQUAD_SIZE, direct=direct
     )

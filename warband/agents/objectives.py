@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..exceptions import ConfigurationError, UnknownIdError
 from ..planning import FactDB
 from ..world import (
     CAPTURED,
     CARRIER,
+    GAME_MODE,
     INFLUENCE,
     OBJECT_AT,
     OBJECTIVE,
@@ -821,6 +822,45 @@ def objective_source(
     if not isinstance(markers, MapMarkers):
         markers = MapMarkers(markers)
     return make(markers, team)
+
+
+def round_source(
+    markers: MapMarkers | Map,
+    team: str,
+    *,
+    sources: Mapping[str, ModeSource] | None = None,
+) -> tuple[ObjectiveSource, DirectOrders]:
+    """The objective source of a commander that plays whatever mode the world says (its
+    ``game_mode`` and ``role`` facts): a Warzone round (:class:`~warband.world.WarzoneRound`)
+    changes mode between missions. Each mission gets a fresh source of
+    :func:`objective_source` (a source may keep state, as the VIP's hiding spot), also when a
+    mode is played again with the sides swapped; before the first percept, no objectives."""
+    if not isinstance(markers, MapMarkers):
+        markers = MapMarkers(markers)
+    playing: dict[str, Any] = {}
+
+    def current(agent: Agent) -> tuple[ObjectiveSource, DirectOrders | None] | None:
+        facts = agent.memory.facts
+        mode = GAME_MODE.first(facts.facts(GAME_MODE.name))
+        if mode is None:
+            return None
+        roles = {r.team: r.role for r in ROLE.all(facts.facts(ROLE.name))}
+        mission = (mode.name, roles.get(team))
+        if playing.get("mission") != mission:
+            playing["mission"] = mission
+            playing["source"] = objective_source(markers, mode.name, team, sources=sources)
+        found: tuple[ObjectiveSource, DirectOrders | None] = playing["source"]
+        return found
+
+    def objectives(agent: Agent) -> list[Objective]:
+        source = current(agent)
+        return source[0](agent) if source is not None else []
+
+    def direct(agent: Agent) -> dict[str, tuple[str, str]]:
+        source = current(agent)
+        return source[1](agent) if source is not None and source[1] is not None else {}
+
+    return objectives, direct
 
 
 def enemy_influence(facts: FactDB) -> dict[int, float]:

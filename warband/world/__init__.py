@@ -83,6 +83,10 @@ from .positions import ScoredPosition as ScoredPosition
 from .positions import best_position as best_position
 from .positions import pick_positions as pick_positions
 from .render import render as render
+from .round import ATTACK_DEFEND_MODES as ATTACK_DEFEND_MODES
+from .round import Mission as Mission
+from .round import WarzoneRound as WarzoneRound
+from .round import round_missions as round_missions
 from .simulation import ActVerdict as ActVerdict
 from .simulation import World as World
 from .strategic import Area as Area
@@ -184,6 +188,7 @@ __all__ = [
     "ARRIVED",
     "AT",
     "ATTACK",
+    "ATTACK_DEFEND_MODES",
     "BEHAVIOURS",
     "BLEEDING_OUT",
     "BLOCKED",
@@ -289,6 +294,7 @@ __all__ = [
     "MapObject",
     "Marker",
     "Member",
+    "Mission",
     "ModeView",
     "Noise",
     "Observer",
@@ -310,6 +316,7 @@ __all__ = [
     "Verb",
     "VerbSpec",
     "VocabularyError",
+    "WarzoneRound",
     "Waypoint",
     "Weapon",
     "World",
@@ -338,6 +345,7 @@ __all__ = [
     "pick_positions",
     "plan_routes",
     "render",
+    "round_missions",
     "waypoint_path",
 ]
 
