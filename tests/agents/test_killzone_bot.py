@@ -9,7 +9,7 @@ from typing import Any
 from warband.agents import Agent, Role
 from warband.agents.bot import AreaGroups, BotReports, bot_functions, bot_role
 from warband.agents.squad import SquadReports
-from warband.messaging import Act, Order, Percept, configure_logging
+from warband.messaging import Act, ActResult, Order, Percept, configure_logging
 from warband.planning import FactDB, parse_domain
 from warband.testing import Drive, run_actors
 from warband.world import World, build_strategic_graph, load_map, map_from_data, waypoint_path
@@ -562,15 +562,28 @@ def test_a_bot_shot_by_an_enemy_it_cannot_see_turns_to_the_gunfire() -> None:
     assert [("look", {"waypoint": "m3"})] == acts
 
 
+def _accepted(sent: list[Any]) -> list[ActResult]:
+    """The world's acceptance of every Act in ``sent`` (a world that takes every act)."""
+    return [
+        ActResult(recipient=a.sender, reply_to=a.id, accepted=True)
+        for a in sent
+        if isinstance(a, Act)
+    ]
+
+
 def test_a_hurt_bot_in_cover_stays_there_while_the_enemy_it_lost_sight_of_is_near() -> None:
     bot = Agent("red-1", bot_role(TEST_MAP), superior="squad-1", team="red")
     order = Order(recipient="red-1", sender="squad-1", task="goto", args=["m2"])
     hurt = [("health", 50), ("crouched",)]
     with Drive(bot) as drive:
-        drive.tick(order, _percept("red-1", *hurt, ("sees", "blue-1", "m1", 7.0, "blue")))
+        sent = drive.tick(order, _percept("red-1", *hurt, ("sees", "blue-1", "m1", 7.0, "blue")))
         # blue-1 stepped behind a corner: the bot does not get up and go back out to its order
-        stays = [drive.tick(_percept("red-1", *hurt)) for _ in range(6)]
-        leaves = drive.tick(_percept("red-1", *hurt))  # ...until it has not seen it for a while
+        stays = []
+        for _ in range(6):
+            sent = drive.tick(*_accepted(sent), _percept("red-1", *hurt))
+            stays.append(sent)
+        # ...until it has not seen it for a while
+        leaves = drive.tick(*_accepted(sent), _percept("red-1", *hurt))
     getting_up = ("stand", "move")
     assert not [a for sent in stays for a in sent if isinstance(a, Act) and a.verb in getting_up]
     assert [a.verb for a in leaves if isinstance(a, Act)] == ["stand"]
@@ -653,3 +666,18 @@ def test_a_scout_ordered_to_hold_a_spot_holds_the_sniping_spot_overlooking_it() 
     with Drive(scout) as drive:
         sent = drive.tick(order, Percept(recipient="red-4", facts=[list(f) for f in facts]))
     assert [("move", {"waypoint": "b5"})] == [(a.verb, a.args) for a in sent if isinstance(a, Act)]
+
+
+def test_a_bot_holding_a_spot_turns_to_where_an_enemy_just_went_out_of_sight() -> None:
+    bot = Agent("red-1", bot_role(TEST_MAP), superior="squad-1", team="red")
+    order = Order(recipient="red-1", sender="squad-1", task="defend", args=["r1"])
+    healthy = ("health", 150)
+    with Drive(bot) as drive:
+        sent = drive.tick(order, _percept("red-1", healthy, ("sees", "blue-1", "m1", 7.0, "blue")))
+        ticks = []
+        for _ in range(5):  # blue-1 went out of sight: the bot finishes its shot, then looks
+            sent = drive.tick(*_accepted(sent), _percept("red-1", healthy))
+            ticks.append([(a.verb, a.args) for a in sent if isinstance(a, Act)])
+    looks = [acts for acts in ticks if ("look", {"waypoint": "m1"}) in acts]
+    assert 1 == len(looks), ticks  # once, to where blue-1 was last seen
+    assert ticks.index(looks[0]) <= 1, ticks  # in the two ticks after it went
