@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from warband.exceptions import ConfigurationError, WarbandError
-from warband.metrics import load_match, measure, metrics_command
+from warband.metrics import STUCK_TICKS, load_match, measure, metrics_command, tick_flags
 from warband.world import get_weapon, load_map
 
 from .conftest import CommandResult, last_json_line
@@ -176,3 +176,16 @@ def test_warband_metrics_measures_a_real_match_from_its_logs(
     red = report["teams"]["red"]
     assert 0 < red["alive_bot_ticks"] <= 4 * 60
     assert sum(red["orders"].values()) > 0  # the hierarchy gave orders, and bots logged them
+
+
+def test_per_tick_flags_name_the_bots_each_count_is_made_of(match_logs: Path) -> None:
+    match = load_match(match_logs)
+    red = measure(match)["teams"]["red"]
+    flags = tick_flags(match, "red")
+    assert sorted(match.snapshots) == sorted(flags)
+    for name in ("order_starved", "crowded", "enemies_ignored"):
+        assert red[name] == sum(len(at[name]) for at in flags.values()), name
+    assert ["red-2", "red-3", "red-4", "red-5"] == flags[1]["crowded"]  # four on c
+    # red-1 stands firing on m1 all match: stuck from its STUCK_TICKS-th tick on, not before.
+    stuck_ticks = [tick for tick, at in sorted(flags.items()) if "red-1" in at["stuck"]]
+    assert stuck_ticks == sorted(match.snapshots)[STUCK_TICKS - 1 :]

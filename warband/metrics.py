@@ -58,7 +58,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from .exceptions import ConfigurationError, WarbandError
 from .world import Map, get_weapon, load_map, waypoint_path
@@ -67,6 +67,8 @@ STUCK_TICKS = 20
 """A bot on one waypoint this long is stuck."""
 CROWD = 4
 """Team mates on one waypoint (the bot included) that make a crowd."""
+TICK_MEASURES: Final = ("stuck", "order_starved", "crowded", "enemies_ignored")
+"""The measures :func:`tick_flags` gives per tick (``warband view`` shows them)."""
 OSCILLATION_TICKS = 30
 """The window of an A-B-A-B-A oscillation."""
 RALLY_LINKS = 2
@@ -130,8 +132,9 @@ class Match:
     turret_health: dict[str, Any] = field(default_factory=dict)
     """turret -> its health when first seen (placed)."""
     attack_positions: Counter[str] = field(default_factory=Counter)
-    sniping: Counter[str] = field(default_factory=Counter)
     """bot -> new plans that walk to a position picked for the attack."""
+    sniping: Counter[str] = field(default_factory=Counter)
+    """bot -> new plans that hold a sniping spot."""
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -302,15 +305,13 @@ def measure(match: Match) -> dict[str, Any]:
 
 def _team(match: Match, team: str) -> dict[str, Any]:
     ticks = sorted(match.snapshots)
-    bots = sorted(
-        {a for snap in match.snapshots.values() for a, b in snap.items() if b.team == team}
-    )
+    bots = _bots(match, team)
     alive = sum(1 for t in ticks for a in bots if _alive(match, a, t))
     stuck = _stuck(match, bots, ticks)
     counts = {
-        "order_starved": _order_starved(match, bots, ticks),
-        "crowded": _crowded(match, team, ticks),
-        "enemies_ignored": _enemies_ignored(match, team, bots, ticks),
+        "order_starved": _count(_order_starved(match, bots, ticks)),
+        "crowded": _count(_crowded(match, team, ticks)),
+        "enemies_ignored": _count(_enemies_ignored(match, team, bots, ticks)),
     }
     result: dict[str, Any] = {"bots": len(bots), "alive_bot_ticks": alive}
     for name, count in counts.items():
@@ -343,30 +344,77 @@ def _fires(steps: Iterable[str]) -> bool:
     return any(step.startswith("(!fire ") for step in steps)
 
 
+def _count(flags: Iterable[tuple[int, str]]) -> int:
+    return sum(1 for _ in flags)
+
+
+def tick_flags(match: Match, team: str) -> dict[int, dict[str, list[str]]]:
+    """Per tick, the team's bots each per-tick measure counts there: ``stuck`` (standing on one
+    waypoint for :data:`STUCK_TICKS` ticks by then), ``order_starved``, ``crowded`` and
+    ``enemies_ignored``, each a sorted list of bot ids (``warband view`` marks them). A
+    measure's count over the match is the number of its flags (``stuck`` counts episodes)."""
+    ticks = sorted(match.snapshots)
+    bots = _bots(match, team)
+    flags: dict[int, dict[str, list[str]]] = {
+        tick: {measure: [] for measure in TICK_MEASURES} for tick in ticks
+    }
+    found = {
+        "stuck": (
+            (tick, bot)
+            for bot in bots
+            for run in _still_runs(match, bot, ticks)
+            for tick in run[STUCK_TICKS - 1 :]
+        ),
+        "order_starved": _order_starved(match, bots, ticks),
+        "crowded": _crowded(match, team, ticks),
+        "enemies_ignored": _enemies_ignored(match, team, bots, ticks),
+    }
+    for measure, pairs in found.items():
+        for tick, bot in pairs:
+            flags[tick][measure].append(bot)
+    for measures in flags.values():
+        for bots_flagged in measures.values():
+            bots_flagged.sort()
+    return flags
+
+
+def _bots(match: Match, team: str) -> list[str]:
+    return sorted(
+        {a for snap in match.snapshots.values() for a, b in snap.items() if b.team == team}
+    )
+
+
+def _still_runs(match: Match, bot: str, ticks: Sequence[int]) -> Iterator[list[int]]:
+    """The bot's runs of ticks alive and standing on one waypoint, :data:`STUCK_TICKS` long or
+    longer."""
+    run: list[int] = []
+    place = None
+    for tick in [*ticks, None]:
+        body = match.snapshots[tick].get(bot) if tick is not None else None
+        still = body is not None and body.alive and not body.moving
+        here = body.waypoint if body is not None else None
+        if tick is not None and still and (not run or here == place):
+            run.append(tick)
+            place = here
+            continue
+        if len(run) >= STUCK_TICKS:
+            yield run
+        run = [tick] if tick is not None and still else []
+        place = here
+
+
 def _stuck(match: Match, bots: Sequence[str], ticks: Sequence[int]) -> dict[str, Any]:
     episodes: Counter[str] = Counter()
     firing_full = 0
     longest = 0
     for bot in bots:
-        run: list[int] = []
-        place = None
-        for tick in [*ticks, None]:
-            body = match.snapshots[tick].get(bot) if tick is not None else None
-            still = body is not None and body.alive and not body.moving
-            here = body.waypoint if body is not None else None
-            if tick is not None and still and (not run or here == place):
-                run.append(tick)
-                place = here
-                continue
-            if len(run) >= STUCK_TICKS:
-                doing = _main_branch(match, bot, run)
-                episodes[doing] += 1
-                longest = max(longest, len(run))
-                full = all(match.snapshots[t][bot].full_health for t in run)
-                if full and all(_fires(_plan_at(match, bot, t)) for t in run):
-                    firing_full += 1
-            run = [tick] if tick is not None and still else []
-            place = here
+        for run in _still_runs(match, bot, ticks):
+            doing = _main_branch(match, bot, run)
+            episodes[doing] += 1
+            longest = max(longest, len(run))
+            full = all(match.snapshots[t][bot].full_health for t in run)
+            if full and all(_fires(_plan_at(match, bot, t)) for t in run):
+                firing_full += 1
     return {
         "episodes": sum(episodes.values()),
         "longest": longest,
@@ -382,8 +430,9 @@ def _main_branch(match: Match, bot: str, ticks: Sequence[int]) -> str:
     return doing.most_common(1)[0][0]
 
 
-def _order_starved(match: Match, bots: Sequence[str], ticks: Sequence[int]) -> int:
-    count = 0
+def _order_starved(
+    match: Match, bots: Sequence[str], ticks: Sequence[int]
+) -> Iterator[tuple[int, str]]:
     for bot in bots:
         orders = match.orders.get(bot, [])
         for tick in ticks:
@@ -394,8 +443,7 @@ def _order_starved(match: Match, bots: Sequence[str], ticks: Sequence[int]) -> i
                 continue
             place = _order_place(match, orders, tick)
             if place is not None and body.waypoint != place:
-                count += 1
-    return count
+                yield tick, bot
 
 
 def _order_place(match: Match, orders: list[dict[str, Any]], tick: int) -> str | None:
@@ -420,21 +468,22 @@ def _place(game_map: Map | None, args: Sequence[Any]) -> str | None:
     return None
 
 
-def _crowded(match: Match, team: str, ticks: Sequence[int]) -> int:
-    count = 0
+def _crowded(match: Match, team: str, ticks: Sequence[int]) -> Iterator[tuple[int, str]]:
     for tick in ticks:
-        places = Counter(
-            b.waypoint for b in match.snapshots[tick].values() if b.team == team and b.alive
-        )
-        count += sum(n for place, n in places.items() if place is not None and n >= CROWD)
-    return count
+        snap = match.snapshots[tick]
+        places = Counter(b.waypoint for b in snap.values() if b.team == team and b.alive)
+        for bot, body in snap.items():
+            here = body.waypoint
+            if body.team == team and body.alive and here is not None and places[here] >= CROWD:
+                yield tick, bot
 
 
-def _enemies_ignored(match: Match, team: str, bots: Sequence[str], ticks: Sequence[int]) -> int:
+def _enemies_ignored(
+    match: Match, team: str, bots: Sequence[str], ticks: Sequence[int]
+) -> Iterator[tuple[int, str]]:
     game_map = match.game_map
     if game_map is None:
-        return 0
-    count = 0
+        return
     for tick in ticks:
         snap = match.snapshots[tick]
         enemies = [b for b in snap.values() if b.team != team and b.alive]
@@ -448,8 +497,7 @@ def _enemies_ignored(match: Match, team: str, bots: Sequence[str], ticks: Sequen
                 and game_map.line_of_sight((body.x, body.y), (e.x, e.y))
                 for e in enemies
             ):
-                count += 1
-    return count
+                yield tick, bot
 
 
 def _reach(weapon: str) -> float:
@@ -594,10 +642,12 @@ __all__ = [
     "CROWD",
     "OSCILLATION_TICKS",
     "STUCK_TICKS",
+    "TICK_MEASURES",
     "Match",
     "format_metrics",
     "load_match",
     "measure",
     "metrics_command",
     "read_events",
+    "tick_flags",
 ]

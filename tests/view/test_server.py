@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import REPO
 from tests.view.conftest import RECORDED_TICKS, ViewProcess
 from warband.agents.explain import explain
+from warband.metrics import load_match, measure, tick_flags
 from warband.view import load_timeline, make_app
 
 aiohttp_test_utils = pytest.importorskip(
@@ -57,6 +58,24 @@ async def test_a_frame_holds_the_agents_and_commanders_of_its_tick(client: Any) 
     assert 7 == frame["tick"]
     assert {"red-1", "red-2", "blue-1", "blue-2"} == set(frame["agents"])
     assert {"blue-commander", "red-commander"} == set(frame["commanders"])
+
+
+async def test_the_measures_of_a_tick_name_the_bots_warband_metrics_counts(
+    client: Any, recorded_run: Path
+) -> None:
+    match = load_match(recorded_run)
+    for tick in (1, 7, RECORDED_TICKS):
+        found = await _json(client, f"/api/measures?tick={tick}")
+        assert RECORDED_TICKS == found["as_of"]
+        assert {"red", "blue"} == set(found["teams"])
+        for team, flags in found["teams"].items():
+            assert tick_flags(match, team)[tick] == flags  # what warband metrics counts
+    # Summed over the ticks, the page's counts are warband metrics' own.
+    red = measure(match)["teams"]["red"]
+    total = 0
+    for tick in sorted(match.snapshots):
+        total += len((await _json(client, f"/api/measures?tick={tick}"))["teams"]["red"]["crowded"])
+    assert red["crowded"] == total
 
 
 async def test_messages_are_filtered_by_agent_and_type_as_warband_trace_filters(

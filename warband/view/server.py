@@ -83,6 +83,7 @@ class ViewSite:
         app.router.add_get("/api/frame", self._frame)
         app.router.add_get("/api/messages", self._messages)
         app.router.add_get("/api/inspect", self._inspect)
+        app.router.add_get("/api/measures", self._measures)
         app.router.add_get("/api/play", self._play)
         app.router.add_get("/api/updates", self._updates)
         app.router.add_static("/static/", static_dir(), name="static")
@@ -146,6 +147,9 @@ class ViewSite:
             conversation=request.query.get("conversation") or None,
         )
         return _json({"messages": messages})
+
+    async def _measures(self, request: web.Request) -> web.StreamResponse:
+        return _json(self.timeline.measures(_int(request, "tick")))
 
     async def _inspect(self, request: web.Request) -> web.StreamResponse:
         agent = request.query.get("agent")
@@ -322,7 +326,7 @@ def _live_command(endpoint: str, host: str, port: int, name: str | None) -> int:
     if hasattr(os, "nice"):
         os.nice(LIVE_NICENESS)
     feed = LiveFeed(endpoint)
-    timeline = Timeline(Path("."), source=name or f"live {feed.endpoint}")
+    timeline = Timeline(Path("."), source=name or f"live {feed.endpoint}", logged=False)
 
     def started(url: str) -> None:
         print(url, flush=True)

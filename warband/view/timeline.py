@@ -13,6 +13,8 @@ the decisions, and the map is None.
 from __future__ import annotations
 
 import bisect
+import math
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +24,7 @@ from ..agents.explain import PLAN_EVENT, explain_decisions
 from ..exceptions import ConfigurationError, WarbandError
 from ..messaging.live_feed import DROPPED_EVENT
 from ..messaging.trace_view import HEARTBEAT_TYPES, load_trace
+from ..metrics import TICK_MEASURES, load_match, tick_flags
 from ..world import SNAPSHOT_EVENT, build_strategic_graph, bundled_maps, load_map
 from ..world.maps import Map
 
@@ -30,6 +33,10 @@ ASSIGNMENT_EVENT = "commander.assignment"
 
 JsonDict = dict[str, Any]
 """A JSON object as the page receives it."""
+
+MEASURES_EVERY = 2.0
+"""Seconds between two workings-out of a growing run's per-tick measures (each reads the whole
+log directory again)."""
 
 
 @dataclass
@@ -59,6 +66,8 @@ class Timeline:
     """What the page names as the run's source (default: ``log_dir``); a live endpoint."""
     dropped: dict[int, int] = field(default_factory=dict)
     """A live run's events dropped for a slow viewer, by process id (``live.dropped``)."""
+    logged: bool = True
+    """Whether ``log_dir`` holds the run's logs (a live feed's timeline has none on disk)."""
     _message_ticks: list[int] = field(default_factory=list, repr=False)
     _by_id: dict[str, JsonDict] = field(default_factory=dict, repr=False)
     _delivered: set[str] = field(default_factory=set, repr=False)
@@ -67,6 +76,9 @@ class Timeline:
     _tick_set: set[int] = field(default_factory=set, repr=False)
     _arrived: int = field(default=0, repr=False)
     _map_tried: bool = field(default=False, repr=False)
+    _flags: dict[str, dict[int, dict[str, list[str]]]] = field(default_factory=dict, repr=False)
+    _flags_version: int = field(default=-1, repr=False)
+    _flags_at: float = field(default=-math.inf, repr=False)
 
     def add(self, events: Iterable[JsonDict]) -> None:
         """Take in more events of the run's logs (any order, any files; a reply may come
@@ -197,6 +209,28 @@ class Timeline:
             "commanders": self.commander_tables(tick),
             "plans": {name: self._doing(name, tick) for name in sorted(self.decisions)},
         }
+
+    def measures(self, tick: int) -> JsonDict:
+        """Per team, the bots each per-tick measure of ``warband metrics`` counts at ``tick``
+        (:func:`~warband.metrics.tick_flags`: stuck, order-starved, crowded, enemies
+        ignored), worked out from the log directory. A growing run's are worked out again at
+        most every :data:`MEASURES_EVERY` seconds; ``as_of`` is the last tick they cover."""
+        if not self.logged:
+            problem = "a live feed has no logs on disk: run with --log DIR and view that"
+            return {"tick": tick, "teams": {}, "as_of": None, "problem": problem}
+        if not self.snapshots:
+            return {"tick": tick, "teams": {}, "as_of": None, "problem": "no world snapshots"}
+        now = time.monotonic()
+        if self._flags_version != self.version and now - self._flags_at >= MEASURES_EVERY:
+            match = load_match(self.log_dir)
+            self._flags = {team: tick_flags(match, team) for team in match.teams}
+            self._flags_version, self._flags_at = self.version, now
+        teams = {
+            team: flags.get(tick, {measure: [] for measure in TICK_MEASURES})
+            for team, flags in sorted(self._flags.items())
+        }
+        covered = [max(flags) for flags in self._flags.values() if flags]
+        return {"tick": tick, "teams": teams, "as_of": max(covered) if covered else None}
 
     def _doing(self, agent: str, tick: int) -> JsonDict:
         """The agent's plan at ``tick`` and the step it is on (``task``)."""

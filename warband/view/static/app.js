@@ -382,8 +382,38 @@ async function show(tick) {
   if (request !== state.frameRequest) return;  // a newer tick was asked for meanwhile
   drawFrame(frame);
   drawCommanders(frame.commanders);
-  await Promise.all([drawMessages(), inspect()]);
+  await Promise.all([drawMessages(), inspect(), drawMeasures()]);
   document.body.dataset.shownTick = tick;
+}
+
+// The per-tick measures of `warband metrics` for one team: how many bots each counts here, and
+// which (ringed on the map).
+const MEASURE_NAMES = {
+  stuck: "stuck", order_starved: "order-starved", crowded: "crowded",
+  enemies_ignored: "enemies ignored",
+};
+
+async function drawMeasures() {
+  let found;
+  try {
+    found = await getJson(`/api/measures?tick=${state.tick}`);
+  } catch (error) {
+    found = { teams: {}, as_of: null, problem: error.message };
+  }
+  const teams = Object.keys(found.teams);
+  fillSelect($("measures-team"), teams);
+  const team = $("measures-team").value || teams[0];
+  const flags = found.teams[team] || {};
+  const rows = Object.entries(MEASURE_NAMES).map(([key, name]) =>
+    [name, String((flags[key] || []).length), (flags[key] || []).join(" ")]);
+  const box = $("measures");
+  box.textContent = "";
+  box.appendChild(table([["measure", "bots", "which"], ...rows], "measures-table"));
+  $("measures-as-of").textContent = found.problem ? found.problem :
+    found.as_of !== null && found.as_of < state.tick ? `(worked out to tick ${found.as_of})` : "";
+  const flagged = new Set(Object.values(flags).flat());
+  document.querySelectorAll(".agent").forEach(c =>
+    c.classList.toggle("flagged", flagged.has(c.dataset.agent)));
 }
 
 function showError(error) {
@@ -438,6 +468,7 @@ async function start() {
     "filter-conversation"]) {
     $(id).addEventListener("change", () => drawMessages().catch(showError));
   }
+  $("measures-team").addEventListener("change", () => drawMeasures().catch(showError));
   for (const id of ["show-influence", "show-corridors"]) {
     $(id).addEventListener("change", () => show(state.tick).catch(showError));
   }
