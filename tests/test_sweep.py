@@ -242,6 +242,19 @@ def test_runs_that_fail_are_kept_in_the_table_and_the_json_with_their_reason(
     assert "warband: error: some runs did not complete (see the table)" == last_line
 
 
+def test_a_run_past_its_run_timeout_is_stopped_and_counted_an_error(warband_cli: Cli) -> None:
+    # A million realtime ticks: the runs would go on for hours, their loops awake.
+    result = warband_cli(
+        "sweep", COIN, "--seeds", "2", "--ticks", "1000000", "--mode", "realtime",
+        "--run-timeout", "2", "--json",
+    )  # fmt: skip
+    assert 1 == result.returncode, result.stderr
+    runs = last_json_line(result.stdout)["runs"]
+    assert [("error", False)] * 2 == [(run["outcome"], run["completed"]) for run in runs]
+    assert all("no end after 2 s: stopped (--run-timeout)" == run["reason"] for run in runs)
+    assert all(run["duration_s"] < 60 for run in runs)  # stopped, not run to the end
+
+
 # --- bad input ---------------------------------------------------------------------------------
 
 
@@ -250,11 +263,15 @@ def test_runs_that_fail_are_kept_in_the_table_and_the_json_with_their_reason(
     [
         ([SKIRMISH, "--seeds", "0"], "--seeds must be at least 1, got 0"),
         ([SKIRMISH, "--seeds", "2", "--jobs", "0"], "--jobs must be at least 1, got 0"),
+        (
+            [SKIRMISH, "--seeds", "2", "--run-timeout", "0"],
+            "--run-timeout must be a positive number of seconds, got 0.0",
+        ),
         (["scenarios/no_such.py", "--seeds", "2"], "scenario file 'scenarios/no_such.py'"),
         ([SKIRMISH, "--seeds", "2", "--param", "colour=red"], "has no parameter 'colour'"),
         ([SKIRMISH, "--seeds", "2", "--param", "bots=13"], "bots must be 1..12 per team"),
     ],
-    ids=["no-seeds", "no-jobs", "missing-scenario", "unknown-param", "bad-param-value"],
+    ids=["no-seeds", "no-jobs", "no-time", "missing-scenario", "unknown-param", "bad-param-value"],
 )
 def test_bad_sweep_input_is_one_line_and_exit_2_before_any_run(
     warband_cli: Cli, args: list[str], fragment: str

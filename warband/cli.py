@@ -251,6 +251,13 @@ def _add_sweep(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--jobs", type=int, metavar="J", help="runs at a time (default: the number of cores)"
     )
     sweep.add_argument(
+        "--run-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="stop a run that has not ended after SECONDS (SIGTERM, then SIGKILL) and count it "
+        "as an error, so that one stalled run cannot hold up the sweep (default: no limit)",
+    )
+    sweep.add_argument(
         "--param",
         action="append",
         default=[],
@@ -743,6 +750,10 @@ def _sweep(args: argparse.Namespace) -> int:
         raise ConfigurationError(f"--jobs must be at least 1, got {args.jobs}")
     if args.ticks is not None and args.ticks < 1:
         raise ConfigurationError(f"--ticks must be at least 1, got {args.ticks}")
+    if args.run_timeout is not None and not args.run_timeout > 0:
+        raise ConfigurationError(
+            f"--run-timeout must be a positive number of seconds, got {args.run_timeout}"
+        )
     _start_otel(args.otel, "sweep")
     scenario = load_scenario(args.scenario)
     params = _params(args.param)
@@ -765,6 +776,7 @@ def _sweep(args: argparse.Namespace) -> int:
             otel=args.otel,
             metrics_dir=metrics_dir,
             counts=scenario.counts,
+            run_timeout=args.run_timeout,
         )
         return _sweep_plan(plan, scenario.name, args)
 

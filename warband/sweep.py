@@ -100,6 +100,9 @@ class SweepPlan:
     metrics_dir: Path | None = None
     """With ``--metrics``: where each run logs (``seed-<n>``) for :mod:`warband.metrics` to
     measure; a seed's logs are removed once measured."""
+    run_timeout: float | None = None
+    """``--run-timeout``: seconds after which a run that has not ended is stopped and counted an
+    ``error`` (None: no limit)."""
     counts: tuple[str, ...] = ()
     """Outcome details that count something (the scenario's ``counts``, e.g. ``kills``): a run
     without one, or without a key under it that other runs have, counts 0 there, so its mean
@@ -433,10 +436,18 @@ async def _run_seed(plan: SweepPlan, seed: int, sweep_span: RunSpan | None) -> S
             env=env,
         )
         try:
-            stdout, stderr = await process.communicate()
+            async with asyncio.timeout(plan.run_timeout):
+                stdout, stderr = await process.communicate()
         except asyncio.CancelledError:
             await _stop(process)
             raise
+        except TimeoutError:
+            await _stop(process)
+            stalled = f"no end after {plan.run_timeout:g} s: stopped (--run-timeout)"
+            if span is not None:
+                span.end({"warband.outcome": "error"}, failure=stalled)
+            duration = time.monotonic() - started
+            return SeedRun(seed, "error", None, {}, False, stalled, stalled, duration, None)
     except asyncio.CancelledError:
         if span is not None:
             span.end(
