@@ -24,6 +24,7 @@ with defaults, for a designer to tune.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -55,6 +56,14 @@ if TYPE_CHECKING:
 DANGER_WEIGHT = 10.0
 """Travel units a unit of enemy influence costs at a VIP's hiding spot or a
 respawn (against the travel to it)."""
+
+EXPOSURE_WEIGHT = 1.0
+"""Travel units a VIP's hiding spot costs for each waypoint in sight of it, at most
+:data:`EXPOSURE_RANGE` away: an open corner seen from 14 waypoints lost the VIP to snipers that
+a house seen from 3 would have kept out."""
+EXPOSURE_RANGE = 45.0
+"""How far a waypoint may be to count as in sight of a hiding spot (the rifles' reach, and
+then some)."""
 
 # --- objectives per game mode ---------------------------------------------------------------
 
@@ -722,12 +731,25 @@ def search_and_destroy_source(markers: MapMarkers, team: str) -> tuple[Objective
 
 class _Assassination:
     """Assassination for one team: the objectives, and the VIP's own order (where to hide,
-    chosen by travel cost and kept unless another spot is much closer)."""
+    chosen by travel cost, the enemy influence on the way and how exposed the spot is, and kept
+    unless another spot is much better)."""
 
     def __init__(self, markers: MapMarkers, team: str) -> None:
         self.markers = markers
         self.team = team
         self.spot: str | None = None
+        game_map = markers.map
+        self.exposure = {
+            spot: sum(
+                1
+                for w in game_map.waypoints
+                if w.id != spot
+                and math.dist(w.pos, game_map.position(spot)) <= EXPOSURE_RANGE
+                and game_map.line_of_sight(w.pos, game_map.position(spot))
+            )
+            for spot in markers.hiding.values()
+        }
+        """Each hiding spot's waypoint: how many waypoints see it (:data:`EXPOSURE_WEIGHT`)."""
 
     def vip(self, facts: FactDB) -> tuple[str | None, str | None]:
         """Our VIP (defending) or theirs (attacking), and where it is if known."""
@@ -745,13 +767,16 @@ class _Assassination:
             return []
         hiding = self.markers.hiding
         if role == DEFEND and where is not None:
+            on_the_way = self.danger_on_the_way(where, enemy_influence(facts))
             self.spot = choose_hiding_spot(
                 hiding,
                 where,
                 self.markers.distance,
                 current=self.spot,
-                danger=self.danger_on_the_way(where, enemy_influence(facts)),
-                danger_weight=DANGER_WEIGHT,
+                danger={
+                    spot: DANGER_WEIGHT * danger + EXPOSURE_WEIGHT * self.exposure[spot]
+                    for spot, danger in on_the_way.items()
+                },
             )
         return objectives_for_assassination(
             self.team,
