@@ -151,7 +151,7 @@ def test_the_processes_page_runs_traces_kills_and_plays_across_hosts(
     assert mermaid.startswith("sequenceDiagram")
     killed = outputs["warband run patrol.py --kill scout@5"]
     assert "FAILURE - reached 1 of 3 waypoints" in killed
-    assert "ticks 6 (no report for wp-2)" in killed
+    assert re.search(r"ticks [56] \(no report for wp-2\)", killed), killed
     assert "left the run: scout (left: killed at tick 5)" in killed
     clock = next(line for line in lines if "--id clock" in line)
     assert "SUCCESS - reached 3 of 3 waypoints" in outputs[clock]
