@@ -1,10 +1,11 @@
-"""The README's "Write your own role" section, as a user meets it: its three files, written out
-as the README shows them, run in a Warzone-style match on a map the test writes, and its test
-passes; a map without a marker the mode needs is refused before the match, naming both."""
+"""The tutorial's role of one's own (docs/tutorial/own-role.md), as a user meets it: its three
+files, copied out as the page shows them, run in a Warzone-style match on the tutorial's own map,
+and its test passes; a map without a marker the mode needs is refused before the match, naming
+both."""
 
 from __future__ import annotations
 
-import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,77 +14,18 @@ import pytest
 
 from .conftest import REPO, CommandResult, last_json_line
 
-ARENA = """
-name = "arena"
-description = "Two bases and three capture points between them."
-teams = ["red", "blue"]
-links = [["r", "w", "c", "e", "b"], ["w", "n", "e"], ["w", "s", "e"]]
-walls = [[[0, 0], [60, 0], [60, 30], [0, 30], [0, 0]]]
-
-[[waypoints]]
-id = "r"
-pos = [4, 15]
-[[waypoints]]
-id = "w"
-pos = [18, 15]
-[[waypoints]]
-id = "c"
-pos = [30, 15]
-[[waypoints]]
-id = "e"
-pos = [42, 15]
-[[waypoints]]
-id = "b"
-pos = [56, 15]
-[[waypoints]]
-id = "n"
-pos = [30, 26]
-[[waypoints]]
-id = "s"
-pos = [30, 4]
-
-[[markers]]
-id = "spawn-red"
-kind = "spawn"
-waypoint = "r"
-team = "red"
-[[markers]]
-id = "spawn-blue"
-kind = "spawn"
-waypoint = "b"
-team = "blue"
-[[markers]]
-id = "cp-west"
-kind = "capture"
-waypoint = "w"
-[[markers]]
-id = "cp-centre"
-kind = "capture"
-waypoint = "c"
-[[markers]]
-id = "cp-east"
-kind = "capture"
-waypoint = "e"
-"""
+TUTORIAL = REPO / "docs" / "tutorial" / "files"
+ROLE_FILES = ("sentry.htn", "sentries.py", "test_sentries.py")
+ARENA = (TUTORIAL / "arena.toml").read_text(encoding="utf-8")
 
 
-def _own_role_section(readme: str) -> str:
-    """The README's "Write your own role" section, up to the next section."""
-    start = readme.index("## Write your own role")
-    end = readme.find("\n## ", start + 1)
-    return readme[start : end if end != -1 else len(readme)]
-
-
-def _readme_files(folder: Path) -> dict[str, Path]:
-    """Write the code blocks of the README's section to ``folder``, each under the file name
-    its first line gives; return them by name."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = _own_role_section(text)
+def _tutorial_files(folder: Path) -> dict[str, Path]:
+    """Copy the tutorial's three files of the role to ``folder``, as a user would; return them
+    by name."""
     files = {}
-    for block in re.findall(r"```(?:lisp|python)\n(.*?)```", section, re.S):
-        name = re.match(r"[;#] (\S+)", block).group(1)  # type: ignore[union-attr]
+    for name in ROLE_FILES:
         files[name] = folder / name
-        files[name].write_text(block, encoding="utf-8")
+        shutil.copyfile(TUTORIAL / name, files[name])
     return files
 
 
@@ -98,17 +40,16 @@ def _run(args: list[str], cwd: Path) -> CommandResult:
     )
 
 
-def test_the_readme_section_is_under_a_hundred_lines_and_has_its_three_files(
-    tmp_path: Path,
-) -> None:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = _own_role_section(text)
-    assert len(section.strip().splitlines()) < 100
-    assert {"sentry.htn", "sentries.py", "test_sentries.py"} == set(_readme_files(tmp_path))
+def test_the_tutorial_page_shows_the_three_files_and_they_are_under_a_hundred_lines() -> None:
+    page = (REPO / "docs" / "tutorial" / "own-role.md").read_text(encoding="utf-8")
+    for name in ROLE_FILES:
+        assert f'--8<-- "docs/tutorial/files/{name}"' in page
+    lines = sum(len((TUTORIAL / name).read_text().strip().splitlines()) for name in ROLE_FILES)
+    assert lines < 100
 
 
-def test_the_readme_sentries_play_a_match_on_a_map_file_the_user_wrote(tmp_path: Path) -> None:
-    _readme_files(tmp_path)
+def test_the_tutorial_sentries_play_a_match_on_a_map_file_the_user_wrote(tmp_path: Path) -> None:
+    _tutorial_files(tmp_path)
     (tmp_path / "arena.toml").write_text(ARENA, encoding="utf-8")
     result = _run(
         ["-m", "warband", "run", "sentries.py", "--param", "map=arena.toml", "--json", "-q",
@@ -128,8 +69,8 @@ def test_the_readme_sentries_play_a_match_on_a_map_file_the_user_wrote(tmp_path:
     assert acts, "the sentry red-1 never acted"
 
 
-def test_the_readme_test_of_the_sentry_passes(tmp_path: Path) -> None:
-    _readme_files(tmp_path)
+def test_the_tutorial_test_of_the_sentry_passes(tmp_path: Path) -> None:
+    _tutorial_files(tmp_path)
     result = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_sentries.py"], tmp_path)
     assert 0 == result.returncode, result.stdout + result.stderr
     assert "1 passed" in result.stdout

@@ -1,4 +1,5 @@
-"""The ``warband`` command: run | sweep | agent | broker | keys | trace | bench | render | view.
+"""The ``warband`` command: run | sweep | agent | broker | keys | trace | bench | render | view |
+scenarios.
 
 Exit codes: 0 when the command did its job (for ``run``: the run completed, whatever its
 outcome; read ``outcome`` in the ``--json`` line), 1 when it failed while running, 2 for bad
@@ -104,6 +105,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_render(commands)
     _add_explain(commands)
     _add_view(commands)
+    _add_scenarios(commands)
     return parser
 
 
@@ -184,7 +186,12 @@ def _add_otel_option(parser: argparse.ArgumentParser) -> None:
 
 def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = commands.add_parser("run", help="run a scenario script", description="Run a scenario.")
-    run.add_argument("scenario", type=Path, help="scenario file, e.g. scenarios/ping_pong.py")
+    run.add_argument(
+        "scenario",
+        type=Path,
+        help="scenario file, e.g. scenarios/ping_pong.py, or a bundled scenario's name, e.g. "
+        "ping_pong (`warband scenarios` lists them)",
+    )
     run.add_argument(
         "--processes",
         action="store_true",
@@ -765,7 +772,7 @@ def _sweep(args: argparse.Namespace) -> int:
             made = tempfile.TemporaryDirectory(prefix=f"warband-sweep-{os.getpid()}-")
             metrics_dir = Path(scratch.enter_context(made))
         plan = SweepPlan(
-            scenario=args.scenario.resolve(),
+            scenario=scenario.path or args.scenario.resolve(),
             seeds=args.seeds,
             jobs=args.jobs or _cores(),
             params=params,
@@ -1127,4 +1134,36 @@ def _render(args: argparse.Namespace) -> int:
 
     out: Path = render_command(args.source, out=args.out, tick=args.tick)
     print(f"wrote {out}")
+    return 0
+
+
+def _add_scenarios(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    listing = commands.add_parser(
+        "scenarios",
+        help="list the bundled scenarios, or copy them out",
+        description="List the scenarios that ship with warband (each runs by name: `warband run "
+        "ping_pong`), or copy them into a directory to read and change.",
+    )
+    listing.add_argument(
+        "--copy",
+        type=Path,
+        metavar="DIR",
+        help="copy every bundled scenario into DIR (made if missing; refuses to overwrite)",
+    )
+    listing.set_defaults(handler=_scenarios)
+
+
+def _scenarios(args: argparse.Namespace) -> int:
+    from ._bundled import bundled_scenarios, copy_scenarios, summary
+
+    if args.copy is not None:
+        for file in copy_scenarios(args.copy):
+            print(file)
+        return 0
+    files = bundled_scenarios()
+    if not files:
+        raise ConfigurationError("this installation of warband holds no bundled scenarios")
+    width = max(len(name) for name in files)
+    for name, file in files.items():
+        print(f"{name:<{width}}  {summary(file)}")
     return 0

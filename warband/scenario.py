@@ -43,6 +43,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeAlias
 
+from ._bundled import bundled_file, bundled_scenarios
 from ._paths import wrong_kind
 from .exceptions import ConfigurationError, WarbandError
 from .messaging.actor import Actor
@@ -302,6 +303,9 @@ class Scenario:
 def load_scenario(path: str | Path) -> Scenario:
     """Import the scenario file at ``path`` and return its module-level ``scenario``.
 
+    A bare name that is no file here (``ping_pong``, ``ping_pong.py``) is the bundled scenario of
+    that name (``warband scenarios`` lists them), so an installed wheel runs them too.
+
     Each file gets its own module (named after its stem and a digest of its full path), so two
     files with the same name do not replace each other. The file this process runs as
     ``__main__`` (``python scenarios/x.py``) is not imported a second time: its ``scenario`` is
@@ -309,10 +313,10 @@ def load_scenario(path: str | Path) -> Scenario:
     missing file, a file that does not import (naming the file and line), or one that defines
     no ``scenario``.
     """
-    file = Path(path)
+    file = bundled_file(path) or Path(path)
     problem = wrong_kind(file, "file")
     if problem is not None:
-        raise ConfigurationError(f"scenario file {str(file)!r} {problem}")
+        raise ConfigurationError(f"scenario file {str(file)!r} {problem}{_bundled_hint(file)}")
     resolved = file.resolve()
     module = _main_module_of(resolved) or _import_file(file, resolved)
     scenario = getattr(module, "scenario", None)
@@ -322,6 +326,18 @@ def load_scenario(path: str | Path) -> Scenario:
         )
     scenario.path = resolved
     return scenario
+
+
+def _bundled_hint(file: Path) -> str:
+    """Where to find the scenarios when a path to one is not there (a wheel has no checkout)."""
+    names = bundled_scenarios()
+    if not names:
+        return ""
+    example = file.stem if file.stem in names else "ping_pong"
+    return (
+        f"; the bundled scenarios run by name (warband run {example}): {', '.join(names)}; "
+        "`warband scenarios --copy DIR` copies them out"
+    )
 
 
 def _main_module_of(resolved: Path) -> ModuleType | None:
