@@ -117,6 +117,8 @@ class JsonClient:
 
     ws: Any
     received: list[dict[str, Any]] = field(default_factory=list)
+    close_code: int | None = None
+    """The code of the gateway's close frame (None: none came)."""
     close_reason: str = ""
 
     async def send(self, **message: Any) -> None:
@@ -126,7 +128,7 @@ class JsonClient:
         """The next message, or None when the gateway closed the connection."""
         frame = await asyncio.wait_for(self.ws.receive(), timeout)
         if frame.type == aiohttp.WSMsgType.CLOSE:
-            self.close_reason = str(frame.extra or "")
+            self.close_code, self.close_reason = int(frame.data), str(frame.extra or "")
         if frame.type != aiohttp.WSMsgType.TEXT:
             return None
         message: dict[str, Any] = json.loads(frame.data)
@@ -143,7 +145,7 @@ class JsonClient:
     async def until_closed(self, timeout: float = 60) -> tuple[int | None, str]:
         while await self.receive(timeout) is not None:
             pass
-        return self.ws.close_code, self.close_reason
+        return self.close_code, self.close_reason
 
 
 def read_events(log_dir: Path, event: str) -> list[dict[str, Any]]:

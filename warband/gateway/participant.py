@@ -149,7 +149,14 @@ class ClientActor(Actor):
             await self._handle_immediate(early)
         await super()._dispatch_forever()
 
+    def stop(self, reason: str = "stopped") -> None:
+        super().stop(reason)
+        if self._tick_done is not None and not self._tick_done.done():
+            self._tick_done.set_result(None)  # nobody will answer this tick any more
+
     async def on_tick(self, tick: int) -> None:
+        if self.stopping:
+            return
         held, self._held = self._held, []
         for message in held:
             self._send_for_client(message)
