@@ -21,7 +21,10 @@ Parameters: ``bots`` per faction (1..12), ``mode`` (``capture_and_hold``, ``body
 and tells its commander, squads and dead bots; ``off``: none, squads weigh their members'
 threat reports), ``map`` (a
 bundled map name or a path to a TOML map file; one without a marker the mode needs is refused
-before the match, naming the marker and the mode).
+before the match, naming the marker and the mode), ``outside`` (bot ids, comma-separated, that
+clients in another language play through ``warband gateway``: the world gives them bodies and
+their hierarchy orders them as any bot, but warband builds no actor for them; such a run needs
+``--endpoint tcp://HOST:PORT --secret FILE``).
 The factions are :func:`warband.agents.factions.faction_actors`; each mode's commander objectives
 come from :mod:`warband.agents.objectives` (Capture and Hold attacks the majority of points the
 team lacks and defends what it holds, and takes the TSP nearest its base when it has a bot to
@@ -57,6 +60,7 @@ scenario = Scenario(
         "corridors": "on",
         "influence": "on",
         "map": "warzone",
+        "outside": "",
     },
     description="Two factions on Warzone: Killzone 3's hierarchy (or freelance bots) per side.",
     # A team that killed or captured nothing has no key in these: `warband sweep` counts it 0.
@@ -124,6 +128,24 @@ def _bots(team: str, count: int) -> list[str]:
     return [f"{team}-{i}" for i in range(1, count + 1)]
 
 
+def _outside(params: Params) -> list[str]:
+    bots = set(_bots("red", _count(params)) + _bots("blue", _count(params)))
+    ids = [b.strip() for b in str(params["outside"]).split(",") if b.strip()]
+    unknown = sorted(set(ids) - bots)
+    if unknown:
+        raise ConfigurationError(
+            f"--param outside={params['outside']}: {', '.join(unknown)} is no bot of this match; "
+            f"bots are red-1..red-{_count(params)} and blue-1..blue-{_count(params)}"
+        )
+    return ids
+
+
+@scenario.outsiders
+def outsiders(params: Params) -> list[str]:
+    """The bots clients play through ``warband gateway`` (``--param outside=red-1,...``)."""
+    return _outside(params)
+
+
 @scenario.world
 def make_world(params: Params, seed: int) -> World:
     count = _count(params)
@@ -181,7 +203,8 @@ def build(params: Params, seed: int) -> list[Actor]:
             corridors=_corridors(params),
             markers=markers,
         )
-    return actors
+    played_outside = set(_outside(params))
+    return [actor for actor in actors if actor.id not in played_outside]
 
 
 @scenario.outcome
