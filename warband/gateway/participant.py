@@ -31,7 +31,7 @@ from typing import Any
 
 import msgspec
 
-from ..exceptions import DeliveryError
+from ..exceptions import DeliveryError, ProtocolError
 from ..messaging.actor import Actor
 from ..messaging.catalog import (
     Message,
@@ -185,7 +185,7 @@ class ClientActor(Actor):
         next tick); a message that cannot go is answered with ``_Undeliverable``."""
         try:
             message = self._json.decode(text)
-        except Exception as error:
+        except ProtocolError as error:
             self.log.error("gateway.rejected", peer=self.id, reason=str(error))
             self._notice(
                 _Undeliverable(message_id="", message_type="", target="", reason=f"{error}")
@@ -239,7 +239,8 @@ class ClientActor(Actor):
                 f"{kind} is the gateway's to send, not a client's: a client sends catalog "
                 f"messages, TickDone, and of the control messages only {allowed}"
             )
-        if not isinstance(message, TickDone | _Register | _Leave) and not message.recipient:
+        addressed = TickDone | _Register | _Leave | _Watch | _FinishRun  # the gateway knows where
+        if not isinstance(message, addressed) and not message.recipient:
             return f"{kind} has no recipient: set 'recipient' to an agent id or #group"
         return None
 
