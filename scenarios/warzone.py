@@ -25,7 +25,10 @@ before the match, naming the marker and the mode), ``round`` (``off``, the defau
 of ``mode``; ``on``: a Warzone round, Killzone 3's five modes in succession, Assassination and
 Search and Destroy twice with the sides swapped, red attacking first; or a comma-separated
 list of modes to play so: see :mod:`warband.world.round`. The round's winner won the most
-missions; ``missions`` in the outcome details lists each one's outcome).
+missions; ``missions`` in the outcome details lists each one's outcome), ``outside`` (bot ids,
+comma-separated, that clients in another language play through ``warband gateway``: the world
+gives them bodies and their hierarchy orders them as any bot, but warband builds no actor for
+them; such a run needs ``--endpoint tcp://HOST:PORT --secret FILE``).
 
     warband run scenarios/warzone.py --param round=on --param bots=6
     warband run scenarios/warzone.py --param round=body_count,assassination
@@ -67,6 +70,7 @@ scenario = Scenario(
         "influence": "on",
         "round": "off",
         "map": "warzone",
+        "outside": "",
     },
     description="Two factions on Warzone: Killzone 3's hierarchy (or freelance bots) per side.",
     # A team that killed or captured nothing has no key in these: `warband sweep` counts it 0.
@@ -150,6 +154,24 @@ def _bots(team: str, count: int) -> list[str]:
     return [f"{team}-{i}" for i in range(1, count + 1)]
 
 
+def _outside(params: Params) -> list[str]:
+    bots = set(_bots("red", _count(params)) + _bots("blue", _count(params)))
+    ids = [b.strip() for b in str(params["outside"]).split(",") if b.strip()]
+    unknown = sorted(set(ids) - bots)
+    if unknown:
+        raise ConfigurationError(
+            f"--param outside={params['outside']}: {', '.join(unknown)} is no bot of this match; "
+            f"bots are red-1..red-{_count(params)} and blue-1..blue-{_count(params)}"
+        )
+    return ids
+
+
+@scenario.outsiders
+def outsiders(params: Params) -> list[str]:
+    """The bots clients play through ``warband gateway`` (``--param outside=red-1,...``)."""
+    return _outside(params)
+
+
 @scenario.world
 def make_world(params: Params, seed: int) -> World | WarzoneRound:
     count = _count(params)
@@ -223,7 +245,8 @@ def build(params: Params, seed: int) -> list[Actor]:
             corridors=_corridors(params),
             markers=markers,
         )
-    return actors
+    played_outside = set(_outside(params))
+    return [actor for actor in actors if actor.id not in played_outside]
 
 
 @scenario.outcome

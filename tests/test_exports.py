@@ -135,6 +135,17 @@ PUBLIC_NAMES: dict[str, set[str]] = {
         "TaskHandler",
         "check_acts",
     },
+    "warband.gateway": {
+        "DEFAULT_PORT",
+        "ClientActor",
+        "Gateway",
+        "GatewayConfig",
+        "JsonCodec",
+        "Tokens",
+        "load_tokens",
+        "serve",
+        "write_tokens",
+    },
     "warband.env": {
         "GYMNASIUM_ID",
         "OBSERVATION_FIELDS",

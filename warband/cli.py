@@ -1,5 +1,5 @@
-"""The ``warband`` command: run | sweep | agent | broker | keys | trace | bench | render | view |
-scenarios.
+"""The ``warband`` command: run | sweep | agent | broker | gateway | keys | trace | bench | render |
+view | scenarios.
 
 Exit codes: 0 when the command did its job (for ``run``: the run completed, whatever its
 outcome; read ``outcome`` in the ``--json`` line), 1 when it failed while running, 2 for bad
@@ -98,6 +98,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_sweep(commands)
     _add_agent(commands)
     _add_broker(commands)
+    _add_gateway(commands)
     _add_keys(commands)
     _add_trace(commands)
     _add_metrics(commands)
@@ -343,6 +344,73 @@ def _add_broker(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     broker.set_defaults(handler=_broker)
 
 
+def _add_gateway(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    gateway = commands.add_parser(
+        "gateway",
+        help="let WebSocket clients (game engines, browsers) join a run, in JSON",
+        description="Bridge WebSocket clients to a run: each connection is one participant "
+        "speaking JSON (PROTOCOL.md, section 15); the gateway registers, pings, acknowledges "
+        "and de-duplicates for it. Prints the WebSocket URL first.",
+    )
+    gateway.add_argument(
+        "--connect", required=True, metavar="ENDPOINT", help="the run's broker endpoint"
+    )
+    gateway.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (127.0.0.1; another needs --tokens)",
+    )
+    gateway.add_argument("--port", type=int, default=8766, help="port to listen on (8766)")
+    gateway.add_argument(
+        "--tokens",
+        type=Path,
+        metavar="DIR",
+        help="let a client play agent ID only with the token in DIR/ID.token (`warband keys DIR "
+        "--tokens ID[,ID...]` writes them); without it, any id, on loopback only",
+    )
+    gateway.add_argument(
+        "--curve",
+        type=Path,
+        metavar="KEYDIR",
+        help="clients' connections to the broker use the CURVE keys in KEYDIR (ID.key_secret of "
+        "each id played, broker.key)",
+    )
+    _add_secret_option(gateway)
+    gateway.add_argument(
+        "--clock",
+        default="clock",
+        metavar="ID",
+        help="the run's clock, unless a client names it: clock (world for a scenario with a world)",
+    )
+    gateway.add_argument(
+        "--queue",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="messages waiting for a client before it is dropped as too slow (10000)",
+    )
+    gateway.add_argument(
+        "--tick-timeout",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="seconds a lockstep client has to answer a Tick with TickDone before it is "
+        "dropped (5)",
+    )
+    gateway.add_argument(
+        "--register-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds a client has to send its _Register before it is closed (10)",
+    )
+    gateway.add_argument("--log", type=Path, metavar="DIR", help="write JSON logs here")
+    gateway.add_argument(
+        "--quiet", "-q", action="store_true", help="no line on stderr but the summary"
+    )
+    gateway.set_defaults(handler=_gateway)
+
+
 def _add_secret_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--secret",
@@ -387,6 +455,12 @@ def _add_keys(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         action="store_true",
         help="also write DIR/run.secret, a run secret for `warband broker` and `warband agent` "
         "--secret (a shared password: keeps strangers out without per-agent keys)",
+    )
+    keys.add_argument(
+        "--tokens",
+        metavar="ID[,ID...]",
+        help="also (or only) write a `warband gateway` token for each of these agent ids, "
+        "DIR/ID.token: the gateway's host needs them all (--tokens DIR), each client its own",
     )
     keys.add_argument("--force", action="store_true", help="replace existing key files")
     keys.set_defaults(handler=_keys)
@@ -992,21 +1066,62 @@ def _keys(args: argparse.Namespace) -> int:
         scenario = load_scenario(args.scenario)
         params = scenario.resolve_params(_params(args.param))
         ids += [scenario.clock_id, *(actor.id for actor in scenario.build(params, 0))]
-    if not ids and not args.secret:
+    token_ids = [agent.strip() for agent in (args.tokens or "").split(",") if agent.strip()]
+    if args.tokens is not None and not token_ids:
+        raise ConfigurationError("--tokens names no agent id: pass --tokens ID[,ID...]")
+    if not ids and not args.secret and not token_ids:
         raise ConfigurationError(
             "name the agents: --agents ID[,ID...] or --scenario FILE (or --secret for a run "
-            "secret alone)"
+            "secret alone, --tokens ID[,ID...] for gateway tokens)"
         )
+    from .gateway.tokens import TOKEN_SUFFIX, write_tokens
     from .messaging.secret import SECRET_FILE, write_secret
 
     if args.secret and (args.directory / SECRET_FILE).exists() and not args.force:
         write_secret(args.directory)  # refuses, naming the file, before any key is written
+    for agent in token_ids:
+        if (args.directory / f"{agent}{TOKEN_SUFFIX}").exists() and not args.force:
+            write_tokens(args.directory, [agent])  # refuses, naming the file, as above
     written = make_keys(args.directory, ids, force=args.force) if ids else []
+    if token_ids:
+        written += write_tokens(args.directory, token_ids, force=args.force)
     if args.secret:
         written.append(write_secret(args.directory, force=args.force))
     for path in written:
         print(f"wrote {path}")
     return 0
+
+
+def _gateway(args: argparse.Namespace) -> int:
+    from .gateway.server import GatewayConfig, serve
+    from .gateway.tokens import load_tokens
+    from .messaging.addresses import check_actor_id
+    from .messaging.tracing import configure_logging
+
+    _check_connect_endpoint(args.connect)
+    _check_log_dir(args.log)
+    check_actor_id(args.clock)
+    if not 0 < args.port < 65536:
+        raise ConfigurationError(f"--port must be 1..65535, got {args.port}")
+    secret = _secret_of(args)
+    if args.curve is not None:
+        from .messaging.curve import check_curve_endpoint
+
+        check_curve_endpoint(args.connect)
+    config = GatewayConfig(
+        connect=args.connect,
+        host=args.host,
+        port=args.port,
+        tokens=load_tokens(args.tokens) if args.tokens is not None else None,
+        secret=secret,
+        curve=args.curve,
+        clock=args.clock,
+        queue=args.queue,
+        tick_timeout=args.tick_timeout,
+        register_timeout=args.register_timeout,
+    )
+    configure_logging(args.log, "gateway", console=args.log is None)
+    return serve(config, quiet=args.quiet)
 
 
 def _trace(args: argparse.Namespace) -> int:
