@@ -681,3 +681,20 @@ def test_a_bot_holding_a_spot_turns_to_where_an_enemy_just_went_out_of_sight() -
     looks = [acts for acts in ticks if ("look", {"waypoint": "m1"}) in acts]
     assert 1 == len(looks), ticks  # once, to where blue-1 was last seen
     assert ticks.index(looks[0]) <= 1, ticks  # in the two ticks after it went
+
+
+def test_escorts_of_a_vip_in_a_dead_end_spread_over_the_next_ring_of_waypoints_too() -> None:
+    spread_around = bot_functions(WARZONE)["spread_around"]
+    crowd = [f"blue-{n}" for n in range(1, 6)]
+
+    def place_of(me: str) -> object:
+        facts = FactDB()
+        facts.assert_fact("self", me, "blue", "assault")
+        for mate in crowd:
+            if mate != me:
+                facts.assert_fact("sees", mate, "house-east", 0.0, "blue")
+        return spread_around(facts, "house-east", "house-east")  # the VIP in the house
+
+    places = [place_of(me) for me in crowd[1:]]
+    # The house has one neighbour, its yard: the others stand a link further, not on top.
+    assert {"house-east-yard", "g3", "h3"} <= set(places), places

@@ -247,6 +247,15 @@ def test_members_defending_a_tsp_are_dealt_its_neighbours_when_it_has_no_defend_
     assert all(WARZONE.has_link(tsp, str(spot)) for spot in spots[1:])  # the others beside it
 
 
+def test_members_defending_a_house_spread_over_two_rings_of_links_around_it() -> None:
+    defend_spot = squad_functions(WARZONE)["defend_spot"]
+    squad = _facts(*_squad_at(*((f"blue-{n}", "i3") for n in range(1, 5))))
+    spots = [defend_spot(squad, "hide-house-east", f"blue-{n}") for n in range(1, 5)]
+    # The house, its yard (its one neighbour), then the yard's neighbours: four places.
+    assert ["house-east", "house-east-yard"] == spots[:2]
+    assert {"g3", "h3"} == set(spots[2:])
+
+
 def test_a_regroup_ends_when_three_quarters_of_the_living_members_arrived() -> None:
     most_arrived = squad_functions(WARZONE)["most_arrived"]
     squad = _squad_at(*((f"red-{n}", "d2") for n in range(1, 5)))

@@ -660,13 +660,17 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
     def spread_around(facts: FactDB, here: Value, centre: Value) -> Value:
         """Where a bot in a crowd (:func:`_crowd_rank`) around ``centre`` (an escorted VIP's
         waypoint) stands instead: the k-th of the crowd takes the k-th of the centre and its
-        neighbours, the fewest team mates first; None when it is not in a crowd or is its
-        first."""
+        neighbours (and theirs, when there are fewer than the crowd), the fewest team mates
+        first; None when it is not in a crowd or is its first."""
         ranked = _crowd_rank(facts, here)
         if ranked is None or not game_map.has_waypoint(str(centre)):
             return None
         rank, held = ranked
-        around = [str(centre), *sorted(game_map.neighbours(str(centre)))]
+        near = sorted(game_map.neighbours(str(centre)))
+        around = [str(centre), *near]
+        if len(around) <= rank:
+            # A VIP in a dead end (a house and its yard): the next ring too.
+            around += sorted({n for w in near for n in game_map.neighbours(w)} - set(around))
         spots = sorted((w for w in around if w != here), key=lambda w: (held[w], w))
         return spots[(rank - 1) % len(spots)] if spots else None
 

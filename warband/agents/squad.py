@@ -244,6 +244,10 @@ def whereabouts_daemon(memory: Memory, tick: int) -> list[Fact]:
     return back
 
 
+DEFEND_RINGS = 2
+"""How many rings of links around a marker a squad defending it spreads over, at most."""
+
+
 def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
     """The functions ``squad.htn`` calls, bound to ``game_map``."""
     points = {marker.id: marker.waypoint for marker in game_map.markers}
@@ -368,17 +372,22 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
     def defend_spot(facts: FactDB, target: Value, member: Value) -> Value:
         """The place of ``member`` around ``target``: the marker's own waypoint first, then its
         group's defend markers, then (for a marker with fewer such spots than members, as a
-        TSP) its neighbours, the least enemy influence first, dealt to the members in id order:
-        four members and a tactician on one TSP were one grenade's target."""
+        TSP) the waypoints around it, one ring of links at a time and at most
+        :data:`DEFEND_RINGS`, the least enemy influence first, dealt to the members in id order:
+        four members and a tactician on one TSP were one grenade's target, and a house's one
+        neighbour, its yard, held two each."""
         goal = _where(str(target))
         if goal is None:
             return None
         spots = [goal, *groups.get(str(target), [])]
         members = sorted(_members(facts))
-        if len(spots) < len(members):
-            enemy = _enemy_influence(facts, strategic, game_map)
-            around = sorted(set(game_map.neighbours(goal)) - set(spots))
-            spots += sorted(around, key=lambda w: enemy.get(strategic.area_of(w), 0.0))
+        ring = [goal]
+        enemy = _enemy_influence(facts, strategic, game_map) if len(spots) < len(members) else {}
+        for _ in range(DEFEND_RINGS):
+            if len(spots) >= len(members):
+                break
+            ring = sorted({n for w in ring for n in game_map.neighbours(w)} - set(spots))
+            spots += sorted(ring, key=lambda w: enemy.get(strategic.area_of(w), 0.0))
         index = members.index(str(member)) if str(member) in members else 0
         return spots[index % len(spots)]
 
