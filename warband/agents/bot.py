@@ -745,9 +745,11 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     def order_place(facts: FactDB, task: Value, arg: Value) -> Value:
         """Where an order sends the bot: a goto's waypoint, a capture point's waypoint, the
-        waypoint it defends or hides at; None for an order without a fixed place (an attack
-        follows its target)."""
-        if task == "capture":
+        waypoint it defends or hides at, an attacked destroy target's waypoint; None for an
+        order without a fixed place (an attack on an agent follows it). Attackers of a target
+        that stood and fought wherever they met a defender were order-starved a fifth of the
+        time."""
+        if task in ("capture", "attack"):
             return point_waypoint(facts, arg)
         if task in ("goto", "defend", "hide") and game_map.has_waypoint(str(arg)):
             return arg
