@@ -48,9 +48,11 @@ KEEPER_PREFIX = "~keeper"
 class ProcessKeeper:
     """Vouches for the running actors of this process to the broker at ``endpoint``.
 
-    ``running`` is called on the event loop, once per ``interval``, and returns the ids to vouch
-    for (the actors registered and not stopped); the thread sends the last list it was given.
-    Use it as an async context manager around the actors' runs, from the loop that runs them.
+    ``running`` returns the ids to vouch for (the actors registered and not stopped); the
+    keeper's thread calls it before each vouch, so it must only read (flags, a fixed list of
+    actors), never change anything the loop uses. Use the keeper as an async context manager
+    around the actors' runs, from the loop that runs them: the loop notes every ``interval``
+    that it still turns.
     """
 
     def __init__(
@@ -72,7 +74,6 @@ class ProcessKeeper:
         self._running = running
         self._context = context
         self._secret = secret
-        self._agents: tuple[str, ...] = ()
         self._loop_turned = time.monotonic()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -93,9 +94,8 @@ class ProcessKeeper:
             await asyncio.to_thread(self._thread.join, 5.0)
 
     def _look(self) -> None:
-        """On the loop: note that it turned, and which actors run now."""
+        """On the loop: note that it turned."""
         self._loop_turned = time.monotonic()
-        self._agents = tuple(self._running())
         loop = asyncio.get_running_loop()
         self._timer = loop.call_later(self.interval, self._look)
 
@@ -121,13 +121,13 @@ class ProcessKeeper:
         # Sent even empty (no actor registered yet, or the loop is stuck): the broker closes a
         # connection that says nothing within its first seconds.
         stuck = time.monotonic() - self._loop_turned > self.stuck_after
-        agents = () if stuck else self._agents
+        agents = [] if stuck else list(self._running())
         self.vouches += 1
         vouch = _Vouch(
             sender=self.id,
             recipient=BROKER_ID,
             id=f"{self.id}:c{self.vouches}",
-            agents=list(agents),
+            agents=agents,
             interval=self.interval,
         )
         with contextlib.suppress(zmq.Again):  # the broker is away: the next one will do
