@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .messaging.secret import RunSecret
     from .scenario import Scenario
 
-BENCHMARKS = ("messaging", "planning", "world", "warzone", "chaos", "view", "env")
+BENCHMARKS = ("messaging", "planning", "world", "warzone", "chaos", "view", "env", "scale")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
