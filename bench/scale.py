@@ -99,7 +99,7 @@ MESSAGING: Final = REPO / "bench" / "messaging.py"
 PLACEMENTS: Final = ("one process", "workers", "processes")
 SIZES: Final = (6, 12, 24, 48)
 QUICK_SIZES: Final = (1, 2)
-MAX_BOTS: Final = 64
+MAX_BOTS: Final = 128
 """The scenario's limit a side: the ladder's last rung."""
 TICKS: Final = 60
 QUICK_TICKS: Final = 8

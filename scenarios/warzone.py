@@ -13,7 +13,7 @@ above them: each goes for the nearest point its team does not hold.
     warband trace runs/wz --type Order --type CompletionReport
     warband explain runs/wz --agent red-squad-1 --tick 40
 
-Parameters: ``bots`` per faction (1..64), ``mode`` (``capture_and_hold``, ``body_count``,
+Parameters: ``bots`` per faction (1..128), ``mode`` (``capture_and_hold``, ``body_count``,
 ``search_and_retrieve``, ``assassination``, ``search_and_destroy``; red attacks in the last two),
 ``red`` and ``blue`` (``hierarchy`` or ``freelance``), ``time_limit`` (the mode's, in ticks),
 ``corridors`` (``on``, the default: squads keep their members to the squad's route, Listing
@@ -79,9 +79,10 @@ scenario = Scenario(
 
 TEAMS = ("red", "blue")
 CLASSES = ("assault", "medic", "engineer", "tactician")
-MAX_BOTS = 64
+MAX_BOTS = 128
 """Bots per faction at most: the Warzone map has no room limit (any number of bots may stand on
-one waypoint); 64 a side keeps a run within what one machine plays (`warband bench scale`)."""
+one waypoint); 128 a side (322 agents) is about what one 2-core machine still plays at a tick a
+second (`warband bench scale`)."""
 
 
 @cache
