@@ -1,7 +1,9 @@
-"""Running a scenario: everything in one process, or the broker and every actor in its own.
+"""Running a scenario: everything in one process; the agents in N worker processes of many
+agents each (``--workers N``); or the broker and every actor in its own (``--processes``).
 
-Both paths build the same actors from the same parameters and seed and drive them with the same
-clock, so a lockstep run sends the same messages in the same per-tick order either way.
+Every path builds the same actors from the same parameters and seed and drives them with the
+same clock, so a lockstep run sends the same messages in the same per-tick order in each. Every
+process of actors runs a keeper (:mod:`warband.messaging.keeper`), so a long tick departs none.
 """
 
 from __future__ import annotations
@@ -134,7 +136,8 @@ class RunOptions:
     start_timeout: float = 60.0
     """Seconds the clock waits for every participant to connect before the run fails."""
     curve: Path | None = None
-    """With processes: the CURVE key directory (``warband keys``) every connection uses."""
+    """With processes or workers: the CURVE key directory (``warband keys``) every connection
+    uses."""
     max_restarts: int = DEFAULT_MAX_RESTARTS
     """With processes: restarts of one agent allowed per ``restart_period`` before the
     supervisor gives up on it (its superior and the clock are told: ``gave_up``)."""
