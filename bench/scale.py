@@ -68,7 +68,7 @@ from warband.messaging import event_loop
 from warband.messaging.broker import remove_ipc_socket_file
 from warband.messaging.clock import RunResult
 from warband.messaging.keeper import ProcessKeeper
-from warband.messaging.supervisor import Supervisor
+from warband.messaging.supervisor import PARENT_VARIABLE, Supervisor, watch_parent
 from warband.messaging.tracing import configure_logging
 from warband.placement import place
 from warband.scenario import Params, Scenario, load_scenario
@@ -218,9 +218,11 @@ def _play(placement: str, bots: int, ticks: int, seed: int) -> dict[str, Any]:
         f"--ticks={ticks}",
         f"--seed={seed}",
     ]
+    # The match ends itself, and so its processes, if this benchmark dies (watch_parent).
+    env = {**os.environ, PARENT_VARIABLE: str(os.getpid())}
     try:
         done = subprocess.run(
-            command, capture_output=True, text=True, timeout=_MATCH_TIMEOUT_S, check=False
+            command, capture_output=True, text=True, timeout=_MATCH_TIMEOUT_S, check=False, env=env
         )
     except subprocess.TimeoutExpired:
         raise BenchmarkError(
@@ -311,6 +313,7 @@ class _MeasuredWorld(WorldActor):
 
 
 def _match(args: argparse.Namespace) -> int:
+    watch_parent()
     configure_logging(None, "bench")
     scenario = load_scenario(WARZONE)
     overrides = {"bots": str(args.bots), "red": "hierarchy", "blue": "hierarchy"}
