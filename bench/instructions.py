@@ -114,6 +114,17 @@ def measure(script: Path, sizes: Sizes) -> dict[str, Any]:
     return build_report(figures, unit, sizes)
 
 
+def measure_routing(script: Path, sizes: Sizes) -> tuple[float, float, str]:
+    """Only the two brokers' cases: (warband broker, raw forwarder) per routed frame, and the
+    unit (``instructions`` or ``cpu_ns``); for ``warband bench scale``."""
+    tool = valgrind()
+    with tempfile.TemporaryDirectory(prefix="wb-count-") as tmp:
+        counter = _Counter(script, Path(tmp), tool)
+        broker = counter.broker("count-broker", _register_warband, sizes)
+        forwarder = counter.broker("count-forwarder", _register_raw, sizes)
+    return broker, forwarder, "instructions" if tool else "cpu_ns"
+
+
 def build_report(figures: dict[str, float], unit: str, sizes: Sizes) -> dict[str, Any]:
     """The JSON figures: ``<case>_<unit>`` per frame or round trip, ratios, targets."""
     report: dict[str, Any] = {_key(case, unit): figures[case] for case in CASES}

@@ -9,10 +9,11 @@ above them: each goes for the nearest point its team does not hold.
     warband run scenarios/warzone.py
     warband run scenarios/warzone.py --param bots=12 --param blue=freelance --log runs/wz
     warband run scenarios/warzone.py --processes --param bots=6
+    warband run scenarios/warzone.py --workers 2 --param bots=48
     warband trace runs/wz --type Order --type CompletionReport
     warband explain runs/wz --agent red-squad-1 --tick 40
 
-Parameters: ``bots`` per faction (1..12), ``mode`` (``capture_and_hold``, ``body_count``,
+Parameters: ``bots`` per faction (1..128), ``mode`` (``capture_and_hold``, ``body_count``,
 ``search_and_retrieve``, ``assassination``, ``search_and_destroy``; red attacks in the last two),
 ``red`` and ``blue`` (``hierarchy`` or ``freelance``), ``time_limit`` (the mode's, in ticks),
 ``corridors`` (``on``, the default: squads keep their members to the squad's route, Listing
@@ -28,7 +29,8 @@ list of modes to play so: see :mod:`warband.world.round`. The round's winner won
 missions; ``missions`` in the outcome details lists each one's outcome), ``outside`` (bot ids,
 comma-separated, that clients in another language play through ``warband gateway``: the world
 gives them bodies and their hierarchy orders them as any bot, but warband builds no actor for
-them; such a run needs ``--endpoint tcp://HOST:PORT --secret FILE``).
+them; such a run needs ``--endpoint tcp://HOST:PORT --secret FILE``). With ``--workers N``
+each faction keeps to workers of its own (``@scenario.placement``).
 
     warband run scenarios/warzone.py --param round=on --param bots=6
     warband run scenarios/warzone.py --param round=body_count,assassination
@@ -49,8 +51,10 @@ from warband.agents.factions import (
     CONTROLS,
     Control,
     check_map,
+    commander_id,
     faction_actors,
     faction_observers,
+    squad_ids,
 )
 from warband.agents.objectives import MapMarkers
 from warband.world import MODES, Map, Mission, WarzoneRound, World, load_map, round_missions
@@ -79,6 +83,10 @@ scenario = Scenario(
 
 TEAMS = ("red", "blue")
 CLASSES = ("assault", "medic", "engineer", "tactician")
+MAX_BOTS = 128
+"""Bots per faction at most: the Warzone map has no room limit (any number of bots may stand on
+one waypoint); 128 a side (322 agents) is about what one 2-core machine still plays at a tick a
+second (`warband bench scale`)."""
 
 
 @cache
@@ -117,8 +125,10 @@ def _round(params: Params) -> list[Mission] | None:
 
 def _count(params: Params) -> int:
     count = int(params["bots"])
-    if not 1 <= count <= 12:
-        raise ConfigurationError(f"bots must be 1..12 per faction (--param bots=N), got {count}")
+    if not 1 <= count <= MAX_BOTS:
+        raise ConfigurationError(
+            f"bots must be 1..{MAX_BOTS} per faction (--param bots=N), got {count}"
+        )
     return count
 
 
@@ -247,6 +257,21 @@ def build(params: Params, seed: int) -> list[Actor]:
         )
     played_outside = set(_outside(params))
     return [actor for actor in actors if actor.id not in played_outside]
+
+
+@scenario.placement
+def teams(params: Params) -> list[list[str]]:
+    """``--workers N``: each faction (its commander, squads and bots) keeps to workers of its
+    own (with one worker, both share it)."""
+    count = _count(params)
+    played_outside = set(_outside(params))  # no actor of ours: clients play them
+    groups = []
+    for team in TEAMS:
+        bots = [bot for bot in _bots(team, count) if bot not in played_outside]
+        if _control(params, team) == "hierarchy":
+            bots = [commander_id(team), *squad_ids(team, count), *bots]
+        groups.append(bots)
+    return groups
 
 
 @scenario.outcome

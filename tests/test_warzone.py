@@ -200,7 +200,7 @@ def test_a_freelance_faction_has_no_commander_and_no_squads(warband_cli: Cli) ->
 @pytest.mark.parametrize(
     ("param", "message"),
     [
-        ("bots=13", "bots must be 1..12 per faction"),
+        ("bots=129", "bots must be 1..128 per faction"),
         ("red=robots", "a faction is controlled by one of hierarchy, freelance"),
         ("mode=tag", "unknown game mode"),
         ("time_limit=0", "time_limit must be at least 1 tick"),

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .messaging.secret import RunSecret
     from .scenario import Scenario
 
-BENCHMARKS = ("messaging", "planning", "world", "warzone", "chaos", "view", "env")
+BENCHMARKS = ("messaging", "planning", "world", "warzone", "chaos", "view", "env", "scale")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -198,6 +198,14 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="store_true",
         help="run the broker, the clock and every actor each in its own OS process",
     )
+    run.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="run the broker and the clock each in its own OS process and the agents in N "
+        "worker processes, each one event loop for many agents (placed by the scenario's "
+        "groups, else round-robin)",
+    )
     run.add_argument("--json", action="store_true", help="end with one JSON summary line")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     run.add_argument(
@@ -289,12 +297,26 @@ def _add_sweep(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _add_agent(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     agent = commands.add_parser(
         "agent",
-        help="run one actor of a scenario, connected to a broker",
-        description="Run one actor of a scenario (or its clock) and connect it to a broker.",
+        help="run one actor (or several) of a scenario, connected to a broker",
+        description="Run one actor of a scenario (or its clock), or several actors in one "
+        "process (--ids), and connect them to a broker.",
     )
     agent.add_argument("--connect", required=True, metavar="ENDPOINT", help="broker endpoint")
     agent.add_argument("--scenario", required=True, type=Path, help="scenario file")
-    agent.add_argument("--id", required=True, dest="agent_id", help="agent id, e.g. bot-3")
+    which = agent.add_mutually_exclusive_group(required=True)
+    which.add_argument("--id", dest="agent_id", help="agent id, e.g. bot-3 (or the clock's)")
+    which.add_argument(
+        "--ids",
+        metavar="ID,ID,...",
+        help="several agents in this one process, one event loop for them all, e.g. "
+        "red-1,red-2,red-squad-1 (not the clock)",
+    )
+    agent.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the process's name in its log file's name (default: its id; with --ids, "
+        "the first id and how many more, e.g. red-1+2)",
+    )
     agent.add_argument(
         "--result", type=Path, metavar="FILE", help="(clock only) write the run result JSON here"
     )
@@ -769,18 +791,21 @@ def _run_scenario(args: argparse.Namespace) -> int:
     from .scenario import load_scenario
 
     _check_run_options(args)
+    _check_placement(args)
     _check_fresh_log_dir(args.log)
-    configure_logging(args.log, "launcher" if args.processes else "main", live=args.live)
-    _start_otel(args.otel, "launcher" if args.processes else "main")
+    separate = args.processes or args.workers is not None
+    configure_logging(args.log, "launcher" if separate else "main", live=args.live)
+    _start_otel(args.otel, "launcher" if separate else "main")
     scenario = load_scenario(args.scenario)
     options = _options(args)
     _check_scenario(scenario, options)
     if args.curve is not None:
         _check_curve_run(args)
     if args.endpoint is not None:
-        if args.processes and args.endpoint.startswith("inproc://"):
+        if separate and args.endpoint.startswith("inproc://"):
+            flag = "--processes" if args.processes else "--workers"
             raise ConfigurationError(
-                f"--endpoint {args.endpoint!r} reaches only within one process: a --processes "
+                f"--endpoint {args.endpoint!r} reaches only within one process: a {flag} "
                 "run needs tcp://HOST:PORT or ipc:///path (or no --endpoint: ipc:// is the default)"
             )
         _check_endpoint(args.endpoint)
@@ -790,10 +815,14 @@ def _run_scenario(args: argparse.Namespace) -> int:
             print(f"[{scenario.name}] {text}", file=sys.stderr, flush=True)
 
     mode = "processes" if args.processes else "one process"
+    if args.workers is not None:
+        mode = f"{args.workers} workers"
     progress(f"starting ({mode}, seed {args.seed}, {args.mode})")
     started = time.monotonic()
     try:
-        report = run_scenario(scenario, options, progress, processes=args.processes)
+        report = run_scenario(
+            scenario, options, progress, processes=args.processes, workers=args.workers
+        )
     except RunInterrupted as interrupted:
         # Every process of the run is reaped by now; say so in one line, JSON line last.
         flush_logging()
@@ -899,13 +928,19 @@ def _agent(args: argparse.Namespace) -> int:
 
     # A launcher killed with -9 takes its agents with it; a closed pipe is its to act on.
     _supervised(watch_parent())
-    from .launcher import run_agent
+    from .launcher import run_agent, run_agents
     from .messaging.addresses import check_actor_id
     from .messaging.secret import RUN_ID_VARIABLE
     from .messaging.tracing import configure_logging
     from .scenario import load_scenario
 
-    check_actor_id(args.agent_id)
+    ids = _agent_ids(args)
+    for agent_id in ids:
+        check_actor_id(agent_id)
+    if args.ids is not None and (args.result is not None or args.heartbeat is not None):
+        raise ConfigurationError(
+            "--result and --heartbeat are the clock's, which runs alone: pass --id CLOCK"
+        )
     _check_run_options(args)
     _check_connect_endpoint(args.connect)
     _check_result_file(args.result)
@@ -914,15 +949,31 @@ def _agent(args: argparse.Namespace) -> int:
         from .messaging.curve import check_curve_endpoint, load_client
 
         check_curve_endpoint(args.connect)
-        load_client(args.curve, args.agent_id)  # a missing key file is named before we start
-    configure_logging(args.log, args.agent_id, live=args.live)
-    _start_otel(args.otel, args.agent_id)
-    # SIGTERM, SIGINT and SIGHUP stop the actor through its event loop (see run_agent).
+        for agent_id in ids:
+            load_client(args.curve, agent_id)  # a missing key file is named before we start
+    name = args.name or (ids[0] if len(ids) == 1 else f"{ids[0]}+{len(ids) - 1}")
+    configure_logging(args.log, name, live=args.live)
+    _start_otel(args.otel, name)
+    # SIGTERM, SIGINT and SIGHUP stop the actors through their event loop (see run_agent).
     scenario = load_scenario(args.scenario)
     options = dataclasses.replace(
         _options(args), secret=secret, run_id=os.environ.pop(RUN_ID_VARIABLE, "")
     )
+    if args.ids is not None:
+        return run_agents(scenario, ids, args.connect, options)
     return run_agent(scenario, args.agent_id, args.connect, options, args.result, args.heartbeat)
+
+
+def _agent_ids(args: argparse.Namespace) -> list[str]:
+    """The ids of ``--id`` or ``--ids`` (commas, spaces around them ignored)."""
+    if args.ids is None:
+        return [args.agent_id]
+    ids = [agent.strip() for agent in args.ids.split(",")]
+    if not all(ids):
+        raise ConfigurationError(
+            f"--ids {args.ids!r} has an empty id; pass ids separated by commas: a,b,c"
+        )
+    return ids
 
 
 def _secret_of(args: argparse.Namespace) -> RunSecret | None:
@@ -1028,11 +1079,23 @@ def _start_otel(flag: str | None, process: str) -> None:
     otel.configure(endpoint, process)
 
 
-def _check_curve_run(args: argparse.Namespace) -> None:
-    if not args.processes:
+def _check_placement(args: argparse.Namespace) -> None:
+    if args.workers is None:
+        return
+    if args.processes:
         raise ConfigurationError(
-            "--curve protects connections between processes and hosts: add --processes (and "
-            "--endpoint tcp://127.0.0.1:PORT)"
+            "--processes and --workers are two placements: pass one (--processes: a process "
+            "per agent; --workers N: N processes of many agents each)"
+        )
+    if args.workers < 1:
+        raise ConfigurationError(f"--workers must be at least 1, got {args.workers}")
+
+
+def _check_curve_run(args: argparse.Namespace) -> None:
+    if not args.processes and args.workers is None:
+        raise ConfigurationError(
+            "--curve protects connections between processes and hosts: add --processes or "
+            "--workers N (and --endpoint tcp://127.0.0.1:PORT)"
         )
     if args.endpoint is None:
         raise ConfigurationError(

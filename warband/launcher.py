@@ -1,7 +1,9 @@
-"""Running a scenario: everything in one process, or the broker and every actor in its own.
+"""Running a scenario: everything in one process; the agents in N worker processes of many
+agents each (``--workers N``); or the broker and every actor in its own (``--processes``).
 
-Both paths build the same actors from the same parameters and seed and drive them with the same
-clock, so a lockstep run sends the same messages in the same per-tick order either way.
+Every path builds the same actors from the same parameters and seed and drives them with the
+same clock, so a lockstep run sends the same messages in the same per-tick order in each. Every
+process of actors runs a keeper (:mod:`warband.messaging.keeper`), so a long tick departs none.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .messaging.addresses import DEFAULT_CLOCK_ID, SUPERVISOR_ID
 from .messaging.broker import Broker, remove_ipc_socket_file
 from .messaging.clock import Clock, DeparturePolicy, RunResult
 from .messaging.faults import FrameDrops
+from .messaging.keeper import ProcessKeeper
 from .messaging.secret import RUN_ID_VARIABLE, SECRET_VARIABLE, RunSecret, new_secret
 from .messaging.supervisor import (
     DEFAULT_MAX_RESTARTS,
@@ -39,6 +42,7 @@ from .messaging.supervisor import (
     Supervisor,
 )
 from .messaging.tracing import get_logger, logging_to_files
+from .placement import place
 from .scenario import Outcome, Params, Scenario
 
 if TYPE_CHECKING:
@@ -74,6 +78,8 @@ class RunReport:
     undeliverable: dict[str, int] = field(default_factory=dict)
     conflated: dict[str, int] = field(default_factory=dict)
     would_block: dict[str, int] = field(default_factory=dict)
+    workers: dict[str, list[str]] = field(default_factory=dict)
+    """With ``--workers N``: each worker process's name and the agents it ran."""
 
     @property
     def clean(self) -> bool:
@@ -107,6 +113,7 @@ class RunReport:
             "undeliverable": self.undeliverable,
             "conflated": self.conflated,
             "would_block": self.would_block,
+            "workers": self.workers,
             "clean": self.clean,
         }
 
@@ -129,7 +136,8 @@ class RunOptions:
     start_timeout: float = 60.0
     """Seconds the clock waits for every participant to connect before the run fails."""
     curve: Path | None = None
-    """With processes: the CURVE key directory (``warband keys``) every connection uses."""
+    """With processes or workers: the CURVE key directory (``warband keys``) every connection
+    uses."""
     max_restarts: int = DEFAULT_MAX_RESTARTS
     """With processes: restarts of one agent allowed per ``restart_period`` before the
     supervisor gives up on it (its superior and the clock are told: ``gave_up``)."""
@@ -231,8 +239,10 @@ def run_scenario(
     progress: Progress | None = None,
     *,
     processes: bool = False,
+    workers: int | None = None,
 ) -> RunReport:
-    """Run ``scenario`` in one process or (``processes``) in many: the ``warband run`` body.
+    """Run ``scenario`` in one process, one process per agent (``processes``) or in ``workers``
+    worker processes: the ``warband run`` body.
 
     With OpenTelemetry export on in this process, the run has a span of its own here,
     ``run <scenario>`` (:func:`warband.messaging.otel.run_span`; parent: ``TRACEPARENT`` if set),
@@ -244,7 +254,21 @@ def run_scenario(
     """
     from .messaging import otel
 
-    runner = run_in_processes if processes else run_in_process
+    if processes and workers is not None:
+        raise ConfigurationError(
+            "--processes and --workers are two placements: pass one (--processes: a process "
+            "per agent; --workers N: N processes of many agents each)"
+        )
+
+    def runner(
+        scenario: Scenario, options: RunOptions, progress: Progress | None = None
+    ) -> RunReport:
+        if workers is not None:
+            return run_in_workers(scenario, options, progress, workers=workers)
+        if processes:
+            return run_in_processes(scenario, options, progress)
+        return run_in_process(scenario, options, progress)
+
     span = otel.run_span(
         f"run {scenario.name}",
         {"warband.scenario": scenario.name, "warband.seed": options.seed},
@@ -386,6 +410,9 @@ async def run_actors_in_process(
     ``departed``. Raises :class:`WarbandError` when the clock itself failed. ``drops`` makes
     the broker lose frames on purpose, for tests of re-sending (:mod:`warband.messaging.faults`).
 
+    A keeper thread (:mod:`warband.messaging.keeper`) vouches for every actor of the run to
+    the broker, so that a tick that holds the loop for seconds departs nobody.
+
     On a ``tcp://`` or ``ipc://`` endpoint, reachable from other processes, the broker lets in
     only connections that prove their id with a secret: ``secret`` (an outside participant's
     user holds it too), else one made for this run and known only here. ``ping_interval`` is
@@ -407,15 +434,26 @@ async def run_actors_in_process(
         "run_id": uuid.uuid4().hex[:12],
         "ping_interval": ping_interval,
     }
+    everyone = [clock, *actors]
+    keeper = ProcessKeeper(
+        bound,
+        lambda: [actor.id for actor in everyone if actor.registered],
+        context=context,
+        interval=ping_interval,
+        secret=secret,
+    )
     tasks = [
         asyncio.create_task(actor.run(bound, clock_id=clock.id, **options)) for actor in actors
     ]
     try:
-        await clock.run(bound, **options)
-        done, _ = await asyncio.wait(tasks, timeout=clock.shutdown_timeout)
-        for task in done:
-            if not task.cancelled() and task.exception() is not None:
-                get_logger(agent="launcher").error("actor.crashed", error=repr(task.exception()))
+        async with keeper:
+            await clock.run(bound, **options)
+            done, _ = await asyncio.wait(tasks, timeout=clock.shutdown_timeout)
+            for task in done:
+                if not task.cancelled() and task.exception() is not None:
+                    get_logger(agent="launcher").error(
+                        "actor.crashed", error=repr(task.exception())
+                    )
     finally:
         for task in tasks:
             task.cancel()
@@ -443,6 +481,41 @@ def run_in_processes(
     :data:`SILENT_AFTER` s (stopped with SIGSTOP, hung, its host gone) ends the run. A run that
     breaks raises :class:`RunFailed`, whose report has what was known of the run when it broke.
     """
+    return _run_supervised(scenario, options, progress, workers=None)
+
+
+def run_in_workers(
+    scenario: Scenario, options: RunOptions, progress: Progress | None = None, *, workers: int
+) -> RunReport:
+    """Run the broker and the clock each in its own OS process, and the agents in ``workers``
+    worker processes (``warband agent --ids``, each one event loop for its agents), supervised.
+
+    Agents are placed by the scenario's groups, else round-robin (:mod:`warband.placement`).
+    The supervisor restarts a worker that dies, with all its agents (``--max-restarts`` counts
+    per worker; giving up on it reports each of its agents gone); an agent that fails inside
+    a live worker leaves the run, as in one process. Otherwise as :func:`run_in_processes`.
+    """
+    return _run_supervised(scenario, options, progress, workers=workers)
+
+
+def _placement(
+    scenario: Scenario, params: Params, actor_ids: list[str], workers: int | None
+) -> dict[str, list[str]]:
+    """Process name -> the agents it runs: one per agent, or ``worker-1`` ... ``worker-N``."""
+    if workers is None:
+        return {actor_id: [actor_id] for actor_id in actor_ids}
+    groups = scenario.placement_groups(params)
+    placed = place(actor_ids, workers, groups)
+    return {f"worker-{number}": agents for number, agents in enumerate(placed, start=1)}
+
+
+def _run_supervised(
+    scenario: Scenario,
+    options: RunOptions,
+    progress: Progress | None,
+    *,
+    workers: int | None,
+) -> RunReport:
     if scenario.path is None:
         raise ConfigurationError("a multi-process run needs a scenario loaded from a file")
     params = scenario.resolve_params(options.params)
@@ -450,6 +523,10 @@ def run_in_processes(
     arm_kills(scenario, built, options)  # checked here; each agent's process arms its own
     actor_ids = [a.id for a in built]
     _check_outsiders_can_join(scenario, params, options, actor_ids)
+    placement = _placement(scenario, params, actor_ids, workers)
+    if workers is not None and progress is not None:
+        sizes = ", ".join(f"{name} {len(agents)}" for name, agents in placement.items())
+        progress(f"{len(placement)} workers for {len(actor_ids)} agents ({sizes})")
     # The run's own processes prove who they are by a secret made for this run, handed to them
     # only, in their environment (a command line shows in `ps`); with CURVE their keys do.
     secret = None if options.curve is not None else (options.secret or new_secret())
@@ -484,7 +561,13 @@ def run_in_processes(
         if options.curve is not None:
             _check_curve_keys(options.curve, endpoint, [scenario.clock_id, *actor_ids])
         escalation = BrokerEscalation(endpoint, curve=_supervisor_keys(options), secret=secret)
-        supervisor.on_give_up = escalation
+
+        def give_up(name: str, reason: str) -> None:
+            # A worker given up on takes all its agents out of the run.
+            for agent in placement.get(name, [name]):
+                escalation(agent, reason)
+
+        supervisor.on_give_up = give_up
         try:
             broker_argv = [
                 *_broker_argv(endpoint, options),
@@ -496,10 +579,13 @@ def run_in_processes(
             clock_argv = [*common, "--id", scenario.clock_id, "--result", str(result_file)]
             clock_argv += ["--heartbeat", str(pulses[scenario.clock_id].file)]
             supervisor.start(scenario.clock_id, clock_argv, restartable=False)
-            for actor_id in actor_ids:
+            for name, agents in placement.items():
                 if signals.received is not None:
                     break
-                supervisor.start(actor_id, [*common, "--id", actor_id])
+                if workers is None:
+                    supervisor.start(name, [*common, "--id", name])
+                else:
+                    supervisor.start(name, [*common, "--ids", ",".join(agents), "--name", name])
             failure = _supervise_until_clock_exits(
                 supervisor, scenario.clock_id, progress, signals, pulses
             )
@@ -533,6 +619,7 @@ def run_in_processes(
             partial=known,
         )
         report.restarts = supervisor.total_restarts
+        report.workers = placement if workers is not None else {}
         raise RunInterrupted(signals.received, report)
     if result is None:
         reason = failure or "the run ended without a result"
@@ -547,11 +634,14 @@ def run_in_processes(
             partial=known,
         )
         report.restarts = supervisor.total_restarts
+        report.workers = placement if workers is not None else {}
         raise RunFailed(report)
     report = _report(
         scenario, params, options, result, started, processes=len(supervisor.processes), pids=pids
     )
     report.restarts = supervisor.total_restarts
+    if workers is not None:
+        report.workers = placement
     return report
 
 
@@ -877,7 +967,7 @@ def run_agent(
     arm_kills(scenario, actors, options)
     if agent_id == scenario.clock_id:
         clock = build_clock(scenario, actors, options, params, _clock_progress(scenario, options))
-        signum = event_loop.run(_run_single(clock, endpoint, options, heartbeat=heartbeat))
+        signum = event_loop.run(_run_clock(clock, endpoint, options, heartbeat))
         if clock.result is None:
             return 1 if signum is None else 128 + signum
         if heartbeat is not None:
@@ -888,14 +978,103 @@ def run_agent(
         if not clock.result.started:
             raise WarbandError(f"the run never started: {clock.result.finish_reason}")
         return 0
+    return _run_hosted(scenario, actors, [agent_id], endpoint, options)
+
+
+def run_agents(scenario: Scenario, agent_ids: list[str], endpoint: str, options: RunOptions) -> int:
+    """Run several actors of ``scenario`` in this process, one event loop for them all; the
+    ``warband agent --ids a,b,c`` body (a worker of ``warband run --workers N``).
+
+    Each actor has its own connection to the broker, as alone in a process, and a keeper
+    thread (:mod:`warband.messaging.keeper`) vouches for them all, so a long tick departs
+    none. An actor that fails leaves the run (logged ``actor.crashed``) while the others play
+    on; the process exits 1 then, and 0 when they all stopped cleanly, 128 + N on signal N.
+    Raises :class:`ConfigurationError` for an id the scenario does not build, one named twice,
+    or the clock's (it runs alone: ``--id``).
+    """
+    if not agent_ids:
+        raise ConfigurationError("--ids names no agent; pass ids separated by commas: a,b,c")
+    if scenario.clock_id in agent_ids and len(agent_ids) > 1:
+        raise ConfigurationError(
+            f"--ids names the clock {scenario.clock_id!r} with other agents: the clock runs "
+            f"alone in its process (`warband agent --id {scenario.clock_id}`)"
+        )
+    twice = sorted({agent for agent in agent_ids if agent_ids.count(agent) > 1})
+    if twice:
+        raise ConfigurationError(f"--ids names {', '.join(twice)} twice; an agent runs once")
+    if agent_ids == [scenario.clock_id]:
+        return run_agent(scenario, scenario.clock_id, endpoint, options)
+    params = scenario.resolve_params(options.params)
+    actors = scenario.build(params, options.seed)
+    arm_kills(scenario, actors, options)
+    return _run_hosted(scenario, actors, agent_ids, endpoint, options)
+
+
+def _run_hosted(
+    scenario: Scenario,
+    actors: list[Actor],
+    agent_ids: list[str],
+    endpoint: str,
+    options: RunOptions,
+) -> int:
+    """Run the actors ``agent_ids`` of those built, in one event loop, until they stop."""
     by_id = {actor.id: actor for actor in actors}
-    if agent_id not in by_id:
+    unknown = [agent for agent in agent_ids if agent not in by_id]
+    if unknown:
         known = ", ".join([scenario.clock_id, *sorted(by_id)])
         raise ConfigurationError(
-            f"scenario {scenario.name!r} has no agent {agent_id!r}; known agents: {known}"
+            f"scenario {scenario.name!r} has no agent {unknown[0]!r}; known agents: {known}"
         )
-    signum = event_loop.run(_run_single(by_id[agent_id], endpoint, options, scenario.clock_id))
-    return 0 if signum is None else 128 + signum
+    hosted = [by_id[agent] for agent in agent_ids]
+    for actor in hosted:
+        actor.shares_process = len(hosted) > 1
+    crashed, signum = event_loop.run(_run_many(hosted, endpoint, options, scenario.clock_id))
+    if signum is not None:
+        return 128 + signum
+    if crashed and len(hosted) == 1:
+        raise crashed[0]  # alone, its error is the process's, as it always was
+    return 1 if crashed else 0
+
+
+async def _run_many(
+    actors: list[Actor], endpoint: str, options: RunOptions, clock_id: str
+) -> tuple[list[BaseException], int | None]:
+    """Run ``actors`` connected to ``endpoint`` until they all stop; SIGTERM, SIGINT or SIGHUP
+    stop them cleanly. Returns the errors of the actors that failed, and the number of the
+    signal that stopped them, or None."""
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    crashed: list[BaseException] = []
+
+    async def run_one(actor: Actor) -> None:
+        try:
+            await _run_connected(actor, endpoint, options, clock_id, context)
+        except Exception as error:
+            crashed.append(error)
+            if len(actors) > 1:
+                get_logger(agent=actor.id).error("actor.crashed", error=repr(error))
+
+    async def run_all() -> None:
+        await asyncio.gather(*(run_one(actor) for actor in actors))
+
+    def stop_all(reason: str) -> None:
+        for actor in actors:
+            actor.stop(reason)
+
+    # CURVE binds each connection to its agent's key: the keeper has none of its own.
+    keeper = None
+    if options.curve is None:
+        keeper = ProcessKeeper(
+            endpoint,
+            lambda: [actor.id for actor in actors if actor.registered],
+            context=context,
+            secret=options.secret,
+        )
+    try:
+        async with keeper if keeper is not None else contextlib.nullcontext():
+            signum = await stop_on_signal(run_all(), stop_all)
+    finally:
+        await asyncio.to_thread(context.term)
+    return crashed, signum
 
 
 def _clock_progress(scenario: Scenario, options: RunOptions) -> Progress | None:
@@ -930,26 +1109,23 @@ def _judge_alone(
         print(f"  ticks {result.ticks} ({result.finish_reason}), seed {result.seed}", flush=True)
 
 
-async def _run_single(
-    actor: Actor,
-    endpoint: str,
-    options: RunOptions,
-    clock_id: str | None = None,
-    *,
-    heartbeat: Path | None = None,
+async def _run_clock(
+    clock: Clock, endpoint: str, options: RunOptions, heartbeat: Path | None
 ) -> int | None:
-    """Run ``actor`` until it stops; SIGTERM, SIGINT or SIGHUP stop it cleanly.
-
-    Returns the number of the signal that stopped it, or None.
-    """
+    """Run ``clock`` until it stops (with its keeper, as any process of actors); SIGTERM,
+    SIGINT or SIGHUP stop it cleanly. Returns the number of the signal that stopped it, or
+    None; raises what the clock raised."""
     beating = None
-    if heartbeat is not None and isinstance(actor, Clock):
-        beating = asyncio.create_task(_beat(actor, heartbeat))
+    if heartbeat is not None:
+        beating = asyncio.create_task(_beat(clock, heartbeat))
     try:
-        return await _run_connected(actor, endpoint, options, clock_id)
+        crashed, signum = await _run_many([clock], endpoint, options, clock.id)
     finally:
         if beating is not None:
             beating.cancel()
+    if crashed:
+        raise crashed[0]
+    return signum
 
 
 async def _beat(clock: Clock, file: Path) -> None:
@@ -960,32 +1136,29 @@ async def _beat(clock: Clock, file: Path) -> None:
 
 
 async def _run_connected(
-    actor: Actor, endpoint: str, options: RunOptions, clock_id: str | None
-) -> int | None:
+    actor: Actor,
+    endpoint: str,
+    options: RunOptions,
+    clock_id: str,
+    context: zmq.Context[zmq.Socket[bytes]],
+) -> None:
     curve = None
     if options.curve is not None:
         from .messaging.curve import load_client
 
         curve = load_client(options.curve, actor.id)
-    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    try:
-        return await stop_on_signal(
-            actor.run(
-                endpoint,
-                context=context,
-                mode=options.mode,
-                clock_id=clock_id or actor.id,
-                broker_timeout=options.broker_timeout,
-                # The wait for a first broker is a wait for a lost one too: --broker-timeout.
-                register_timeout=options.broker_timeout,
-                curve=curve,
-                secret=options.secret,
-                run_id=options.run_id,
-            ),
-            actor.stop,
-        )
-    finally:
-        context.term()
+    await actor.run(
+        endpoint,
+        context=context,
+        mode=options.mode,
+        clock_id=clock_id,
+        broker_timeout=options.broker_timeout,
+        # The wait for a first broker is a wait for a lost one too: --broker-timeout.
+        register_timeout=options.broker_timeout,
+        curve=curve,
+        secret=options.secret,
+        run_id=options.run_id,
+    )
 
 
 def _report(
@@ -1045,7 +1218,9 @@ def format_report(report: RunReport) -> str:
     ]
     if report.processes > 1:
         for name, pids in sorted(report.pids.items()):
-            lines.append(f"    {name}: pid {', '.join(map(str, pids))}")
+            agents = report.workers.get(name)
+            hosts = f" ({len(agents)} agents)" if agents else ""
+            lines.append(f"    {name}: pid {', '.join(map(str, pids))}{hosts}")
     if report.tick_timeouts:
         lines.append(f"  tick timeouts: {report.tick_timeouts}")
     if report.missing:

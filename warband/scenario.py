@@ -71,6 +71,8 @@ ObserverFactory: TypeAlias = Callable[[Params], Mapping[str, str]]
 """Names the actors that perceive their team's common knowledge without a body (commanders)."""
 OutsideFactory: TypeAlias = Callable[[Params], Sequence[str]]
 """Names the ids of a run's outside participants (clients in another language)."""
+PlacementFactory: TypeAlias = Callable[[Params], Sequence[Sequence[str]]]
+"""Names the groups of agents that share a worker process under ``warband run --workers N``."""
 DepartureJudge: TypeAlias = Callable[[str, str, Params], "str | None"]
 """Decides, when an agent leaves a run for good, whether the run goes on (None) or ends there
 (a reason)."""
@@ -106,6 +108,7 @@ class Scenario:
         self._observer_factory: ObserverFactory | None = None
         self._outside = tuple(outside)
         self._outside_factory: OutsideFactory | None = None
+        self._placement_factory: PlacementFactory | None = None
         self.path: Path | None = None
 
     def actors(self, factory: ActorFactory) -> ActorFactory:
@@ -198,6 +201,33 @@ class Scenario:
             return self._world_factory(params, seed)
         except Exception as error:
             raise self._factory_failed("@scenario.world", self._world_factory, error) from error
+
+    def placement(self, factory: PlacementFactory) -> PlacementFactory:
+        """Decorator: register the function that names, for a run's params, the groups of agent
+        ids that should share a worker process under ``warband run --workers N`` (a team, a
+        squad with its bots): ``params -> [[id, ...], ...]``. Without one, agents are dealt to
+        the workers round-robin. How groups meet workers: :mod:`warband.placement`."""
+        self._placement_factory = factory
+        return factory
+
+    def placement_groups(self, params: Params) -> list[list[str]] | None:
+        """The groups of :meth:`placement` for one run, or None without a factory."""
+        if self._placement_factory is None:
+            return None
+        try:
+            groups = list(self._placement_factory(params))
+        except Exception as error:
+            raise self._factory_failed(
+                "@scenario.placement", self._placement_factory, error
+            ) from error
+        where = f"scenario {self.name!r}: @scenario.placement {_name_of(self._placement_factory)}()"
+        for number, group in enumerate(groups, start=1):
+            if isinstance(group, str) or not isinstance(group, Sequence):
+                raise ConfigurationError(
+                    f"{where}: group {number} is {group!r}, not a list of agent ids; return a "
+                    "list of lists, e.g. [['red-1', 'red-2'], ['blue-1']]"
+                )
+        return [list(group) for group in groups]
 
     def departure(self, judge: DepartureJudge) -> DepartureJudge:
         """Decorator: register the function called with (agent id, reason, params) when an agent

@@ -41,6 +41,8 @@ class BrokerLiveness:
         self.lost_since = 0.0
         self.rejoining = False
         self.handle: asyncio.TimerHandle | None = None
+        self.due = 0.0
+        """When the next ping is due on the loop's clock."""
 
     def rejoin_delay(self) -> float:
         """Seconds until the next ``_Register`` while the broker is lost: one to two per ping
@@ -70,7 +72,9 @@ class LivenessMixin(ActorState):
 
     def _schedule_ping(self) -> None:
         # The first ping goes at once: until the broker has one, it cannot find us silent.
-        self._liveness.heard(asyncio.get_running_loop().time())
+        now = asyncio.get_running_loop().time()
+        self._liveness.heard(now)
+        self._liveness.due = now
         self._ping()
 
     def _ping(self) -> None:
@@ -79,6 +83,11 @@ class LivenessMixin(ActorState):
         loop = asyncio.get_running_loop()
         now = loop.time()
         liveness = self._liveness
+        if not liveness.lost and now - liveness.due > liveness.interval:
+            # This ping is late: the loop was blocked (a long tick), so nothing was read from
+            # the broker meanwhile, and its silence says nothing of it. Ping now and judge from
+            # here: a broker that departed us in the meantime answers registered=false.
+            liveness.heard(now)
         if liveness.silent(now) and not liveness.lost:
             liveness.lost = True
             liveness.lost_since = now
@@ -102,6 +111,7 @@ class LivenessMixin(ActorState):
             liveness.handle = loop.call_later(liveness.rejoin_delay(), self._ping)
             return
         self.send(_Ping(recipient=BROKER_ID, interval=liveness.interval))
+        liveness.due = now + liveness.interval
         liveness.handle = loop.call_later(liveness.interval, self._ping)
 
     def _broker_answered(self, message: _Pong | _Registered) -> None:

@@ -214,6 +214,10 @@ class Actor(
         self._liveness = BrokerLiveness()
         self._fatal: BaseException | None = None
         self._kill_tick: int | None = None
+        self.shares_process = False
+        """True when other actors of the run share this actor's process (a worker of
+        ``warband run --workers N``, ``warband agent --ids``): :meth:`kill` then stops it alone
+        rather than killing the process."""
         self._otel: ActorTelemetry | None = None
         """Span bookkeeping when this process exports OpenTelemetry spans (set in ``run``)."""
         self._init_delivery()
@@ -363,16 +367,16 @@ class Actor(
 
         Alone in a process a supervisor started (``warband run --processes``), the process
         gets SIGKILL (buffered log events are written first): no goodbye to the broker or
-        anyone. Elsewhere (one process, a test) the actor stops, as :meth:`stop` with
-        ``reason``. Either way the run sees the actor leave (``_Left``); the supervisor
-        restarts a killed process, whose actor carries on unless it was made to stay dead
-        (:meth:`kill_at` does).
+        anyone. Elsewhere (one process, a worker shared with other actors, a test) the actor
+        stops, as :meth:`stop` with ``reason``. Either way the run sees the actor leave
+        (``_Left``); the supervisor restarts a killed process, whose actor carries on unless
+        it was made to stay dead (:meth:`kill_at` does).
         """
         from .supervisor import INCARNATION_VARIABLE
         from .tracing import flush_logging
 
         self.log.info("actor.killed", tick=self.tick, reason=reason, pid=os.getpid())
-        if INCARNATION_VARIABLE in os.environ:
+        if INCARNATION_VARIABLE in os.environ and not self.shares_process:
             flush_logging()  # SIGKILL leaves no chance to write them later
             os.kill(os.getpid(), signal.SIGKILL)
         self.stop(reason)
@@ -554,6 +558,12 @@ class Actor(
     def stopping(self) -> bool:
         """True once the actor is stopping (``stop`` was called, or the run ends)."""
         return self._stopping
+
+    @property
+    def registered(self) -> bool:
+        """True once the broker registered this actor, until it stops: what the keeper of its
+        process vouches for (:mod:`warband.messaging.keeper`)."""
+        return self._registered.is_set() and not self._stopping
 
     def update_registration(self) -> None:
         """Tell the broker again who this actor is: its groups and the peers it watches

@@ -48,6 +48,7 @@ from .catalog import (
     _Register,
     _Registered,
     _Undeliverable,
+    _Vouch,
     _Watch,
 )
 from .codec import Codec, Envelope, Route
@@ -589,7 +590,7 @@ class Broker:
             )
             self._reject(router, peer.encode(), peer, reason, envelope)
             return
-        if envelope.type not in ("_Register", "_Ping", "_Leave", "_Watch", "_GaveUp"):
+        if envelope.type not in ("_Register", "_Ping", "_Vouch", "_Leave", "_Watch", "_GaveUp"):
             # The notice names the message: a reliable one (an Order) is then not sent again.
             reason = f"the broker does not handle {envelope.type}"
             self._reject(router, peer.encode(), peer, reason, envelope)
@@ -598,6 +599,9 @@ class Broker:
             message = self._codec.decode(payload)
         except ProtocolError as error:
             self._reject(router, peer.encode(), peer, str(error), envelope)
+            return
+        if isinstance(message, _Vouch):
+            self._vouch(message)  # every second from every keeper: not traced
             return
         if tracing_enabled():
             trace_recv(message.id, envelope.type, peer, BROKER_ID, None, message.tick)
@@ -782,6 +786,15 @@ class Broker:
         if known is not None:
             known.ping_interval = max(ping.interval, 0.01)
         self._send_own(router, peer, _Pong(recipient=peer, registered=known is not None))
+
+    def _vouch(self, vouch: _Vouch) -> None:
+        """A process's keeper (keeper.py) says these agents of its process are alive: each one
+        registered counts as heard, as if a frame had come from it. Its own connection still
+        tells when it is gone (``disconnected``); only silence is covered."""
+        registry = self._registry
+        for agent in vouch.agents:
+            if agent in registry:
+                self._heard.add(agent)
 
     def _check_liveness(self, router: zmq.Socket[bytes]) -> None:
         """Count a pinging peer gone once it has been silent for SILENT_PINGS intervals."""

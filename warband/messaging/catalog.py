@@ -382,6 +382,17 @@ class _Ping(Message, frozen=True):
     """Seconds until the next ping; the broker counts a peer gone after a few silent intervals."""
 
 
+class _Vouch(Message, frozen=True):
+    """A process's keeper tells the broker that these agents of its process are alive, from a
+    thread a long tick does not block (keeper.py); the broker counts each as heard, as if it
+    had pinged. Not answered."""
+
+    agents: list[str] = []
+    """The ids of the agents of the sender's process it vouches for."""
+    interval: float = 1.0
+    """Seconds until the next vouch."""
+
+
 class _Pong(Message, frozen=True):
     """The broker's answer to _Ping; it tells the actor whether the broker knows it."""
 
@@ -448,6 +459,7 @@ CONTROL_MESSAGES: tuple[type[Message], ...] = (
     _Ack,
     _Ping,
     _Pong,
+    _Vouch,
 )
 """The runtime's own control messages."""
 

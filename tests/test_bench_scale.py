@@ -1,0 +1,67 @@
+"""Smoke test of `bench/scale.py`: `warband bench scale` at tiny sizes keeps its contract."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from collections.abc import Callable
+from types import ModuleType
+
+import pytest
+
+from .conftest import REPO, CommandResult, last_json_line
+
+Cli = Callable[..., CommandResult]
+CONTRACT_KEYS = {
+    "placement",
+    "bots_per_team",
+    "agents",
+    "ticks",
+    "ticks_per_s",
+    "cpu_ms_per_agent_tick",
+    "frames_per_agent_tick",
+    "rss_mb",
+    "pss_mb",
+}
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("warband_bench_scale", REPO / "bench/scale.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.processes
+def test_a_tiny_run_reports_every_placement_with_the_contract_keys(warband_cli: Cli) -> None:
+    result = warband_cli(
+        "bench", "scale", "--sizes", "1", "--ticks", "4", "--no-count", "--json", timeout=300
+    )
+
+    assert 0 == result.returncode, result.stderr
+    report = last_json_line(result.stdout)
+    played = [(e["placement"], e["bots_per_team"]) for e in report["results"]]
+    assert [("one process", 1), ("workers", 1), ("processes", 1)] == played
+    for entry in report["results"]:
+        assert CONTRACT_KEYS <= entry.keys(), entry
+        assert entry["clean"], entry
+        assert 2 * entry["bots_per_team"] + 4 == entry["agents"]  # a commander, 1 squad a side
+        for key in ("ticks_per_s", "frames_per_agent_tick", "rss_mb", "pss_mb"):
+            assert math.isfinite(entry[key]) and entry[key] > 0, (key, entry)
+        assert entry["pss_mb"] <= entry["rss_mb"], entry
+    # The world, the broker and 2 workers; the world, the broker and a process per agent.
+    assert [1, 4, 8] == [e["processes"] for e in report["results"]]
+    # One size: no growth to fit (the fit itself is tested below).
+    growth = report["growth"]
+    assert {"one process", "workers", "processes"} == set(growth)
+    assert all(None is g["cpu_exponent"] for g in growth.values()), growth
+    assert report["routing"] is None
+    assert "routing: not counted (--no-count)" in result.stdout
+
+
+def test_the_growth_exponent_is_the_slope_of_log_cost_on_log_agents() -> None:
+    growth_exponent = _bench().growth_exponent
+    assert growth_exponent([(10, 5.0), (20, 10.0), (40, 20.0)]) == pytest.approx(1.0)
+    assert growth_exponent([(10, 1.0), (20, 4.0), (40, 16.0)]) == pytest.approx(2.0)
+    assert None is growth_exponent([(10, 1.0)])
