@@ -74,9 +74,9 @@ MODE_OBJECTIVES = {
         "red-commander": {("capture", "advance_to_waypoint"), ("defend", "defend_marker")},
         "blue-commander": {("capture", "advance_to_waypoint"), ("defend", "defend_marker")},
     },
-    "body_count": {
-        "red-commander": {("hold", "defend_marker"), ("capture", "advance_to_waypoint")},
-        "blue-commander": {("hold", "defend_marker"), ("capture", "advance_to_waypoint")},
+    "body_count": {  # no TSPs in Body Count: the markers of the team's own half
+        "red-commander": {("hold", "defend_marker")},
+        "blue-commander": {("hold", "defend_marker")},
     },
     "search_and_retrieve": {
         "red-commander": {
@@ -102,8 +102,8 @@ MODE_OBJECTIVES = {
     },
 }
 """What each commander must have generated in a 2v2 match of seed 0 (seed ``MODE_SEEDS`` where
-named; red attacks in the attack / defence modes); TSP captures come on top in every mode but
-Capture and Hold."""
+named; red attacks in the attack / defence modes); TSP captures come on top in Search and
+Retrieve, Assassination and Search and Destroy."""
 
 MODE_SEEDS: dict[str, int] = {"search_and_destroy": 1}
 """Modes played with a seed other than 0. A side that never holds a point never defends one, and
@@ -322,3 +322,14 @@ def test_capture_and_hold_takes_the_tsp_nearest_its_base_with_a_bot_to_spare() -
     held = [*scores, ("captured", "tsp-west-north", "red")]
     objectives = source(Agent("red-commander", idle, facts=held))
     assert ["capture:tsp-west-south"] == [o.id for o in objectives if o.target.startswith("tsp-")]
+
+
+def test_body_count_holds_the_markers_of_the_teams_own_half_and_takes_no_tsp() -> None:
+    for team, half in (("red", {"b4", "d2", "d4"}), ("blue", {"h4", "f2", "f4"})):
+        source, _ = objective_source(load_map("warzone"), "body_count", team)
+        idle = Role("c", parse_domain('(:domain i)(:method (behave) (:branch "i" () ()))'))
+        objectives = source(Agent(f"{team}-commander", idle))
+        assert half == {o.waypoint for o in objectives}, team
+        assert all(o.id.startswith("hold:") for o in objectives)
+        # The nearest the team's base weighs the most: b4 for red, its mirror h4 for blue.
+        assert ("b4" if team == "red" else "h4") == max(objectives, key=lambda o: o.weight).waypoint

@@ -646,31 +646,30 @@ HOLD_NEARNESS = 0.01
 
 
 def body_count_source(markers: MapMarkers, team: str) -> tuple[ObjectiveSource, None]:
-    """Hold the regroup markers, the nearest the team's base first, and the TSPs.
+    """Hold the regroup markers of the team's half, the nearest its base first; no TSPs.
 
-    The markers weigh the same but for a step of :data:`HOLD_NEARNESS` by nearness to the
-    team's spawn: with a tie broken by marker id, both teams went to hold the markers with the
-    smaller ids, which lie in red's half of Warzone, and red won Body Count 15 of 20 against
-    itself."""
+    Body Count is won on kills, so the team fights from good ground near home and lets the
+    enemy come: in the sweeps (12 v 12 against freelance bots, seeds 1-10 with the hierarchy on
+    each side) holding every marker and taking the TSPs won 9 of 20, the nearer half without
+    TSPs 14 of 20 (28 of 40 over seeds 1-20), the nearer half with TSPs 9 of 20, every marker
+    without TSPs 9 of 20, the two nearest 9 of 20: TSPs send bots off alone, far markers
+    split the team. The markers weigh the same but for a step of :data:`HOLD_NEARNESS` by
+    nearness to the team's base: with a tie broken by marker id, both teams went to hold the
+    markers with the smaller ids, which lie in red's half of Warzone."""
     home = markers.spawns.get(team)
 
     def travel(marker: str) -> float:
         return float(markers.distance(home, markers.waypoints[marker])) if home else 0.0
 
     rank = {m: i for i, m in enumerate(sorted(markers.regroups, key=lambda m: (travel(m), m)))}
+    held = [m for m in markers.regroups if rank[m] < max(1, len(rank) // 2)]
 
     def objectives(agent: Agent) -> list[Objective]:
         found = objectives_for_body_count(
-            team,
-            regroup_points=markers.regroups,
-            marker_waypoints=markers.waypoints,
-            tsps=markers.owners(agent.memory.facts, markers.tsps),
-            tsp_weight=TSP_WEIGHT,
+            team, regroup_points=held, marker_waypoints=markers.waypoints
         )
         return [
             dataclasses.replace(o, weight=o.weight * (1 - HOLD_NEARNESS * rank[o.target]))
-            if o.target in rank
-            else o
             for o in found
         ]
 
