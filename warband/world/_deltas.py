@@ -70,6 +70,8 @@ class PerceptDeltas:
         since, before = last
         added = [fact for key, fact in now.items() if key not in before]
         removed = [fact for key, fact in before.items() if key not in now]
+        if removed:  # kept facts a receiver would lose with a removed one (see _alike)
+            added.extend(fact for fact in _alike(removed, facts) if _encode(fact) in before)
         return PerceptChange(since, added, removed)
 
     def _due(self, recipient: str, tick: int) -> bool:
@@ -77,3 +79,18 @@ class PerceptDeltas:
         if phase is None:
             phase = self._phase[recipient] = zlib.crc32(recipient.encode()) % self.full_every
         return (tick + phase) % self.full_every == 0
+
+
+def _alike(removed: list[WireFact], facts: Sequence[WireFact]) -> list[WireFact]:
+    """The facts of ``facts`` equal to a removed one by Python's equality (``1 == 1.0 ==
+    True``). A planner holds ``("h", 1)`` and ``("h", 1.0)`` as one fact, so a receiver that
+    removes one form while the other still holds must be told the other again. Rare (two forms
+    of one fact in one percept), and cheap to rule out."""
+    try:
+        present = set(map(tuple, facts))
+    except TypeError:  # a list inside a fact (a model's own world): compare every pair
+        return [fact for fact in facts if any(list(fact) == list(r) for r in removed)]
+    alike = {tuple(fact) for fact in removed if tuple(fact) in present}
+    if not alike:
+        return []
+    return [fact for fact in facts if tuple(fact) in alike]
