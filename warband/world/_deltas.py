@@ -87,10 +87,10 @@ def _alike(removed: list[WireFact], facts: Sequence[WireFact]) -> list[WireFact]
     removes one form while the other still holds must be told the other again. Rare (two forms
     of one fact in one percept), and cheap to rule out."""
     try:
-        present = set(map(tuple, facts))
-    except TypeError:  # a list inside a fact (a model's own world): compare every pair
+        present = set(facts)  # tuples, as a World gives them: hashed as they are
+        alike = {fact for fact in removed if fact in present}
+    except TypeError:  # facts as lists, or a list inside a fact: compare every pair
         return [fact for fact in facts if any(list(fact) == list(r) for r in removed)]
-    alike = {tuple(fact) for fact in removed if tuple(fact) in present}
     if not alike:
         return []
-    return [fact for fact in facts if tuple(fact) in alike]
+    return [fact for fact in facts if fact in alike]

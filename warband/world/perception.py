@@ -473,34 +473,40 @@ def hear_all(observers: Sequence[Observer], noises: Sequence[Noise]) -> dict[str
     if not noises:
         return {o.id: [] for o in observers}
     hearing = max(o.senses.hearing_radius for o in observers)
-    grids: list[tuple[float, float, dict[tuple[int, int], list[Noise]]]] = []
+    grids: list[_NoiseGrid] = []
     by_loudness: dict[float, list[Noise]] = {}
     for noise in noises:
         by_loudness.setdefault(noise.loudness, []).append(noise)
     for loudness, alike in by_loudness.items():
-        size = max(hearing * loudness, 1.0)
-        cells: dict[tuple[int, int], list[Noise]] = {}
+        size = max(hearing * loudness / 2.0, 1.0)
+        cells: dict[tuple[int, int], list[tuple[float, float, Noise]]] = {}
         for noise in alike:
-            cells.setdefault(_cell_of(noise.position, size), []).append(noise)
+            x, y = noise.position
+            cells.setdefault(_cell_of(noise.position, size), []).append((x, y, noise))
         grids.append((loudness, size, cells))
     return {observer.id: _heard_by(observer, grids) for observer in observers}
 
 
-def _heard_by(
-    observer: Observer, grids: list[tuple[float, float, dict[tuple[int, int], list[Noise]]]]
-) -> list[Hearing]:
+_NoiseGrid: TypeAlias = tuple[float, float, dict[tuple[int, int], list[tuple[float, float, Noise]]]]
+"""The noises of one loudness: loudness, cell size, and the noises by cell (with x and y)."""
+
+
+def _heard_by(observer: Observer, grids: list[_NoiseGrid]) -> list[Hearing]:
     """:func:`hear` on the noises of the cells the square around the observer overlaps, grid
-    by grid (a cell is as big as the farthest its noises carry: 2 x 2 cells, at most 3 x 3)."""
+    by grid (a cell is half as big as the farthest its noises carry)."""
     (x, y), own, radius = observer.position, observer.id, observer.senses.hearing_radius
     hypot, floor = math.hypot, math.floor
-    heard = []
+    heard: list[tuple[float, str, str, int, Noise]] = []
     for loudness, size, cells in grids:
         reach = radius * loudness
         wide = reach + _PAD  # a rounding error must not leave out the last cell
+        rows = range(floor((y - wide) / size), floor((y + wide) / size) + 1)
         for col in range(floor((x - wide) / size), floor((x + wide) / size) + 1):
-            for row in range(floor((y - wide) / size), floor((y + wide) / size) + 1):
-                for noise in cells.get((col, row), ()):
-                    d = hypot(noise.position[0] - x, noise.position[1] - y)
+            for row in rows:
+                for nx, ny, noise in cells.get((col, row), ()):
+                    d = hypot(nx - x, ny - y)
                     if d <= reach and noise.source != own:
-                        heard.append(Hearing(noise.kind, noise.position, noise.source, d))
-    return sorted(heard, key=lambda h: (h.distance, h.source, h.kind))
+                        heard.append((d, noise.source, noise.kind, len(heard), noise))
+    # Sorted as hear() sorts, (distance, source, kind), ties in the order found.
+    heard.sort()
+    return [Hearing(kind, noise.position, source, d) for d, source, kind, _, noise in heard]
