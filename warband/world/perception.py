@@ -303,14 +303,16 @@ class SightIndex:
             )
             for p, q in self.walls
         ]
-        self._cells: dict[tuple[int, int], list[_Wall]] = {}
+        # Column of cells -> row -> the walls there: a sight line walks the columns it spans.
+        self._columns: dict[int, dict[int, list[_Wall]]] = {}
         for index, ((x0, y0, x1, y1), (p, q)) in enumerate(
             zip(self._boxes, self.walls, strict=True)
         ):
             wall = (index, x0, y0, x1, y1, p, q, q[0] - p[0], q[1] - p[1])
             for cx in range(math.floor(x0 / cell_size), math.floor(x1 / cell_size) + 1):
+                column = self._columns.setdefault(cx, {})
                 for cy in range(math.floor(y0 / cell_size), math.floor(y1 / cell_size) + 1):
-                    self._cells.setdefault((cx, cy), []).append(wall)
+                    column.setdefault(cy, []).append(wall)
         self._memory: dict[tuple[Point, Point], bool] = {}
 
     def clear(self, a: Point, b: Point) -> bool:
@@ -324,57 +326,55 @@ class SightIndex:
             self._memory[key] = known
         return known
 
-    def _cells_along(self, a: Point, b: Point) -> list[tuple[int, int]]:
-        """The cells the padded segment passes through, one column of cells at a time."""
-        size = self.cell_size
-        (ax, ay), (bx, by) = (a, b) if a[0] <= b[0] else (b, a)
-        cells = []
-        floor = math.floor
-        first, last = floor((ax - _PAD) / size), floor((bx + _PAD) / size)
-        # A nearly vertical line spans a column or two: take its whole height there, which
-        # also keeps the slope finite below.
-        steep = bx - ax <= _PAD
-        slope = 0.0 if steep else (by - ay) / (bx - ax)
-        for cx in range(first, last + 1):
-            if not steep:
-                left, right = cx * size, (cx + 1) * size
-                left, right = ax if ax > left else left, bx if bx < right else right
-                ya, yb = ay + slope * (left - ax), ay + slope * (right - ax)
-            else:
-                ya, yb = ay, by
-            low, high = (ya, yb) if ya <= yb else (yb, ya)
-            for cy in range(floor((low - _PAD) / size), floor((high + _PAD) / size) + 1):
-                cells.append((cx, cy))
-        return cells
-
     def _test(self, a: Point, b: Point) -> bool:
-        """:func:`~warband.world.geometry.segments_intersect` against the walls near the
-        line, its four cross products written out (the same arithmetic on the same numbers,
-        so the same answer); the function itself decides the rare cases a product is within
-        its epsilon of 0 (touching, collinear)."""
+        """:func:`~warband.world.geometry.segments_intersect` against the walls of the cells
+        the padded line passes through, column by column from its left end. Its four cross
+        products are written out (the same arithmetic on the same numbers, so the same answer);
+        the function itself decides the rare cases a product is within its epsilon of 0
+        (touching, collinear)."""
         ax, ay = a
         bx, by = b
-        lx, hx = min(ax, bx), max(ax, bx)
-        ly, hy = min(ay, by), max(ay, by)
+        lx, hx = (ax, bx) if ax <= bx else (bx, ax)
+        ly, hy = (ay, by) if ay <= by else (by, ay)
         sx, sy = bx - ax, by - ay
-        eps = _EPSILON
-        tested: set[int] = set()
-        cells = self._cells
-        for cell in self._cells_along(a, b):
-            for index, x0, y0, x1, y1, p, q, wx, wy in cells.get(cell, ()):
-                if x0 > hx or x1 < lx or y0 > hy or y1 < ly or index in tested:
-                    continue
-                tested.add(index)
-                px, py = p
-                d1 = wx * (ay - py) - wy * (ax - px)
-                d2 = wx * (by - py) - wy * (bx - px)
-                d3 = sx * (py - ay) - sy * (px - ax)
-                d4 = sx * (q[1] - ay) - sy * (q[0] - ax)
-                if abs(d1) <= eps or abs(d2) <= eps or abs(d3) <= eps or abs(d4) <= eps:
-                    if geometry.segments_intersect(a, b, p, q):
+        size, eps, floor = self.cell_size, _EPSILON, math.floor
+        (qx, qy), (rx, ry) = (a, b) if ax <= bx else (b, a)
+        # A nearly vertical line spans a column or two: take its whole height there, which
+        # also keeps the slope finite below.
+        steep = rx - qx <= _PAD
+        slope = 0.0 if steep else (ry - qy) / (rx - qx)
+        tested: set[int] | None = None
+        for cx in range(floor((qx - _PAD) / size), floor((rx + _PAD) / size) + 1):
+            column = self._columns.get(cx)
+            if column is None:
+                continue
+            if steep:
+                ya, yb = qy, ry
+            else:  # the line's height where it crosses this column
+                left, right = cx * size, (cx + 1) * size
+                left, right = qx if qx > left else left, rx if rx < right else right
+                ya, yb = qy + slope * (left - qx), qy + slope * (right - qx)
+            low, high = (ya, yb) if ya <= yb else (yb, ya)
+            for cy in range(floor((low - _PAD) / size), floor((high + _PAD) / size) + 1):
+                for index, x0, y0, x1, y1, p, q, wx, wy in column.get(cy, ()):
+                    if x0 > hx or x1 < lx or y0 > hy or y1 < ly:
+                        continue
+                    if tested is None:
+                        tested = {index}
+                    elif index in tested:
+                        continue
+                    else:
+                        tested.add(index)
+                    px, py = p
+                    d1 = wx * (ay - py) - wy * (ax - px)
+                    d2 = wx * (by - py) - wy * (bx - px)
+                    d3 = sx * (py - ay) - sy * (px - ax)
+                    d4 = sx * (q[1] - ay) - sy * (q[0] - ax)
+                    if abs(d1) <= eps or abs(d2) <= eps or abs(d3) <= eps or abs(d4) <= eps:
+                        if geometry.segments_intersect(a, b, p, q):
+                            return False
+                    elif (d1 > 0.0) != (d2 > 0.0) and (d3 > 0.0) != (d4 > 0.0):
                         return False
-                elif (d1 > 0.0) != (d2 > 0.0) and (d3 > 0.0) != (d4 > 0.0):
-                    return False
         return True
 
 
