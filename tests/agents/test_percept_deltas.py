@@ -125,18 +125,31 @@ def test_the_world_sends_full_percepts_on_join_every_n_ticks_and_after_forget() 
     for tick in range(12):
         if tick == 6:
             deltas.forget("bot-1")
-        kinds.append(deltas.next("bot-1", [("tick", tick)], tick).since is None)
+        facts = [("tick", tick), ("self", "bot-1"), ("at", "bot-1", "w1"), ("health", 100)]
+        kinds.append(deltas.next("bot-1", facts, tick).since is None)
     full_ticks = [tick for tick, full in enumerate(kinds) if full]
     assert 0 == full_ticks[0]  # the first one: nothing to follow
     assert 6 in full_ticks  # after forget
+    assert len(full_ticks) < len(kinds) / 2  # the others are deltas
     assert len(full_ticks) >= 4  # 0, 6, and at least one in every 4 ticks:
     assert all(b - a <= 4 for a, b in itertools.pairwise([*full_ticks, 12]))
 
 
+def test_a_percept_whose_facts_nearly_all_changed_goes_full_as_it_is_smaller() -> None:
+    deltas = PerceptDeltas(full_every=1000)
+    deltas.next("bot-1", [("tick", 1), ("sees", "bot-2", 3.5), ("at", "bot-1", "w1")], 1)
+    change = deltas.next("bot-1", [("tick", 2), ("sees", "bot-2", 3.0), ("at", "bot-1", "w1")], 2)
+    assert change.since is None  # 4 facts as a delta (2 removed, 2 added), 3 in full
+    assert [("tick", 2), ("sees", "bot-2", 3.0), ("at", "bot-1", "w1")] == list(change.facts)
+    later = deltas.next("bot-1", [("tick", 3), ("sees", "bot-2", 3.0), ("at", "bot-1", "w1")], 3)
+    assert 2 == later.since  # the full one is the base of the next delta
+
+
 def test_a_delta_names_what_changed_and_the_tick_it_follows() -> None:
     deltas = PerceptDeltas(full_every=1000)
-    deltas.next("bot-1", [("tick", 1), ("at", "bot-1", "w1"), ("armed", True)], 1)
-    change = deltas.next("bot-1", [("tick", 2), ("at", "bot-1", "w1"), ("armed", 1)], 2)
+    kept = [("self", "bot-1", "red"), ("at", "bot-1", "w1"), ("health", 100)]
+    deltas.next("bot-1", [("tick", 1), *kept, ("armed", True)], 1)
+    change = deltas.next("bot-1", [("tick", 2), *kept, ("armed", 1)], 2)
     assert 1 == change.since
     assert [("tick", 2), ("armed", 1)] == list(change.facts)
     assert [("tick", 1), ("armed", True)] == list(change.removed)

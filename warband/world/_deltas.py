@@ -9,9 +9,10 @@ of the last percept it was sent and works out the next one.
 Facts are compared as their MessagePack bytes, as the receiver decodes them: ``1``, ``1.0`` and
 ``True`` are three facts, so the facts of the last percept, less ``removed``, plus ``facts``,
 are byte for byte those of a full percept. A recipient gets a full percept when it has none to
-follow (it joined, came back, or asked: :meth:`PerceptDeltas.forget`) and every ``full_every``
-ticks, at a tick spread by its id so that not every recipient gets its full one in the same
-tick: a delta lost on the way (dropped by backpressure) is healed by then at the latest.
+follow (it joined, came back, or asked: :meth:`PerceptDeltas.forget`), when the delta would
+carry as many facts as the full percept, and every ``full_every`` ticks, at a tick spread by
+its id so that not every recipient gets its full one in the same tick: a delta lost on the way
+(dropped by backpressure) is healed by then at the latest.
 """
 
 from __future__ import annotations
@@ -72,6 +73,10 @@ class PerceptDeltas:
         removed = [fact for key, fact in before.items() if key not in now]
         if removed:  # kept facts a receiver would lose with a removed one (see _alike)
             added.extend(fact for fact in _alike(removed, facts) if _encode(fact) in before)
+        if len(added) + len(removed) >= len(facts):
+            # Most facts changed (a crowd on the move: every distance in sight): a full
+            # percept says it in fewer facts, and is as good a base for the next delta.
+            return PerceptChange(None, facts)
         return PerceptChange(since, added, removed)
 
     def _due(self, recipient: str, tick: int) -> bool:

@@ -14,8 +14,9 @@ that also owns a world model (:class:`WorldModel`, normally a
 - **Delta percepts**: an agent that says so when it joins (``_Ready.percept_deltas``, as every
   warband agent does) is sent what changed since its last Percept (``since``, ``removed``,
   :mod:`~warband.world._deltas`), and a full Percept after every ``_Ready`` (a join, a
-  restart), on a :class:`~warband.messaging.PerceptRequest`, and every ``full_percepts_every``
-  ticks. Anyone else (a learner, an outside client) gets full Percepts, as before.
+  restart), after it left (a crash) or a Percept to it was undeliverable, on a
+  :class:`~warband.messaging.PerceptRequest`, and every ``full_percepts_every`` ticks. Anyone
+  else (a learner, an outside client) gets full Percepts, as before.
 - When the model reports an outcome (a team won, time ran out), the run ends after that tick
   and the outcome is the world's ``final_state()``, which scenario judges read from
   ``result.final_states["world"]``.
@@ -29,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..messaging import Act, ActResult, Clock, Message, Percept, PerceptRequest, handles
-from ..messaging.catalog import _Ready
+from ..messaging.catalog import _Left, _Ready, _Undeliverable
 from ..messaging.tracing import log_every_tick, logging_to_files
 from ..values import Value
 from ._deltas import PerceptDeltas
@@ -157,14 +158,22 @@ class WorldActor(Clock):
 
     async def _handle_immediate(self, message: Message) -> None:
         # A _Ready is a join or a comeback: whatever the agent held before is gone, so its next
-        # Percept is a full one; it says whether it takes deltas after that.
+        # Percept is a full one; it says whether it takes deltas after that. A peer that left
+        # (a crash its supervisor may restart) comes back with an empty memory: full as well.
         if isinstance(message, _Ready):
             self._deltas.forget(message.sender)
             if message.percept_deltas:
                 self._delta_takers.add(message.sender)
             else:
                 self._delta_takers.discard(message.sender)
+        elif isinstance(message, _Left):
+            self._deltas.forget(message.agent)
         await super()._handle_immediate(message)
+
+    def on_undeliverable(self, notice: _Undeliverable) -> None:
+        # A Percept that did not arrive is no base for a delta: the next one is full.
+        if notice.message_type == Percept.__name__:
+            self._deltas.forget(notice.target)
 
     async def before_ticks(self) -> None:
         self._send_percepts(report=None)
