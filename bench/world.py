@@ -6,9 +6,12 @@ blue. Each tick every living agent acts like a simple bot (fire at the nearest e
 reload when empty, otherwise walk to a random neighbouring waypoint); then the world steps and
 every agent's percepts are built. Figures per size:
 
-- **tick ms**: ``world.step()`` plus ``world.percepts_for(agent)`` for every agent, the median
-  over the measured ticks (what the world actor spends per tick); ``step`` and ``percepts``
-  are also given apart, and ``acts ms`` is the time the bots' acts took to validate;
+- **tick ms**: ``world.step()`` plus ``world.percepts_for(agent)`` for every agent plus the
+  delta percept of every agent (:class:`~warband.world.PerceptDeltas`, what changed since its
+  last percept), the median over the measured ticks: what the world actor spends per tick;
+  ``step``, ``percepts`` and ``deltas`` are also given apart, and ``acts ms`` is the time the
+  bots' acts took to validate. ``facts/tick`` are the facts of every agent's full percept and
+  the facts (added and removed) its delta carries instead;
 - **perception grid ms**: who-sees-whom for every agent with the spatial grid and a fresh
   :class:`~warband.world.perception.SightIndex` (no remembered sight lines), the median over
   the measured ticks;
@@ -19,9 +22,13 @@ every agent's percepts are built. Figures per size:
   the table and the JSON say when a figure is estimated. Both answers are compared where
   both are computed (``agree``).
 
+The targets of issue 22, a tick at most 15 times dearer from 100 to 1000 entities and a
+1000-entity tick in at most 50 ms, are checked when both sizes run (``targets`` in the JSON).
+
 ``main(argv)`` is the entry point (``warband bench world`` loads this file by path). With
 ``--json`` the last stdout line is one JSON object: ``{"results": [{"entities": 24,
-"tick_ms": ...}, ...], "baseline_allpairs_ms": {"24": ...}, ...}``. Progress goes to stderr.
+"tick_ms": ...}, ...], "baseline_allpairs_ms": {"24": ...}, "targets": {...}, ...}``. Progress
+goes to stderr.
 """
 
 # No `from __future__ import annotations`: `warband bench` executes this file without adding it
@@ -37,12 +44,16 @@ import time
 from typing import Any
 
 from warband.values import Fact
-from warband.world import Map, Member, World, grid_map, perceive
+from warband.world import Map, Member, PerceptDeltas, World, grid_map, perceive
 from warband.world.perception import SightIndex, perceive_all_pairs
 
 SIZES = (24, 100, 1000)
 """Entity counts measured by default."""
 CLASSES = ("assault", "medic", "engineer", "tactician", "scout", "saboteur")
+GROWTH_TARGET = 15.0
+"""A 1000-entity tick may cost at most this many times a 100-entity one (issue 22)."""
+TICK_TARGET_MS = 50.0
+"""A 1000-entity tick may take at most this long (issue 22)."""
 
 
 def main(argv: list[str]) -> int:
@@ -59,6 +70,7 @@ def main(argv: list[str]) -> int:
     report = {
         "results": rows,
         "baseline_allpairs_ms": {str(r["entities"]): r["baseline_allpairs_ms"] for r in rows},
+        "targets": _targets(rows),
         "map": game_map.name,
         "waypoints": len(game_map.waypoints),
         "walls": len(game_map.walls),
@@ -71,6 +83,22 @@ def main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(report, sort_keys=True))
     return 0
+
+
+def _targets(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Issue 22's targets, checked when 100 and 1000 entities both ran."""
+    ticks = {row["entities"]: row["tick_ms"] for row in rows}
+    if 100 not in ticks or 1000 not in ticks:
+        return {}
+    growth = ticks[1000] / ticks[100] if ticks[100] > 0 else None
+    return {
+        "growth_100_to_1000": round(growth, 2) if growth is not None else None,
+        "growth_target": GROWTH_TARGET,
+        "growth_met": growth is not None and growth <= GROWTH_TARGET,
+        "tick_1000_ms": ticks[1000],
+        "tick_target_ms": TICK_TARGET_MS,
+        "tick_met": ticks[1000] <= TICK_TARGET_MS,
+    }
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -130,8 +158,14 @@ def _measure(game_map: Map, entities: int, ticks: int, args: argparse.Namespace)
     world = _build_world(game_map, entities, args.seed)
     rng = random.Random(args.seed)
     facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
+    deltas = PerceptDeltas()
+    for agent in world.agent_ids:  # every agent's first percept: a full one
+        deltas.next(agent, facts[agent], world.tick)
     step_ms: list[float] = []
     percept_ms: list[float] = []
+    delta_ms: list[float] = []
+    full_facts: list[int] = []
+    sent_facts: list[int] = []
     act_ms: list[float] = []
     grid_ms: list[float] = []
     base_ms: list[float] = []
@@ -145,16 +179,21 @@ def _measure(game_map: Map, entities: int, ticks: int, args: argparse.Namespace)
         t2 = time.perf_counter()
         facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
         t3 = time.perf_counter()
+        changes = [deltas.next(agent, facts[agent], world.tick) for agent in world.agent_ids]
+        t4 = time.perf_counter()
         if tick < args.warmup:
             continue
         act_ms.append((t1 - t0) * 1000)
         step_ms.append((t2 - t1) * 1000)
         percept_ms.append((t3 - t2) * 1000)
+        delta_ms.append((t4 - t3) * 1000)
+        full_facts.append(sum(len(f) for f in facts.values()))
+        sent_facts.append(sum(len(c.facts) + len(c.removed) for c in changes))
         eyes, bodies = world.perception_inputs()
         fresh = SightIndex(game_map.walls)  # built once per map in a world: not timed
-        t4 = time.perf_counter()
+        t6 = time.perf_counter()
         grid = perceive(eyes, bodies, fresh)
-        grid_ms.append((time.perf_counter() - t4) * 1000)
+        grid_ms.append((time.perf_counter() - t6) * 1000)
         sightings = sum(len(v) for v in grid.values())
         if len(eyes) <= args.sample or not base_ms:
             sample = eyes if len(eyes) <= args.sample else eyes[: args.sample]
@@ -165,7 +204,9 @@ def _measure(game_map: Map, entities: int, ticks: int, args: argparse.Namespace)
             base_ms.append(elapsed * len(eyes) / max(len(sample), 1))
             agree = agree and all(reference[e.id] == grid[e.id] for e in sample)
     step, percepts = statistics.median(step_ms), statistics.median(percept_ms)
-    tick_ms = statistics.median(s + p for s, p in zip(step_ms, percept_ms, strict=True))
+    tick_ms = statistics.median(
+        s + p + d for s, p, d in zip(step_ms, percept_ms, delta_ms, strict=True)
+    )
     grid_median, base_median = statistics.median(grid_ms), statistics.median(base_ms)
     _progress(f"{entities} entities: tick {tick_ms:.2f} ms, all-pairs {base_median:.1f} ms")
     return {
@@ -173,6 +214,9 @@ def _measure(game_map: Map, entities: int, ticks: int, args: argparse.Namespace)
         "tick_ms": round(tick_ms, 3),
         "step_ms": round(step, 3),
         "percepts_ms": round(percepts, 3),
+        "deltas_ms": round(statistics.median(delta_ms), 3),
+        "facts_per_tick_full": round(statistics.median(full_facts)),
+        "facts_per_tick_sent": round(statistics.median(sent_facts)),
         "acts_ms": round(statistics.median(act_ms), 3),
         "perception_grid_ms": round(grid_median, 3),
         "baseline_allpairs_ms": round(base_median, 3),
@@ -188,22 +232,32 @@ def _table(report: dict[str, Any]) -> str:
         f"world tick on {report['map']} ({report['waypoints']} waypoints, {report['walls']} "
         f"walls), median of {report['ticks']} ticks after {report['warmup']} warm-up",
         "",
-        f"{'entities':>8}  {'tick ms':>9}  {'step':>8}  {'percepts':>8}  {'acts':>8}  "
-        f"{'sight grid':>10}  {'all-pairs':>10}  {'speed-up':>8}  agree",
+        f"{'entities':>8}  {'tick ms':>9}  {'step':>8}  {'percepts':>8}  {'deltas':>7}  "
+        f"{'acts':>8}  {'facts/tick full > sent':>22}  {'sight grid':>10}  {'all-pairs':>10}  "
+        f"{'speed-up':>8}  agree",
     ]
     for row in report["results"]:
         base = f"{row['baseline_allpairs_ms']:.1f}" + ("*" if row["baseline_estimated"] else "")
+        facts = f"{row['facts_per_tick_full']} > {row['facts_per_tick_sent']}"
         lines.append(
             f"{row['entities']:>8}  {row['tick_ms']:>9.2f}  {row['step_ms']:>8.2f}  "
-            f"{row['percepts_ms']:>8.2f}  {row['acts_ms']:>8.2f}  "
-            f"{row['perception_grid_ms']:>10.2f}  {base:>10}  {row['speedup']!s:>8}  "
-            f"{'yes' if row['agree'] else 'NO'}"
+            f"{row['percepts_ms']:>8.2f}  {row['deltas_ms']:>7.2f}  {row['acts_ms']:>8.2f}  "
+            f"{facts:>22}  {row['perception_grid_ms']:>10.2f}  {base:>10}  "
+            f"{row['speedup']!s:>8}  {'yes' if row['agree'] else 'NO'}"
         )
     lines += [
         "",
-        "tick ms = step + percepts for every agent (the world actor's work per tick);",
+        "tick ms = step + percepts + deltas for every agent (the world actor's work per tick);",
         "sight grid / all-pairs = who sees whom, grid + fresh sight index vs. every pair and wall;",
     ]
+    targets = report["targets"]
+    if targets:
+        lines.append(
+            f"issue 22: 100 -> 1000 entities x{targets['growth_100_to_1000']} (target "
+            f"<= x{targets['growth_target']:g}: {'met' if targets['growth_met'] else 'missed'}), "
+            f"1000-entity tick {targets['tick_1000_ms']:.1f} ms (target <= "
+            f"{targets['tick_target_ms']:g} ms: {'met' if targets['tick_met'] else 'missed'})"
+        )
     if any(row["baseline_estimated"] for row in report["results"]):
         lines.append("* all-pairs timed on a sample of the observers and scaled up linearly.")
     return "\n".join(lines)

@@ -24,6 +24,7 @@ MESSAGES = {
     "Message",
     "Order",
     "Percept",
+    "PerceptRequest",
     "RequestCooperation",
     "RequestTalk",
     "StatusReport",

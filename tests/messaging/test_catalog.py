@@ -30,6 +30,10 @@ SAMPLES: list[c.Message] = [
     c.Act(recipient="world", verb="move", args={"waypoint": "w7"}),
     c.ActResult(recipient="bot-1", accepted=False, reason="wall in the way"),
     c.Percept(recipient="bot-1", facts=[["at", "bot-1", "w3"]], events=[["death", "bot-7"]]),
+    c.Percept(
+        recipient="bot-1", facts=[["at", "bot-1", "w4"]], since=3, removed=[["at", "bot-1", "w3"]]
+    ),
+    c.PerceptRequest(recipient="world"),
     c.Tick(recipient="#ticks", tick=4),
     c.TickDone(recipient="clock", tick=4),
 ]

@@ -35,10 +35,14 @@ def test_tiny_run_reports_tick_times_and_an_agreeing_all_pairs_baseline(
     report = last_json_line(captured.out)
     assert [8, 30] == [row["entities"] for row in report["results"]]
     for row in report["results"]:
-        for key in ("tick_ms", "step_ms", "percepts_ms", "perception_grid_ms"):
+        for key in ("tick_ms", "step_ms", "percepts_ms", "deltas_ms", "perception_grid_ms"):
             assert math.isfinite(row[key]) and row[key] > 0, (key, row)
+        # A delta never carries more than a full percept's facts twice over (each removed and
+        # added again); the first full percepts are not in the measured ticks.
+        assert 0 < row["facts_per_tick_sent"] <= 2 * row["facts_per_tick_full"]
         assert row["baseline_allpairs_ms"] > 0
         assert row["agree"] is True
     assert [False, True] == [row["baseline_estimated"] for row in report["results"]]
     assert {"8", "30"} == set(report["baseline_allpairs_ms"])
+    assert {} == report["targets"]  # checked only when 100 and 1000 entities both ran
     assert "all-pairs" in captured.out and "[bench world]" in captured.err

@@ -92,6 +92,8 @@ PUBLIC = sorted(
         "PRESSED",
         "PRIVATE_EVENTS",
         "PUBLIC_EVENTS",
+        "PerceptChange",
+        "PerceptDeltas",
         "Point",
         "PositionWeights",
         "Queue",

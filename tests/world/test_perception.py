@@ -184,6 +184,52 @@ def test_grid_perception_gives_the_same_answer_as_all_pairs(
     )
 
 
+# Cones from a line to all around, headings anywhere, ranges that differ per observer (a scout
+# sees farther), bodies on the observers' own spots and on strip borders.
+ANGLES = st.sampled_from([0.0, 1e-7, 0.5, 2.0, math.pi, 3.5, 2 * math.pi, 7.0])
+coarse = st.tuples(
+    st.integers(-8, 8).map(lambda i: i * 2.5), st.integers(-8, 8).map(lambda i: i * 2.5)
+)
+spot = st.one_of(point, coarse)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    observers=st.lists(
+        st.tuples(
+            spot,
+            st.floats(min_value=-10.0, max_value=10.0),
+            st.sampled_from(["r", "b"]),
+            ANGLES,
+            st.sampled_from([1.0, 5.0, 10.0, 40.0, 60.0]),
+        ),
+        min_size=1,
+        max_size=10,
+    ),
+    bodies=st.lists(
+        st.tuples(spot, st.sampled_from(["r", "b"]), st.booleans(), st.booleans()), max_size=25
+    ),
+    walls=st.lists(st.tuples(spot, spot), max_size=10),
+)
+def test_the_view_box_and_strips_see_exactly_what_all_pairs_sees_for_any_cone(
+    observers: list[tuple[tuple[float, float], float, str, float, float]],
+    bodies: list[tuple[tuple[float, float], str, bool, bool]],
+    walls: list[tuple[tuple[float, float], tuple[float, float]]],
+) -> None:
+    eyes = [
+        Observer(f"o{i}", team, pos, heading, Senses(view_angle=angle, view_distance=reach))
+        for i, (pos, heading, team, angle, reach) in enumerate(observers)
+    ]
+    targets = [
+        Body(f"b{i}", team, pos, cloaked=cloak, disguised=disguise)
+        for i, (pos, team, cloak, disguise) in enumerate(bodies)
+    ] + [Body(o.id, o.team, o.position) for o in eyes]
+    index = SightIndex(walls)
+
+    assert perceive_all_pairs(eyes, targets, walls) == perceive(eyes, targets, index)
+    assert perceive_all_pairs(eyes, targets, walls) == perceive(eyes, targets, index)
+
+
 def test_hear_all_gives_the_same_answer_as_hear_for_each_listener() -> None:
     rng = random.Random(11)
     listeners = [
@@ -203,6 +249,31 @@ def test_hear_all_gives_the_same_answer_as_hear_for_each_listener() -> None:
     heard = hear_all(listeners, noises)
 
     assert {o.id: hear(o, noises) for o in listeners} == heard
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    listeners=st.lists(st.tuples(spot, st.sampled_from([0.5, 10.0, 25.0])), min_size=1, max_size=8),
+    noises=st.lists(
+        st.tuples(spot, st.sampled_from([0.3, 1.0, 2.0]), st.sampled_from(["gunfire", "steps"])),
+        max_size=20,
+    ),
+)
+def test_hear_all_hears_per_loudness_exactly_what_hear_hears(
+    listeners: list[tuple[tuple[float, float], float]],
+    noises: list[tuple[tuple[float, float], float, str]],
+) -> None:
+    ears = [
+        Observer(f"o{i}", "red", pos, senses=Senses(hearing_radius=radius))
+        for i, (pos, radius) in enumerate(listeners)
+    ]
+    # Listener o<i> makes noise i, if any: a listener never hears its own. (One source makes
+    # one noise: two alike at one distance would keep no particular order.)
+    sounds = [
+        Noise(kind, pos, f"o{i}", loudness=loud) for i, (pos, loud, kind) in enumerate(noises)
+    ]
+
+    assert {o.id: hear(o, sounds) for o in ears} == hear_all(ears, sounds)
 
 
 @settings(max_examples=100, deadline=None)

@@ -36,6 +36,7 @@ from ..messaging import (
     GoalBias,
     Order,
     Percept,
+    PerceptRequest,
     StatusReport,
     ThreatReport,
     WithdrawOrder,
@@ -50,7 +51,7 @@ from .component import Component
 from .decide import AgentPlan, Decider, Decision
 from .execute import BUILTIN_TASKS, LASTING_VERBS, ActTask, TaskStatus, act_of
 from .facts import ACT_REFUSED, DEPARTED, GOAL_BIAS, STATUS, THREAT_REPORT, UNDELIVERED
-from .memory import Memory
+from .memory import Memory, PerceptFeed
 from .orders import CommandQueue, OrderBook
 from .role import Role
 
@@ -88,6 +89,8 @@ class Agent(Actor):
     may order. ``team`` and the agent's id are the domain constants ``@team`` and ``@self``.
     """
 
+    percept_deltas = True  # on_percept applies deltas (PerceptFeed)
+
     def __init__(
         self,
         actor_id: str,
@@ -108,6 +111,7 @@ class Agent(Actor):
         self.team = team
         self.world = world
         self.memory = Memory(facts)
+        self._percepts = PerceptFeed(self.memory)
         self.commands = CommandQueue()
         self.book = OrderBook()
         constants: dict[str, Value] = {"self": actor_id, "team": team}
@@ -151,7 +155,12 @@ class Agent(Actor):
 
     @handles(Percept)
     def on_percept(self, percept: Percept) -> None:
-        self.memory.set_source("percept", percept.facts)
+        ask = self._percepts.take(
+            percept.facts, percept.tick, since=percept.since, removed=percept.removed
+        )
+        if ask:
+            self.log.warning("percept.gap", sender=percept.sender, since=percept.since)
+            self.send(PerceptRequest(recipient=percept.sender))
         self._events = tuple(tuple(event) for event in percept.events)
         self.memory.set_source("events", self._events)
 

@@ -67,6 +67,33 @@ class Memory:
                 self._hold(key, fact)
         self._sources[source] = new
 
+    def change_source(
+        self, source: str, added: Iterable[Sequence[Value]], removed: Iterable[Sequence[Value]]
+    ) -> None:
+        """Apply what changed in ``source``: the facts ``removed`` no longer hold, ``added``
+        hold now (a delta Percept). The database ends exactly as :meth:`set_source` with the
+        source's new facts would leave it: the facts only removed leave it, the new ones come
+        in in ``added``'s order, and a fact removed and added again in another form (``12`` and
+        ``12.0``, one fact to the planner) stays as it was. The source lists the facts it
+        kept, in their order, then the added ones."""
+        if source == MEMORY:
+            raise ConfigurationError(
+                f"the source {MEMORY!r} changes only by remember() and forget()"
+            )
+        held = self._sources.setdefault(source, {})
+        coming: dict[Fact, Fact] = {}
+        for fact in added:
+            known = _as_fact(fact)
+            coming[fact_key(known)] = known
+        for fact in removed:
+            key = fact_key(_as_fact(fact))
+            if key not in coming and key in held:
+                self._drop(key, held.pop(key))
+        for key, fact in coming.items():
+            if key not in held:
+                self._hold(key, fact)
+            held[key] = fact
+
     def clear_source(self, source: str) -> None:
         """Forget everything ``source`` said."""
         for key, fact in self._sources.pop(source, {}).items():
@@ -149,3 +176,44 @@ def _starts_with(fact: Fact, pattern: Sequence[Value]) -> bool:
     return len(fact) >= len(pattern) and all(
         values_equal(a, b) for a, b in zip(fact, pattern, strict=False)
     )
+
+
+class PerceptFeed:
+    """Feeds Percepts, full or delta (``Percept.since``), into one source of a memory.
+
+    A full percept replaces the source; a delta is applied only when it follows the last
+    percept applied (its ``since`` is that percept's tick). One that does not (a percept was
+    lost or dropped on the way) is not applied: the source keeps the last consistent facts
+    until a full percept comes, and :meth:`take` says to ask for one, once per gap.
+    """
+
+    def __init__(self, memory: Memory, source: str = "percept") -> None:
+        self.memory = memory
+        self.source = source
+        self.last_tick: int | None = None
+        """The tick of the last percept applied (None: none yet, or a gap since)."""
+        self.gaps = 0
+        """Deltas not applied because they did not follow the last percept applied."""
+        self._asked = False
+
+    def take(
+        self,
+        facts: Iterable[Sequence[Value]],
+        tick: int,
+        *,
+        since: int | None = None,
+        removed: Iterable[Sequence[Value]] = (),
+    ) -> bool:
+        """Apply one percept stamped ``tick``; True when the sender should be asked for a full
+        percept (the first delta of a gap)."""
+        if since is None:
+            self.memory.set_source(self.source, facts)
+        elif since == self.last_tick:
+            self.memory.change_source(self.source, facts, removed)
+        else:
+            self.gaps += 1
+            self.last_tick = None
+            ask, self._asked = not self._asked, True
+            return ask
+        self.last_tick, self._asked = tick, False
+        return False

@@ -27,6 +27,7 @@ from .catalog import Heartbeat as Heartbeat
 from .catalog import Message as Message
 from .catalog import Order as Order
 from .catalog import Percept as Percept
+from .catalog import PerceptRequest as PerceptRequest
 from .catalog import RequestCooperation as RequestCooperation
 from .catalog import RequestTalk as RequestTalk
 from .catalog import StatusReport as StatusReport
@@ -58,6 +59,7 @@ __all__ = [
     "Mode",
     "Order",
     "Percept",
+    "PerceptRequest",
     "RequestCooperation",
     "RequestTalk",
     "RunResult",

@@ -138,7 +138,7 @@ class LivenessMixin(ActorState):
         """
         if not self.lockstep_participant:
             return
-        self.send(_Ready(recipient=self.clock_id))
+        self.send(_Ready(recipient=self.clock_id, percept_deltas=self.percept_deltas))
         if self.mode == "lockstep" and self._tick_done_sent:
             self.send(TickDone(recipient=self.clock_id))
 

@@ -66,6 +66,7 @@ class ActorState:
     stats: ActorStats
     log: Any
     lockstep_participant: ClassVar[bool]
+    percept_deltas: ClassVar[bool]
     _connection: Any
     _seq: int
     _buffer: list[Message]

@@ -144,6 +144,9 @@ class Actor(
     """Messages received and not yet handled that the actor holds; at the bound, Percepts are
     conflated (the newest per sender kept, counted and logged) and nothing else is ever
     dropped; past it the connection stops reading and ZeroMQ queues (see ``_mailbox``)."""
+    percept_deltas: ClassVar[bool] = False
+    """True when the actor's Percept handler applies delta percepts (``Percept.since``): said
+    to the clock in ``_Ready``, so a world sends it what changed instead of every fact."""
     _immediate_types: ClassVar[tuple[type[Message], ...]] = (
         Tick,
         _Registered,
@@ -608,7 +611,7 @@ class Actor(
     def _announce_ready(self) -> None:
         if not self._ready_sent:
             self._ready_sent = True
-            self.send(_Ready(recipient=self.clock_id))
+            self.send(_Ready(recipient=self.clock_id, percept_deltas=self.percept_deltas))
 
     def _beat(self) -> None:
         self.send(Heartbeat(recipient=self.clock_id, interval=self._heartbeat_interval or 1.0))

@@ -250,12 +250,31 @@ class ActResult(Message, frozen=True):
 
 
 class Percept(Message, frozen=True):
-    """What an agent's sensors tell it this tick, and the game events it should know."""
+    """What an agent's sensors tell it this tick, and the game events it should know.
+
+    A *full* percept (``since`` is None, the default) lists every fact that holds. A *delta*
+    (``since`` is the ``tick`` of the percept it follows) lists in ``facts`` only the facts added
+    since that percept, and in ``removed`` the facts that no longer hold. The world sends deltas
+    only to a participant that asked for them when it joined (``_Ready.percept_deltas``), and a
+    full percept on join, on request (:class:`PerceptRequest`) and every few ticks.
+    """
 
     facts: list[Fact] = []
-    """Facts such as ``["at", "bot-1", "w3"]`` or ``["sees", "bot-7", "w9", 12.5]``."""
+    """Facts such as ``["at", "bot-1", "w3"]`` or ``["sees", "bot-7", "w9", 12.5]``; in a delta,
+    the facts that hold now and did not in the percept ``since``."""
     events: list[Fact] = []
-    """Game events such as ``["death", "bot-7"]`` or ``["captured", "cp-a", "red"]``."""
+    """Game events such as ``["death", "bot-7"]`` or ``["captured", "cp-a", "red"]``: those of
+    this tick, in a delta too."""
+    since: int | None = None
+    """None: a full percept. Else a delta from the percept of that ``tick`` the same sender sent;
+    a receiver that did not apply that one must not apply this one (it asks for a full one)."""
+    removed: list[Fact] = []
+    """In a delta: the facts of the percept ``since`` that no longer hold (byte for byte)."""
+
+
+class PerceptRequest(Message, frozen=True):
+    """Asks the world for a full :class:`Percept` next time (a delta did not follow the last
+    percept its receiver applied: one was lost or dropped)."""
 
 
 class Tick(Message, frozen=True):
@@ -313,6 +332,10 @@ class _Undeliverable(Message, frozen=True):
 
 class _Ready(Message, frozen=True):
     """An actor tells the clock it has started and is waiting for ticks."""
+
+    percept_deltas: bool = False
+    """True when the actor applies delta percepts (``Percept.since``); a world sends it full
+    percepts otherwise, and a full one after every ``_Ready`` (a join or a restart)."""
 
 
 class _FinishRun(Message, frozen=True):
@@ -438,6 +461,7 @@ AGENT_MESSAGES: tuple[type[Message], ...] = (
     Act,
     ActResult,
     Percept,
+    PerceptRequest,
     Tick,
     TickDone,
 )

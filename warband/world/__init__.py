@@ -22,6 +22,8 @@ from ._acts import REACH as REACH
 from ._acts import needs_no_help as needs_no_help
 from ._bodies import Member as Member
 from ._bodies import RosterEntry as RosterEntry
+from ._deltas import PerceptChange as PerceptChange
+from ._deltas import PerceptDeltas as PerceptDeltas
 from ._map_file import bundled_maps as bundled_maps
 from ._map_file import load_map as load_map
 from ._map_file import map_from_data as map_from_data
@@ -298,6 +300,8 @@ __all__ = [
     "ModeView",
     "Noise",
     "Observer",
+    "PerceptChange",
+    "PerceptDeltas",
     "Point",
     "PositionWeights",
     "Queue",

@@ -43,7 +43,9 @@ def target_reason(state: WorldState, agent: Character, target: str, reach: float
     gap = distance(agent.position, pos)
     if gap > reach:
         return f"target {target!r} is out of range ({gap:.1f} > {reach:g} for {agent.selected})"
-    if not state.map.line_of_sight(agent.position, pos):
+    # The world's sight index answers as the map would, and has most shots' sight lines in
+    # memory already: the shooter saw its target in the last percept, from where it stands.
+    if not state.sight.clear(agent.position, pos):
         return f"no line of sight to {target!r} (a wall is in the way)"
     return None
 

@@ -99,10 +99,24 @@ def percepts(state: WorldState, agent: Character) -> list[Fact]:
         seen, heard = _senses(state)
         facts.extend(_sight_facts(state, seen.get(agent.id, [])))
         facts.extend(heard.get(agent.id, []))
-    facts.extend(common_facts(state, agent.team))
+    facts.extend(team_knowledge(state, agent.team, "common"))
     if agent.life == DEAD:
-        facts.extend(influence_facts(state, agent.team))  # to choose where to spawn
+        facts.extend(team_knowledge(state, agent.team, "influence"))  # to choose where to spawn
     return facts
+
+
+def team_knowledge(state: WorldState, team: str, part: str) -> list[Fact]:
+    """:func:`common_facts` (``part`` ``"common"``) or :func:`influence_facts`
+    (``"influence"``) of ``team``, worked out once per tick: every member's percept holds
+    them, and a thousand members need not build them a thousand times."""
+    cache = state.team_cache
+    if cache is None or cache[0] != state.tick:
+        cache = state.team_cache = (state.tick, {})
+    found = cache[1].get((team, part))
+    if found is None:
+        facts = common_facts(state, team) if part == "common" else influence_facts(state, team)
+        found = cache[1][team, part] = list(facts)
+    return found
 
 
 def _body_facts(state: WorldState, agent: Character) -> Iterable[Fact]:

@@ -94,6 +94,8 @@ class WorldState:
         self.sight = SightIndex(game_map.walls)
         self.senses_cache: tuple[int, dict[str, list[Sighting]], dict[str, list[Fact]]] | None
         self.senses_cache = None
+        self.team_cache: tuple[int, dict[tuple[str, str], list[Fact]]] | None = None
+        """What each team knows this tick (see ``_senses.team_knowledge``)."""
         # what the renderer and logs see
         self.last = TickReport(0)
         self.corridors: dict[str, list[str]] = {}

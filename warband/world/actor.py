@@ -11,6 +11,12 @@ that also owns a world model (:class:`WorldModel`, normally a
   tick's Acts in (sender, seq) order, the world steps the simulation and sends each agent one
   :class:`~warband.messaging.Percept`: the facts its sensors allow and the game events of that
   step. Before tick 1 every agent gets its first Percept, so it can plan in tick 1.
+- **Delta percepts**: an agent that says so when it joins (``_Ready.percept_deltas``, as every
+  warband agent does) is sent what changed since its last Percept (``since``, ``removed``,
+  :mod:`~warband.world._deltas`), and a full Percept after every ``_Ready`` (a join, a
+  restart), after it left (a crash) or a Percept to it was undeliverable, on a
+  :class:`~warband.messaging.PerceptRequest`, and every ``full_percepts_every`` ticks. Anyone
+  else (a learner, an outside client) gets full Percepts, as before.
 - When the model reports an outcome (a team won, time ran out), the run ends after that tick
   and the outcome is the world's ``final_state()``, which scenario judges read from
   ``result.final_states["world"]``.
@@ -23,9 +29,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from ..messaging import Act, ActResult, Clock, Percept, handles
+from ..messaging import Act, ActResult, Clock, Message, Percept, PerceptRequest, handles
+from ..messaging.catalog import _Left, _Ready, _Undeliverable
 from ..messaging.tracing import log_every_tick, logging_to_files
 from ..values import Value
+from ._deltas import PerceptDeltas
 from ._snapshot import SNAPSHOT_EVENT as SNAPSHOT_EVENT
 from .vocabulary import CAPTURED, KILLED
 
@@ -105,9 +113,11 @@ class WorldActor(Clock):
         tick_interval: float = 0.05,
         tick_timeout: float = 10.0,
         observers: Mapping[str, str] | None = None,
+        full_percepts_every: int = 50,
         **clock_options: Any,
     ) -> None:
-        """``clock_options`` go to :class:`~warband.messaging.clock.Clock` as they are."""
+        """``full_percepts_every``: ticks between two full Percepts to an agent that takes
+        deltas. ``clock_options`` go to :class:`~warband.messaging.clock.Clock` as they are."""
         super().__init__(
             actor_id,
             participants=participants,
@@ -127,6 +137,9 @@ class WorldActor(Clock):
         """Characters each team downed (``killed`` events, by the killer's team)."""
         self.captures: dict[str, int] = {}
         """Capture points and TSPs each team took (``captured`` events)."""
+        self._deltas = PerceptDeltas(full_percepts_every)
+        self._delta_takers: set[str] = set()
+        """Participants that said in ``_Ready`` that they apply delta percepts."""
 
     @handles(Act)
     def on_act(self, act: Act) -> None:
@@ -137,6 +150,30 @@ class WorldActor(Clock):
             self.acts_rejected += 1
             self.log.info("act.rejected", peer=act.sender, verb=act.verb, reason=verdict.reason)
         self.reply(act, ActResult(accepted=verdict.accepted, reason=verdict.reason))
+
+    @handles(PerceptRequest)
+    def on_percept_request(self, request: PerceptRequest) -> None:
+        self.log.info("percept.full_requested", peer=request.sender)
+        self._deltas.forget(request.sender)
+
+    async def _handle_immediate(self, message: Message) -> None:
+        # A _Ready is a join or a comeback: whatever the agent held before is gone, so its next
+        # Percept is a full one; it says whether it takes deltas after that. A peer that left
+        # (a crash its supervisor may restart) comes back with an empty memory: full as well.
+        if isinstance(message, _Ready):
+            self._deltas.forget(message.sender)
+            if message.percept_deltas:
+                self._delta_takers.add(message.sender)
+            else:
+                self._delta_takers.discard(message.sender)
+        elif isinstance(message, _Left):
+            self._deltas.forget(message.agent)
+        await super()._handle_immediate(message)
+
+    def on_undeliverable(self, notice: _Undeliverable) -> None:
+        # A Percept that did not arrive is no base for a delta: the next one is full.
+        if notice.message_type == Percept.__name__:
+            self._deltas.forget(notice.target)
 
     async def before_ticks(self) -> None:
         self._send_percepts(report=None)
@@ -156,17 +193,32 @@ class WorldActor(Clock):
             if not self.model.has_agent(agent):
                 team = self.observers.get(agent)
                 if team is not None:
-                    facts = [list(fact) for fact in self.model.team_facts(team)]
-                    self.send(Percept(recipient=agent, facts=facts))
+                    self._send_percept(agent, self.model.team_facts(team), ())
                 continue
             events = self.model.events_for(agent, report) if report is not None else ()
-            self.send(
-                Percept(
-                    recipient=agent,
-                    facts=[list(fact) for fact in self.model.percepts_for(agent)],
-                    events=[list(event) for event in events],
-                )
+            self._send_percept(agent, self.model.percepts_for(agent), events)
+
+    def _send_percept(
+        self,
+        agent: str,
+        facts: Sequence[Sequence[Value]],
+        events: Sequence[Sequence[Value]],
+    ) -> None:
+        wire_events = [list(event) for event in events]
+        if agent not in self._delta_takers:
+            facts_now = [list(fact) for fact in facts]
+            self.send(Percept(recipient=agent, facts=facts_now, events=wire_events))
+            return
+        change = self._deltas.next(agent, facts, self.tick)
+        self.send(
+            Percept(
+                recipient=agent,
+                facts=[list(fact) for fact in change.facts],
+                events=wire_events,
+                since=change.since,
+                removed=[list(fact) for fact in change.removed],
             )
+        )
 
     def _count(self, events: Sequence[Sequence[Value]]) -> None:
         for event in events:

@@ -15,18 +15,22 @@ A disguised body is seen by an enemy as a member of the enemy's own team; team m
 true team. Hearing ignores walls and cones: a :class:`Noise` is heard by an observer within
 ``hearing_radius * loudness`` of it.
 
-Two implementations give the same answer: :func:`perceive` looks up candidates in a uniform
-grid (:class:`SpatialGrid`) and walls in a grid too (:class:`SightIndex`), so a tick with
-many entities does not test every pair; :func:`perceive_all_pairs` tests every observer against
-every body and every wall and is the reference (and the benchmark's baseline). Both return
-sightings sorted by ``(distance, id)`` so results are deterministic.
+Two implementations give the same answer: :func:`perceive` looks up candidates in strips of
+bodies sorted by x (only those in the box around the observer's view cone), and walls in a
+grid (:class:`SightIndex`), so a tick with many entities does not test every pair;
+:func:`perceive_all_pairs` tests every observer against every body and every wall and is the
+reference (and the benchmark's baseline). Both return sightings sorted by ``(distance, id)`` so
+results are deterministic.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import TypeAlias
 
 from ..exceptions import ConfigurationError
 from . import geometry
@@ -125,7 +129,20 @@ def sight_range(observer: Observer, body: Body) -> float:
 class _Eye:
     """An observer with its cone precomputed: a dot product replaces an arctangent per pair."""
 
-    __slots__ = ("all_around", "cos_half", "fx", "fy", "id", "observer", "reach", "team", "x", "y")
+    __slots__ = (
+        "all_around",
+        "cloak_reach",
+        "cos_half",
+        "fx",
+        "fy",
+        "half",
+        "id",
+        "observer",
+        "reach",
+        "team",
+        "x",
+        "y",
+    )
 
     def __init__(self, observer: Observer) -> None:
         half = observer.senses.view_angle / 2.0
@@ -134,9 +151,39 @@ class _Eye:
         self.team = observer.team
         self.x, self.y = observer.position
         self.fx, self.fy = math.cos(observer.heading), math.sin(observer.heading)
+        self.half = half
         self.all_around = half >= math.pi
         self.cos_half = math.cos(half)
         self.reach = observer.senses.view_distance
+        self.cloak_reach = min(observer.senses.view_distance, observer.senses.cloak_reveal_distance)
+
+    def view_box(self) -> tuple[float, float, float, float]:
+        """A box ``(x0, y0, x1, y1)`` holding the whole view cone, with room to spare.
+
+        The cone is the observer's spot, the two ends of its arc and the points of the arc due
+        east, north, west or south when the cone spans them. The margin covers rounding here
+        and the cone test's own tolerance: a box too big costs a few candidates, never a
+        sighting.
+        """
+        reach = self.reach + 1e-3 * (1.0 + self.reach)
+        x, y = self.x, self.y
+        if self.all_around:
+            return (x - reach, y - reach, x + reach, y + reach)
+        heading = self.observer.heading
+        xs, ys = [x], [y]
+        for angle in (
+            heading - self.half,
+            heading + self.half,
+            0.0,
+            math.pi / 2,
+            math.pi,
+            -math.pi / 2,
+        ):
+            if abs(math.remainder(angle - heading, math.tau)) <= self.half + 1e-6:
+                xs.append(x + reach * math.cos(angle))
+                ys.append(y + reach * math.sin(angle))
+        pad = 1e-3 * (1.0 + self.reach)
+        return (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
 
 
 def _sighting(eye: _Eye, body: Body) -> Sighting | None:
@@ -216,6 +263,12 @@ class SpatialGrid:
         return found
 
 
+_Wall: TypeAlias = tuple[int, float, float, float, float, Point, Point, float, float]
+"""A wall in a :class:`SightIndex` cell: index, padded box, ends, and ``q - p``."""
+
+_EPSILON = geometry._EPSILON
+"""The tolerance of :func:`~warband.world.geometry.segments_intersect` (touching counts)."""
+
 _PAD = 1e-6
 """Widening of wall boxes and sight-line cells: the intersection test tolerates a tiny epsilon,
 so a wall just across a grid-cell border may still touch the line."""
@@ -250,11 +303,16 @@ class SightIndex:
             )
             for p, q in self.walls
         ]
-        self._cells: dict[tuple[int, int], list[int]] = {}
-        for index, (x0, y0, x1, y1) in enumerate(self._boxes):
+        # Column of cells -> row -> the walls there: a sight line walks the columns it spans.
+        self._columns: dict[int, dict[int, list[_Wall]]] = {}
+        for index, ((x0, y0, x1, y1), (p, q)) in enumerate(
+            zip(self._boxes, self.walls, strict=True)
+        ):
+            wall = (index, x0, y0, x1, y1, p, q, q[0] - p[0], q[1] - p[1])
             for cx in range(math.floor(x0 / cell_size), math.floor(x1 / cell_size) + 1):
+                column = self._columns.setdefault(cx, {})
                 for cy in range(math.floor(y0 / cell_size), math.floor(y1 / cell_size) + 1):
-                    self._cells.setdefault((cx, cy), []).append(index)
+                    column.setdefault(cy, []).append(wall)
         self._memory: dict[tuple[Point, Point], bool] = {}
 
     def clear(self, a: Point, b: Point) -> bool:
@@ -268,80 +326,130 @@ class SightIndex:
             self._memory[key] = known
         return known
 
-    def _cells_along(self, a: Point, b: Point) -> list[tuple[int, int]]:
-        """The cells the padded segment passes through, one column of cells at a time."""
-        size = self.cell_size
-        (ax, ay), (bx, by) = (a, b) if a[0] <= b[0] else (b, a)
-        cells = []
-        first, last = math.floor((ax - _PAD) / size), math.floor((bx + _PAD) / size)
+    def _test(self, a: Point, b: Point) -> bool:
+        """:func:`~warband.world.geometry.segments_intersect` against the walls of the cells
+        the padded line passes through, column by column from its left end. Its four cross
+        products are written out (the same arithmetic on the same numbers, so the same answer);
+        the function itself decides the rare cases a product is within its epsilon of 0
+        (touching, collinear)."""
+        ax, ay = a
+        bx, by = b
+        lx, hx = (ax, bx) if ax <= bx else (bx, ax)
+        ly, hy = (ay, by) if ay <= by else (by, ay)
+        sx, sy = bx - ax, by - ay
+        size, eps, floor = self.cell_size, _EPSILON, math.floor
+        (qx, qy), (rx, ry) = (a, b) if ax <= bx else (b, a)
         # A nearly vertical line spans a column or two: take its whole height there, which
         # also keeps the slope finite below.
-        steep = bx - ax <= _PAD
-        slope = 0.0 if steep else (by - ay) / (bx - ax)
-        for cx in range(first, last + 1):
-            if not steep:
-                left, right = max(cx * size, ax), min((cx + 1) * size, bx)
-                ya, yb = ay + slope * (left - ax), ay + slope * (right - ax)
-            else:
-                ya, yb = ay, by
-            low, high = min(ya, yb) - _PAD, max(ya, yb) + _PAD
-            for cy in range(math.floor(low / size), math.floor(high / size) + 1):
-                cells.append((cx, cy))
-        return cells
-
-    def _test(self, a: Point, b: Point) -> bool:
-        lx, hx = min(a[0], b[0]), max(a[0], b[0])
-        ly, hy = min(a[1], b[1]), max(a[1], b[1])
-        tested: set[int] = set()
-        for cell in self._cells_along(a, b):
-            for index in self._cells.get(cell, ()):
-                if index in tested:
-                    continue
-                tested.add(index)
-                x0, y0, x1, y1 = self._boxes[index]
-                if x0 > hx or x1 < lx or y0 > hy or y1 < ly:
-                    continue
-                p, q = self.walls[index]
-                if geometry.segments_intersect(a, b, p, q):
-                    return False
+        steep = rx - qx <= _PAD
+        slope = 0.0 if steep else (ry - qy) / (rx - qx)
+        tested: set[int] | None = None
+        for cx in range(floor((qx - _PAD) / size), floor((rx + _PAD) / size) + 1):
+            column = self._columns.get(cx)
+            if column is None:
+                continue
+            if steep:
+                ya, yb = qy, ry
+            else:  # the line's height where it crosses this column
+                left, right = cx * size, (cx + 1) * size
+                left, right = qx if qx > left else left, rx if rx < right else right
+                ya, yb = qy + slope * (left - qx), qy + slope * (right - qx)
+            low, high = (ya, yb) if ya <= yb else (yb, ya)
+            for cy in range(floor((low - _PAD) / size), floor((high + _PAD) / size) + 1):
+                for index, x0, y0, x1, y1, p, q, wx, wy in column.get(cy, ()):
+                    if x0 > hx or x1 < lx or y0 > hy or y1 < ly:
+                        continue
+                    if tested is None:
+                        tested = {index}
+                    elif index in tested:
+                        continue
+                    else:
+                        tested.add(index)
+                    px, py = p
+                    d1 = wx * (ay - py) - wy * (ax - px)
+                    d2 = wx * (by - py) - wy * (bx - px)
+                    d3 = sx * (py - ay) - sy * (px - ax)
+                    d4 = sx * (q[1] - ay) - sy * (q[0] - ax)
+                    if abs(d1) <= eps or abs(d2) <= eps or abs(d3) <= eps or abs(d4) <= eps:
+                        if geometry.segments_intersect(a, b, p, q):
+                            return False
+                    elif (d1 > 0.0) != (d2 > 0.0) and (d3 > 0.0) != (d4 > 0.0):
+                        return False
         return True
 
 
 def perceive(
     observers: Sequence[Observer], bodies: Sequence[Body], walls: SightIndex | Sequence[Segment]
 ) -> dict[str, list[Sighting]]:
-    """What every observer sees, using a spatial grid for bodies and a :class:`SightIndex`
-    for walls.
+    """What every observer sees, looking up candidates in strips of bodies sorted by x and
+    walls in a :class:`SightIndex`.
 
-    Same contract and same result as :func:`perceive_all_pairs`; ``walls`` may be a prebuilt
-    :class:`SightIndex` (build it once per map and keep it: walls do not move, and it
-    remembers answers) or a plain list.
+    Same contract and same result as :func:`perceive_all_pairs` (the same arithmetic on the
+    same numbers, on fewer pairs); ``walls`` may be a prebuilt :class:`SightIndex` (build it
+    once per map and keep it: walls do not move, and it remembers answers) or a plain list.
     """
     index = walls if isinstance(walls, SightIndex) else SightIndex(walls)
     if not observers:
         return {}
     reach = max(o.senses.view_distance for o in observers)
-    size = max(reach / 2.0, 1.0)
-    cells: dict[tuple[int, int], list[Body]] = {}
-    for body in bodies:
-        cells.setdefault(_cell_of(body.position, size), []).append(body)
-    seen: dict[str, list[Sighting]] = {}
-    for observer in observers:
-        eye = _Eye(observer)
-        # Padded: a body at exactly the view distance may sit a rounding error across the
-        # border of the last cell; the exact test below decides, so extra candidates are free.
-        reach = eye.reach + _PAD
-        x0, y0 = _cell_of((eye.x - reach, eye.y - reach), size)
-        x1, y1 = _cell_of((eye.x + reach, eye.y + reach), size)
+    strips = _Strips(bodies, max(reach / 4.0, 1.0))
+    return {observer.id: _seen_by(_Eye(observer), strips, index) for observer in observers}
+
+
+class _Strips:
+    """Bodies in horizontal strips of one height, each strip sorted by x: the bodies in a box
+    are two bisections per strip the box spans."""
+
+    def __init__(self, bodies: Iterable[Body], height: float) -> None:
+        self.height = height
+        rows: dict[int, list[tuple[float, float, Body]]] = {}
+        for body in bodies:
+            x, y = body.position
+            rows.setdefault(math.floor(y / height), []).append((x, y, body))
+        self.rows: dict[int, tuple[list[float], list[tuple[float, float, Body]]]] = {}
+        for row, entries in rows.items():
+            entries.sort(key=itemgetter(0))
+            self.rows[row] = ([entry[0] for entry in entries], entries)
+
+    def in_box(
+        self, x0: float, y0: float, x1: float, y1: float
+    ) -> list[list[tuple[float, float, Body]]]:
+        """The bodies of the strips the box spans whose x lies in ``[x0, x1]``, by strip."""
         found = []
-        for cx in range(x0, x1 + 1):
-            for cy in range(y0, y1 + 1):
-                for body in cells.get((cx, cy), ()):
-                    sighting = _sighting(eye, body)
-                    if sighting is not None and index.clear(eye.observer.position, body.position):
-                        found.append(sighting)
-        seen[observer.id] = _sorted(found)
-    return seen
+        for row in range(math.floor(y0 / self.height), math.floor(y1 / self.height) + 1):
+            strip = self.rows.get(row)
+            if strip is not None:
+                xs, entries = strip
+                low, high = bisect_left(xs, x0), bisect_right(xs, x1)
+                if low < high:
+                    found.append(entries[low:high])
+        return found
+
+
+def _seen_by(eye: _Eye, strips: _Strips, index: SightIndex) -> list[Sighting]:
+    """The sightings of one observer: :func:`_sighting` and the sight line, written out in
+    one loop (the hot loop of a big world: a call per candidate cost more than the test)."""
+    x, y, fx, fy, reach, cos_half = eye.x, eye.y, eye.fx, eye.fy, eye.reach, eye.cos_half
+    cone, own, team, cloak_reach = not eye.all_around, eye.id, eye.team, eye.cloak_reach
+    spot = eye.observer.position
+    hypot, memory, clear = math.hypot, index._memory, index.clear
+    found = []
+    for strip in strips.in_box(*eye.view_box()):
+        for bx, by, body in strip:
+            dx, dy = bx - x, by - y
+            d = hypot(dx, dy)
+            if d > reach or (cone and d > 0.0 and dx * fx + dy * fy < d * cos_half - 1e-9):
+                continue
+            if body.id == own or (body.cloaked and body.team != team and d > cloak_reach):
+                continue
+            there = body.position
+            sight = memory.get((spot, there))
+            if sight is None:
+                sight = clear(spot, there)
+            if sight:
+                seen_as = team if body.disguised and body.team != team else body.team
+                found.append(Sighting(body.id, seen_as, there, d))
+    return _sorted(found)
 
 
 def hear(observer: Observer, noises: Iterable[Noise]) -> list[Hearing]:
@@ -357,20 +465,48 @@ def hear(observer: Observer, noises: Iterable[Noise]) -> list[Hearing]:
 
 
 def hear_all(observers: Sequence[Observer], noises: Sequence[Noise]) -> dict[str, list[Hearing]]:
-    """What every observer hears; same answer as :func:`hear` per observer, but noises are
-    looked up in a :class:`SpatialGrid` so many listeners and many noises stay cheap."""
+    """What every observer hears; same answer as :func:`hear` per observer (noises of one
+    source, kind and distance aside: those keep no particular order), but noises are looked up
+    in a grid per loudness, so many listeners and many faint noises (footsteps) stay cheap."""
     if not observers:
         return {}
     if not noises:
         return {o.id: [] for o in observers}
-    loudest = max(n.loudness for n in noises)
-    reach = max(o.senses.hearing_radius for o in observers) * loudest
-    grid = SpatialGrid(max(reach / 2.0, 1.0))
-    for index, noise in enumerate(noises):
-        grid.insert(str(index), noise.position)
-    heard = {}
-    for observer in observers:
-        radius = observer.senses.hearing_radius * loudest
-        nearby = [noises[int(i)] for i in grid.near(observer.position, radius)]
-        heard[observer.id] = hear(observer, nearby)
-    return heard
+    hearing = max(o.senses.hearing_radius for o in observers)
+    grids: list[_NoiseGrid] = []
+    by_loudness: dict[float, list[Noise]] = {}
+    for noise in noises:
+        by_loudness.setdefault(noise.loudness, []).append(noise)
+    for loudness, alike in by_loudness.items():
+        size = max(hearing * loudness / 2.0, 1.0)
+        cells: dict[tuple[int, int], list[tuple[float, float, Noise]]] = {}
+        for noise in alike:
+            x, y = noise.position
+            cells.setdefault(_cell_of(noise.position, size), []).append((x, y, noise))
+        grids.append((loudness, size, cells))
+    return {observer.id: _heard_by(observer, grids) for observer in observers}
+
+
+_NoiseGrid: TypeAlias = tuple[float, float, dict[tuple[int, int], list[tuple[float, float, Noise]]]]
+"""The noises of one loudness: loudness, cell size, and the noises by cell (with x and y)."""
+
+
+def _heard_by(observer: Observer, grids: list[_NoiseGrid]) -> list[Hearing]:
+    """:func:`hear` on the noises of the cells the square around the observer overlaps, grid
+    by grid (a cell is half as big as the farthest its noises carry)."""
+    (x, y), own, radius = observer.position, observer.id, observer.senses.hearing_radius
+    hypot, floor = math.hypot, math.floor
+    heard: list[tuple[float, str, str, int, Noise]] = []
+    for loudness, size, cells in grids:
+        reach = radius * loudness
+        wide = reach + _PAD  # a rounding error must not leave out the last cell
+        rows = range(floor((y - wide) / size), floor((y + wide) / size) + 1)
+        for col in range(floor((x - wide) / size), floor((x + wide) / size) + 1):
+            for row in rows:
+                for nx, ny, noise in cells.get((col, row), ()):
+                    d = hypot(nx - x, ny - y)
+                    if d <= reach and noise.source != own:
+                        heard.append((d, noise.source, noise.kind, len(heard), noise))
+    # Sorted as hear() sorts, (distance, source, kind), ties in the order found.
+    heard.sort()
+    return [Hearing(kind, noise.position, source, d) for d, source, kind, _, noise in heard]

@@ -191,6 +191,7 @@ class World:
         state.influence = {
             team: InfluenceMap(state.graph, team, settings) for team in state.map.teams
         }
+        state.team_cache = None  # what a team knows now holds its influence
 
     def influence(self, team: str) -> InfluenceMap:
         """The influence map of ``team``, kept since :meth:`track_influence`.
@@ -317,7 +318,7 @@ class World:
         _rules.score(state, events)
         # Senses are worked out anew from the tick's end state (nothing above may have cached
         # a mid-step view), once: the influence map and the percepts share them.
-        state.senses_cache = None
+        state.senses_cache = state.team_cache = None
         seen = _senses.sightings(state) if state.influence_from_sight else None
         _rules.update_influence(state, events, seen)
         state.actions.clear()
@@ -366,8 +367,8 @@ class World:
             )
         return [
             ("tick", self._state.tick),
-            *_senses.common_facts(self._state, team),
-            *_senses.influence_facts(self._state, team),
+            *_senses.team_knowledge(self._state, team, "common"),
+            *_senses.team_knowledge(self._state, team, "influence"),
         ]
 
     # --- snapshot -----------------------------------------------------------------------------
