@@ -589,19 +589,23 @@ def test_a_hurt_bot_in_cover_stays_there_while_the_enemy_it_lost_sight_of_is_nea
     assert [a.verb for a in leaves if isinstance(a, Act)] == ["stand"]
 
 
+def _crowd_facts(me: str, team: str, crowd: list[str], waypoint: str) -> FactDB:
+    """What bot ``me`` of ``crowd`` (all of ``team``, on ``waypoint``) knows: itself, and
+    every other member of the crowd in sight on that waypoint."""
+    facts = FactDB()
+    facts.assert_fact("self", me, team, "assault")
+    for mate in crowd:
+        if mate != me:
+            facts.assert_fact("sees", mate, waypoint, 0.0, team)
+    return facts
+
+
 def test_escorts_in_a_crowd_stand_around_the_vip_on_places_of_their_own() -> None:
     spread_around = bot_functions(TEST_MAP)["spread_around"]
     crowd = [f"red-{n}" for n in range(1, 5)]
 
-    def place_of(me: str) -> object:
-        facts = FactDB()
-        facts.assert_fact("self", me, "red", "assault")
-        for mate in crowd:
-            if mate != me:
-                facts.assert_fact("sees", mate, "m1", 0.0, "red")
-        return spread_around(facts, "m1", "c")  # all four on m1, the VIP on c
-
-    places = [place_of(me) for me in crowd]
+    # All four on m1, the VIP on c.
+    places = [spread_around(_crowd_facts(me, "red", crowd, "m1"), "m1", "c") for me in crowd]
     assert places[0] is None  # the first by id stays
     assert 3 == len(set(places[1:])), places  # the others each take a place of their own...
     assert all(p == "c" or TEST_MAP.has_link("c", str(p)) for p in places[1:])  # ...by the VIP
@@ -612,15 +616,8 @@ def test_a_crowd_walking_one_way_fans_out_over_parallel_ways_of_the_same_length(
     next_hop = bot_functions(WARZONE)["next_hop"]
     crowd = [f"red-{n}" for n in range(1, 5)]
 
-    def step_of(me: str) -> object:
-        facts = FactDB()
-        facts.assert_fact("self", me, "red", "assault")
-        for mate in crowd:
-            if mate != me:
-                facts.assert_fact("sees", mate, "a3", 0.0, "red")
-        return next_hop(facts, "a3", "e3")  # all four on their spawn, bound for the centre
-
-    steps = [step_of(me) for me in crowd]
+    # All four on their spawn, bound for the centre.
+    steps = [next_hop(_crowd_facts(me, "red", crowd, "a3"), "a3", "e3") for me in crowd]
     assert len(set(steps)) >= 2, steps  # not one blob along one path
     shortest = waypoint_path(WARZONE, "a3", "e3") or ()
     assert steps[0] == shortest[1]  # the first by id takes the shortest way
@@ -687,14 +684,9 @@ def test_escorts_of_a_vip_in_a_dead_end_spread_over_the_next_ring_of_waypoints_t
     spread_around = bot_functions(WARZONE)["spread_around"]
     crowd = [f"blue-{n}" for n in range(1, 6)]
 
-    def place_of(me: str) -> object:
-        facts = FactDB()
-        facts.assert_fact("self", me, "blue", "assault")
-        for mate in crowd:
-            if mate != me:
-                facts.assert_fact("sees", mate, "house-east", 0.0, "blue")
-        return spread_around(facts, "house-east", "house-east")  # the VIP in the house
-
-    places = [place_of(me) for me in crowd[1:]]
+    places = [  # all five in the house with the VIP
+        spread_around(_crowd_facts(me, "blue", crowd, "house-east"), "house-east", "house-east")
+        for me in crowd[1:]
+    ]
     # The house has one neighbour, its yard: the others stand a link further, not on top.
     assert {"house-east-yard", "g3", "h3"} <= set(places), places
