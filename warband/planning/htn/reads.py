@@ -116,7 +116,9 @@ class _Watching(FactDB):
         return watching
 
     def copy(self) -> FactDB:
-        return _Watching.of(self, self._reads)
+        twin = self._copy_as(_Watching)
+        twin._reads, twin._group, twin._name = self._reads, self._group, self._name
+        return twin
 
     # --- the planner's compiled queries -------------------------------------------------------
 
