@@ -100,6 +100,12 @@ def test_every_bundled_scenario_runs_as_it_does_planning_every_tick(name: str) -
     assert expected.get(name, set()) <= set(+reused), reused
 
 
+def test_room_clearing_with_a_stuck_member_runs_as_it_does_planning_every_tick() -> None:
+    # The leader drops the member that let its commands time out: every member replans.
+    reused = _same_as_every_tick(SCENARIOS / "room_clearing.py", {"stuck": "charlie"}, 1, 200)
+    assert {"squad_leader", "squad_member"} <= set(+reused), reused
+
+
 @pytest.mark.parametrize(
     ("mode", "seed"),
     [

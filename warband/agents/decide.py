@@ -30,6 +30,15 @@ changed and the running plan is the one it was made for. Taken again, it is the 
 planning would have made, with the same plan, kind and reason (its ``expansions`` are 0: no
 search ran). The agent asks for it between its role's fixed-rate replans
 (:attr:`~warband.agents.Role.replan_every`).
+
+What a decision reads besides its facts is not watched, so it must read nothing else: time
+reaches an agent's decision only as facts (the Percept's ``tick``, a daemon's ``ticks ago``),
+which are watched like any other; no decider draws random numbers (one that did would draw
+fewer when it plans less, and its stream would no longer be that of planning every tick); and
+the planner's functions are ``fn(facts, *args)`` over those facts and data that never changes
+(the map). A role whose functions break that keeps ``replan_every`` 1. The facts are read as
+they are when the agent decides: after its daemons ran, and run again before a decision in the
+same tick (``Role.decide_again_after``).
 """
 
 from __future__ import annotations
