@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from ...values import Fact, Value, value_key
+from ...values import Fact, Value, fact_key, value_key
 from .facts import FactDB, HtnBindings, Term, _Bucket
 
 
@@ -92,9 +92,7 @@ def _same_group(was: _Bucket | None, now: _Bucket | None, first: object) -> bool
     return was.by_first.get(key) is now.by_first.get(key)
 
 
-_holds = FactDB._holds
-_snapshot = FactDB._snapshot
-_snapshot_first = FactDB._snapshot_first
+_NONE: dict[Fact, Fact] = {}
 
 
 class _Watching(FactDB):
@@ -121,21 +119,33 @@ class _Watching(FactDB):
         return twin
 
     # --- the planner's compiled queries -------------------------------------------------------
+    #
+    # Called for nearly every fact the planner looks at: FactDB's own bodies, with the note
+    # added, rather than a second call.
 
     def _holds(self, fact: tuple[object, ...]) -> bool:
+        name: str = fact[0]  # type: ignore[assignment]
         if len(fact) > 1:
-            self._group((fact[0], fact[1]))  # type: ignore[arg-type]  # fact[0]: the name
+            self._group((name, fact[1]))
         else:
-            self._name(fact[0])  # type: ignore[arg-type]
-        return _holds(self, fact)
+            self._name(name)
+        bucket = self._buckets.get(name)
+        if bucket is None:
+            return False
+        return (fact if bucket.exact else fact_key(fact)) in bucket.facts  # type: ignore[arg-type,operator]
 
     def _snapshot(self, name: str) -> tuple[Fact, ...]:
         self._name(name)
-        return _snapshot(self, name)
+        bucket = self._buckets.get(name)
+        return () if bucket is None else tuple(bucket.facts.values())
 
     def _snapshot_first(self, name: str, first: object) -> tuple[Fact, ...]:
         self._group((name, first))
-        return _snapshot_first(self, name, first)
+        bucket = self._buckets.get(name)
+        if bucket is None:
+            return ()
+        key = first if bucket.exact else value_key(first)  # type: ignore[arg-type]
+        return tuple(bucket.by_first.get(key, _NONE).values())
 
     # --- what functions read --------------------------------------------------------------
 
