@@ -54,13 +54,14 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
 import zmq
 
 import warband
+from warband.agents import Agent, GoapDecider, HtnDecider, Role
 from warband.launcher import run_actors_in_process
 from warband.messaging import event_loop
 from warband.messaging.actor import Actor
@@ -116,11 +117,15 @@ class Config:
     """``warzone`` or ``skirmish`` (the baseline)."""
     bots: int
     processes: bool
+    every_tick: bool = False
+    """Every agent plans every tick (its role's ``replan_every`` set to 1): the comparison for
+    deciding again only when something changed (in one process only)."""
 
     @property
     def label(self) -> str:
         where = "processes" if self.processes else "in-process"
-        return f"{self.scenario} {self.bots}v{self.bots} {where}"
+        every = ", every tick" if self.every_tick else ""
+        return f"{self.scenario} {self.bots}v{self.bots} {where}{every}"
 
 
 @dataclass
@@ -143,11 +148,20 @@ class Match:
 
     def planning_ms(self) -> dict[str, float]:
         """Planning time per layer, summed over that layer's agents."""
+        return self._per_layer("planning_ms")
+
+    def reused_share(self) -> dict[str, float]:
+        """Per layer, the share of its decisions taken again without planning (nothing the
+        last one read had changed)."""
+        made, reused = self._per_layer("decisions"), self._per_layer("decisions_reused")
+        return {layer: reused.get(layer, 0.0) / n for layer, n in made.items() if n}
+
+    def _per_layer(self, key: str) -> dict[str, float]:
         layers: dict[str, float] = {}
         for state in self.result.final_states.values():
             role = state.get("role")
-            if role is not None and "planning_ms" in state:
-                layers[str(role)] = layers.get(str(role), 0.0) + float(state["planning_ms"])
+            if role is not None and key in state:
+                layers[str(role)] = layers.get(str(role), 0.0) + float(state[key])
         return layers
 
 
@@ -204,6 +218,8 @@ def main(argv: list[str]) -> int:
         for processes in modes
         for name in ("warzone", "skirmish")
     ]
+    if not args.no_every_tick:
+        configs += [Config("warzone", bots, False, every_tick=True) for bots in sizes]
     runs = {config: Runs(config) for config in configs}
     load_before = _load_average()
     # Interleaved, so that drift in the machine's load hits every configuration alike.
@@ -254,6 +270,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-processes", action="store_true", help="only the in-process configurations"
     )
+    parser.add_argument(
+        "--no-every-tick",
+        action="store_true",
+        help="not the in-process matches where every agent plans every tick (the comparison "
+        "for deciding again only when something changed)",
+    )
     return parser
 
 
@@ -281,6 +303,8 @@ def _play(scenario: Scenario, config: Config, ticks: int, seed: int) -> Match:
     overrides = _params(config)
     params = scenario.resolve_params(overrides)
     actors = scenario.build(params, seed)
+    if config.every_tick:
+        _plan_every_tick(actors)
     world = _timed_world(scenario, actors, params, ticks, seed)
     if config.processes:
         assert scenario.path is not None  # loaded from a file
@@ -301,6 +325,18 @@ def _play(scenario: Scenario, config: Config, ticks: int, seed: int) -> Match:
         agents=len(actors),
         result=result,
     )
+
+
+def _plan_every_tick(actors: list[Actor]) -> None:
+    """Make every agent of ``actors`` plan every tick (its role's ``replan_every`` 1), and its
+    decider keep nothing for reuse, as a role made with ``replan_every=1`` would."""
+    roles: dict[int, Role] = {}
+    for actor in actors:
+        if isinstance(actor, Agent):
+            role = actor.role
+            actor.role = roles.setdefault(id(role), replace(role, replan_every=1))
+            if isinstance(actor.decider, HtnDecider | GoapDecider):
+                actor.decider.remember = False
 
 
 def _timed_world(
@@ -394,6 +430,8 @@ def _entry(runs: Runs) -> dict[str, Any]:
     planning_ms = {
         layer: statistics.median(p.get(layer, 0.0) for p in planning) for layer in layers
     }
+    shares = [match.reused_share() for match in matches]
+    reused = {layer: statistics.median(s.get(layer, 0.0) for s in shares) for layer in layers}
     ticks = statistics.median(match.ticks for match in matches)
     world = matches[-1].result.final_states.get("world", {})
     outcome = world.get("outcome") or {}
@@ -409,6 +447,7 @@ def _entry(runs: Runs) -> dict[str, Any]:
         "planning_ms_per_tick": {
             layer: round(ms / ticks, 3) if ticks else None for layer, ms in planning_ms.items()
         },
+        "reused_share": {layer: round(share, 3) for layer, share in reused.items()},
         "ticks": ticks,
         "runs": len(matches),
         "startup_s": round(statistics.median(m.startup_s for m in matches), 2),
@@ -433,8 +472,12 @@ def _report(
     repeat: int,
     seed: int,
 ) -> dict[str, Any]:
-    results = [entries[c] for c in configs if c.scenario == "warzone"]
+    results = [entries[c] for c in configs if c.scenario == "warzone" and not c.every_tick]
     baseline = [entries[c] for c in configs if c.scenario == "skirmish"]
+    for config in configs:
+        if config.every_tick:
+            same = next(c for c in configs if c == replace(config, every_tick=False))
+            entries[same]["every_tick"] = entries[config]
     for entry in results:
         base = next(
             b
@@ -491,12 +534,17 @@ def _table(report: dict[str, Any]) -> str:
     baseline = {(b["bots_per_team"], b["processes"]): b for b in report["baseline"]}
     for entry in report["results"]:
         base = baseline[(entry["bots_per_team"], entry["processes"])]
-        for row, name in ((entry, "warzone"), (base, "  skirmish (baseline)")):
+        rows = [(entry, "warzone"), (base, "  skirmish (baseline)")]
+        if "every_tick" in entry:
+            rows.insert(1, (entry["every_tick"], "  warzone every tick"))
+        for row, name in rows:
             where = "processes" if row["processes"] else "in-process"
             label = f"{name} {row['bots_per_team']}v{row['bots_per_team']} {where}"
             ratio = f"{entry['ratio']:.2f}" if row is entry and entry["ratio"] else ""
             planning = ", ".join(
-                f"{layer} {ms:.0f} ({row['planning_ms_per_tick'][layer]:.1f})"
+                f"{layer} {ms:.0f} ({row['planning_ms_per_tick'][layer]:.1f}"
+                + (f", {row['reused_share'][layer]:.0%} reused" if row is entry else "")
+                + ")"
                 for layer, ms in row["planning_ms"].items()
             )
             clean = "" if row["clean"] else "  NOT CLEAN"
@@ -509,7 +557,9 @@ def _table(report: dict[str, Any]) -> str:
         "",
         "ticks/s = ticks run / their wall time (start-up excluded); p50/p99 = one lockstep tick;",
         "x base = warzone ticks/s / the scripted skirmish's at the same size and placement;",
-        "planning ms = summed over each layer's agents (per tick in brackets).",
+        "planning ms = summed over each layer's agents (per tick in brackets, and the share of",
+        "its decisions taken again without planning: nothing the last one read had changed);",
+        "every tick = the same match with every agent planning every tick (replan_every 1).",
         "",
     ]
     for target in report["targets"]:

@@ -319,6 +319,11 @@ def _corner(member: str, room: str, facts: FactDB) -> str | None:
     return next_corner(member, facts)
 
 
+REPLAN_EVERY = 10
+"""Ticks between the roles' fixed-rate replans; in between, an agent plans only when a fact its
+last decision read has changed (its state and goals read only its facts)."""
+
+
 def member_role(member: str) -> Role:
     tasks = {
         "MoveToDoor": _act("goto", "StackUp", _door),
@@ -333,6 +338,7 @@ def member_role(member: str) -> Role:
         tasks=tasks,
         decider_options=options,
         components=[Following],
+        replan_every=REPLAN_EVERY,
     )
 
 
@@ -385,6 +391,7 @@ def leader_role(rooms: Sequence[str], timeout: int) -> Role:
         task_timeout=timeout + 5,
         decider_options={"state": leader_state(rooms)},
         components=[Commanding],
+        replan_every=REPLAN_EVERY,
     )
 
 

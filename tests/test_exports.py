@@ -128,6 +128,7 @@ PUBLIC_NAMES: dict[str, set[str]] = {
         "Daemon",
         "Decider",
         "Decision",
+        "DecisionMemo",
         "GoapDecider",
         "HtnDecider",
         "Memory",

@@ -5,7 +5,8 @@ into bots, squads and commanders by data (a :class:`Role`), not by class trees.
 - :class:`Memory` is an agent's fact database, filled by named sources;
 - :class:`HtnDecider` keeps, replaces or drops plans by HTN branch priority, and
   :class:`GoapDecider` by goal relevancy with a superior's biases (:class:`Decider` is the
-  interface both implement);
+  interface both implement; a :class:`DecisionMemo` lets a decider give its last decision again
+  while nothing it read has changed);
 - :class:`CommandQueue` and :class:`OrderBook` keep orders that outlive a tick;
 - :data:`BUILTIN_TASKS`, :func:`check_acts`: what primitive tasks do;
 - :func:`assign`, :class:`Objective` and the ``objectives_for_<mode>`` functions: the
@@ -54,6 +55,7 @@ from .cooperation import to_wire as to_wire
 from .decide import AgentPlan as AgentPlan
 from .decide import Decider as Decider
 from .decide import Decision as Decision
+from .decide import DecisionMemo as DecisionMemo
 from .decide import GoapDecider as GoapDecider
 from .decide import HtnDecider as HtnDecider
 from .execute import BUILTIN_TASKS as BUILTIN_TASKS
@@ -100,6 +102,7 @@ __all__ = [
     "Daemon",
     "Decider",
     "Decision",
+    "DecisionMemo",
     "Following",
     "GoapDecider",
     "HtnDecider",

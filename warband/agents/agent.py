@@ -5,10 +5,13 @@ Every tick an :class:`Agent`
 1. **gathers**: the messages of the last tick are already in its memory (its handlers wrote
    them: the Percept's facts and events, its orders, its subordinates' reports); the command
    queue and the order book add their facts; each daemon of its role derives its facts;
-2. **decides** (:mod:`warband.agents.decide`): with no plan, every ``replan_every`` ticks, and
-   whenever something happened that may change the best plan (a new or withdrawn order, a
-   report, a failed task), it asks its decider whether to keep, replace or drop the running
-   plan; every decision is one ``agent.plan`` log event;
+2. **decides** (:mod:`warband.agents.decide`): it asks its decider whether to keep, replace or
+   drop the running plan (or make one); every decision is one ``agent.plan`` log event. The
+   decider plans at least every :attr:`~warband.agents.Role.replan_every` ticks (Killzone's
+   fixed rate); in between, while no fact its last decision read has changed (a percept, an
+   order, a report, a daemon's fact: they all reach the decision as facts) and the running plan
+   is the one that decision was made for, it gives that decision again without planning
+   (:meth:`~warband.agents.Decider.reuse`), the decision planning would have made;
 3. **executes** (:mod:`warband.agents.execute`): the current task of the plan runs; tasks that
    finish at once are followed by the next in the same tick, a lasting one (a move) is checked
    again next tick, a failed one drops the plan.
@@ -129,8 +132,11 @@ class Agent(Actor):
         self.reports_sent = 0
         self.planning_seconds = 0.0
         self._doing: _Running | None = None
-        self._replan = True
         self._last_plan_tick = -(10**9)
+        self._reuse: Callable[..., Decision | None] | None = getattr(self.decider, "reuse", None)
+        self.decisions_reused = 0
+        """Decisions taken again without planning (:meth:`Decider.reuse`): nothing the last
+        one read had changed."""
         self._sequences: dict[str, str] = {}
         self._sequence_count = 0
         self._threats: dict[tuple[str, str], Fact] = {}
@@ -176,7 +182,6 @@ class Agent(Actor):
         )
         for old in self.commands.receive(order):
             self._report_order(old, success=False, reason=f"overwritten by order {order.id}")
-        self._replan = True
 
     @handles(WithdrawOrder)
     def on_withdraw(self, withdrawal: WithdrawOrder) -> None:
@@ -187,24 +192,20 @@ class Agent(Actor):
                 reason=withdrawal.reason,
                 tick=self.tick,
             )
-            self._replan = True
 
     @handles(CompletionReport)
     def on_completion(self, report: CompletionReport) -> None:
-        if self.book.reported(report, self.tick) is not None:
-            self._replan = True
+        self.book.reported(report, self.tick)
 
     @handles(StatusReport)
     def on_status(self, report: StatusReport) -> None:
         self.status_reports[report.sender] = report
-        self._replan = True
 
     @handles(ThreatReport)
     def on_threat(self, report: ThreatReport) -> None:
         self._threats[(report.sender, report.threat)] = THREAT_REPORT.fact(
             report.sender, report.threat, report.position, report.tick
         )
-        self._replan = True
 
     @handles(GoalBias)
     def on_goal_bias(self, bias: GoalBias) -> None:
@@ -212,7 +213,6 @@ class Agent(Actor):
         self.memory.forget(GOAL_BIAS.name, bias.goal)
         if bias.bias:
             self.memory.remember(*GOAL_BIAS.fact(bias.goal, bias.bias))
-        self._replan = True
 
     @handles(ActResult)
     def on_act_result(self, result: ActResult) -> None:
@@ -221,7 +221,6 @@ class Agent(Actor):
             loose = self._loose_acts.pop(result.reply_to or "", None)
             if loose is not None and not result.accepted:
                 self._refused(*loose, result.reason)
-                self._replan = True
             return
         if result.accepted:
             running.accepted = True
@@ -243,8 +242,7 @@ class Agent(Actor):
         if self._reporter is not None:
             self._reporter(self, tick)
         self._check_running(tick)
-        if self._should_decide(tick):
-            self._decide(tick)
+        self._decide(tick)
         self._execute(tick)
         for component in self.components:
             component.on_tick_end(tick)
@@ -319,26 +317,32 @@ class Agent(Actor):
         for name, daemon in self.role.daemons.items():
             self.memory.set_source(f"daemon:{name}", daemon(self.memory, tick))
 
-    def _should_decide(self, tick: int) -> bool:
-        return (
-            self.plan is None
-            or self._replan
-            or tick - self._last_plan_tick >= self.role.replan_every
-        )
-
     def _decide(self, tick: int) -> None:
         started = time.thread_time()
-        decision = self.decider.decide(
-            self.memory.facts, self.plan, budget=self.role.planning_budget, progress=self.step
-        )
+        decision = self._reused(tick)
+        if decision is None:
+            decision = self.decider.decide(
+                self.memory.facts, self.plan, budget=self.role.planning_budget, progress=self.step
+            )
+            if decision is not None:
+                self._last_plan_tick = tick
         # CPU time of this thread (a process paused by others does not count), for benchmarks
         # only: it never decides anything, so lockstep stays exact.
         self.planning_seconds += time.thread_time() - started
         if decision is None:
             return  # still searching; the running plan goes on
-        self._replan = False
-        self._last_plan_tick = tick
         self._apply(decision, tick)
+
+    def _reused(self, tick: int) -> Decision | None:
+        """The last decision again, when the decider can tell it is the one it would make
+        (:meth:`Decider.reuse`) and the role's fixed-rate replan is not due."""
+        every = self.role.replan_every
+        if self._reuse is None or every == 1 or tick - self._last_plan_tick >= every:
+            return None
+        decision = self._reuse(self.memory.facts, self.plan, progress=self.step)
+        if decision is not None:
+            self.decisions_reused += 1
+        return decision
 
     def adopt(self, decision: Decision) -> None:
         """Run the plan of ``decision``, made outside the decider (a cooperative agent's help
@@ -374,7 +378,6 @@ class Agent(Actor):
             if self.step >= len(self.plan.steps):
                 steps = self.plan.steps
                 self.plan = None
-                self._replan = True
                 again = self.role.decide_again_after
                 if again and any(step.name in again for step in steps):
                     # Bookkeeping only (Role.decide_again_after): plan the real work now, with
@@ -451,7 +454,6 @@ class Agent(Actor):
             for component in self.components:
                 component.on_task_failed(failed, self.task_failure)
         decision = self.decider.drop(self.plan, self.task_failure or "a task failed")
-        self._replan = True
         self._apply(decision, tick)
 
     def _log_decision(self, decision: Decision, tick: int) -> None:
@@ -624,7 +626,6 @@ class Agent(Actor):
         (``("departed", agent, reason)`` in memory) when it next decides."""
         self.book.lost(agent, reason, self.tick)
         self.memory.remember(*DEPARTED.fact(agent, reason))
-        self._replan = True
 
     def on_abandoned(self, message: Message, reason: str) -> None:
         """A reliable message of ours was never acknowledged (see ``Actor.on_abandoned``).
@@ -637,7 +638,6 @@ class Agent(Actor):
         if isinstance(message, Order):
             self.book.undelivered(message.id, reason, self.tick)
         self.memory.remember(*UNDELIVERED.fact(message.recipient, type(message).__name__))
-        self._replan = True
         if self.superior is None or self.superior == message.recipient:
             super().on_abandoned(message, reason)
             return
@@ -669,6 +669,7 @@ class Agent(Actor):
             **extra,
             "role": self.role.name,
             "decisions": self.decisions,
+            "decisions_reused": self.decisions_reused,
             "tasks_run": self.tasks_run,
             "orders_given": len(self.book.orders),
             "orders_open": len(self.book.open()),

@@ -94,7 +94,7 @@ from .execute import TaskStatus, check_acts
 from .facts import ACT_REFUSED, Status, declares
 from .memory import Memory
 from .objectives import choose_spawn, enemy_control
-from .role import Role
+from .role import FIXED_RATE, Role
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -1008,5 +1008,5 @@ def bot_role(
         reporter=lambda: BotReports(areas),
         decide_again_after=BOOKKEEPING_TASKS,
         facts=(*BOT_FACTS, *facts),
-        **options,  # type: ignore[arg-type]
+        **{"replan_every": FIXED_RATE, **options},  # type: ignore[arg-type]
     )

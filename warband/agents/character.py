@@ -34,7 +34,7 @@ from .component import Component
 from .decide import Decision, world_state
 from .execute import TaskHandler
 from .memory import Memory
-from .role import Role
+from .role import FIXED_RATE, Role
 
 FAILED = "failed"
 """``("failed", action)``: the action failed lately; planning rules it out until forgotten."""
@@ -179,7 +179,7 @@ def character_role(
         tasks=dict(tasks),
         decider_options=decider,
         components=[Recollection],
-        **options,
+        **{"replan_every": FIXED_RATE, **options},
     )
 
 

@@ -38,7 +38,7 @@ from ..world import FactKind, Map, waypoint_path
 from .assignment import Assignment, BotInfo, Objective, ObjectiveKind, assign
 from .execute import TaskStatus, check_acts
 from .facts import DEPARTED
-from .role import Role
+from .role import FIXED_RATE, Role
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -247,5 +247,5 @@ def commander_role(
         htn,
         tasks={"!assign": assigner},
         facts=tuple(facts),
-        **options,  # type: ignore[arg-type]
+        **{"replan_every": FIXED_RATE, **options},  # type: ignore[arg-type]
     )

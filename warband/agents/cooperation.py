@@ -77,12 +77,14 @@ from .decide import (
     Decider,
     Decision,
     DecisionKind,
+    DecisionMemo,
+    every_fact,
     goap_tasks,
     rank_goals,
     world_state,
 )
 from .execute import TaskHandler, TaskStatus
-from .role import Role
+from .role import FIXED_RATE, Role
 
 # --- conditions on the wire ------------------------------------------------------------------
 
@@ -152,21 +154,44 @@ class CooperativeDecider:
         context: Callable[[FactDB], Any] | None = None,
         cooperation_cost: CooperationCost = 1.0,
         max_expansions: int = 20_000,
+        remember: bool = True,
     ) -> None:
         self.brain = brain
+        self.remember = remember
+        """Keep each decision and the facts it saw, for :meth:`reuse`."""
         self._state = state or world_state
         self._context = context or (lambda facts: facts)
         self.cooperation_cost = cooperation_cost
         self.max_expansions = max_expansions
         self.cancelled: set[str] = set()
+        self.memo = DecisionMemo()
+        """The last decisions and what they read (:meth:`reuse`): every fact, and the
+        progress of the running plan."""
 
     def cancel(self, goal: str) -> None:
         """Never pursue ``goal`` again (nobody would help with it)."""
         self.cancelled.add(goal)
+        self.memo.clear()  # decisions made while it could still be pursued
+
+    def reuse(
+        self, facts: FactDB, current: AgentPlan | None, *, progress: int = 0
+    ) -> Decision | None:
+        """The decision :meth:`decide` would make now, if no fact changed since the last one
+        made for ``current`` at this ``progress`` and no goal was cancelled since."""
+        return self.memo.recall(facts, current, progress)
 
     def decide(
         self, facts: FactDB, current: AgentPlan | None, *, budget: int, progress: int = 0
     ) -> Decision | None:
+        seen = facts.copy() if self.remember else None
+        decision = self._decide(facts, current, budget, progress)
+        if seen is not None:
+            self.memo.remember(current, seen, every_fact(), decision, progress=progress)
+        return decision
+
+    def _decide(
+        self, facts: FactDB, current: AgentPlan | None, budget: int, progress: int
+    ) -> Decision:
         if current is not None and isinstance(current.source, HelpPlan):
             return Decision("kept", current, "helping until the help plan ends")
         state, context = self._state(facts), self._context(facts)
@@ -660,14 +685,18 @@ def cooperative_role(
         tasks={**tasks, COOPERATION_ACTION: cooperate},
         components=components,
         make_decider=_decider_costing(cooperation_cost),
-        **options,
+        **{"replan_every": FIXED_RATE, **options},
     )
 
 
 def _decider_costing(cost: CooperationCost) -> Callable[[Role, Mapping[str, Value]], Decider]:
     def make(role: Role, constants: Mapping[str, Value]) -> Decider:
         assert isinstance(role.domain, Brain), "cooperative_role checked it"
-        return CooperativeDecider(role.domain, cooperation_cost=cost, **role.decider_options)
+        return CooperativeDecider(
+            role.domain,
+            cooperation_cost=cost,
+            **{"remember": role.replan_every > 1, **role.decider_options},
+        )
 
     return make
 

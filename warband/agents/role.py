@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ..exceptions import ConfigurationError
 from ..planning import Brain, HtnDomain, load_domain_file
@@ -27,6 +27,11 @@ from .memory import Daemon
 
 if TYPE_CHECKING:
     from .agent import Agent
+
+FIXED_RATE: Final = 10
+"""The bundled roles' :attr:`Role.replan_every` (bot, squad, commander, the GOAP characters):
+they plan at least every 10 ticks (a second at 10 ticks/s), and in between only when something
+their last decision read has changed."""
 
 Reporter = Callable[["Agent", int], None]
 """Called by the agent loop every tick, after gathering: sends reports up as it sees fit."""
@@ -51,7 +56,13 @@ class Role:
     constants: Mapping[str, Value] = field(default_factory=dict)
     """``@constants`` for the domain; each agent adds ``@self``, ``@team`` and ``@superior``."""
     replan_every: int = 1
-    """Ticks between periodic replans (Killzone replans "at a fixed rate"); events replan too."""
+    """Ticks between the decider's fixed-rate replans (Killzone replans "at a fixed rate").
+    1: it plans every tick. More: in between, an agent whose decider can tell that nothing its
+    last decision read has changed (:meth:`~warband.agents.Decider.reuse`: no fact it read, not
+    the running plan) takes that decision again without planning, and plans only when
+    something did change; the decisions, and so the messages, are those of planning every
+    tick, as long as the domain's functions read nothing but their facts (a function that reads
+    a clock, a global or a random source is seen again only at the fixed rate: keep 1)."""
     planning_budget: int = 20_000
     """Planner expansions one decision may use (per agent, whatever process it runs in)."""
     task_timeout: int = 60
@@ -126,13 +137,12 @@ class Role:
         """A decider for one agent of this role (an HTN domain gets its constants added)."""
         if self.make_decider is not None:
             return self.make_decider(self, constants)
+        # What a decider keeps for reuse() serves only between fixed-rate replans.
+        options = {"remember": self.replan_every > 1, **self.decider_options}
         if isinstance(self.domain, Brain):
-            return GoapDecider(self.domain, **self.decider_options)
+            return GoapDecider(self.domain, **options)
         return HtnDecider(
-            self.domain,
-            self.root,
-            constants={**self.constants, **constants},
-            **self.decider_options,
+            self.domain, self.root, constants={**self.constants, **constants}, **options
         )
 
     @classmethod

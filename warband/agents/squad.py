@@ -83,7 +83,7 @@ from .execute import TaskStatus, check_acts
 from .facts import DEPARTED, STATUS, THREAT_REPORT, Status, declares
 from .memory import Memory
 from .objectives import enemy_influence
-from .role import Role
+from .role import FIXED_RATE, Role
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -654,7 +654,11 @@ def squad_role(
         tasks={"!take_members": _take_members},
         reporter=SquadReports,
         facts=(*SQUAD_FACTS, *facts),
-        **{"decide_again_after": SQUAD_BOOKKEEPING, **options},  # type: ignore[arg-type]
+        **{  # type: ignore[arg-type]
+            "decide_again_after": SQUAD_BOOKKEEPING,
+            "replan_every": FIXED_RATE,
+            **options,
+        },
     )
 
 

@@ -4,6 +4,8 @@ explanations.
 - :mod:`.domain`: tasks, conditions, branches, methods, primitives, :class:`HtnDomain`, the
   :class:`DomainBuilder` and :func:`validate_domain`;
 - :mod:`.facts`: the fact database the planner queries (:class:`FactDB`) and its terms;
+- :mod:`.reads`: what a computation read of a fact database and whether it changed since
+  (:class:`FactReads`);
 - :mod:`.parser`: the SHOP-like text syntax (:func:`parse_domain`, :func:`load_domain_file`);
 - :mod:`.planner` (with :mod:`.compile`, its compiled form): :class:`HtnPlanner`, plans and their
   priority (:func:`choose_plan`);
@@ -51,6 +53,7 @@ from .planner import choose_plan as choose_plan
 from .planner import query as query
 from .planner import task as task
 from .planner import validate_domain as validate_domain
+from .reads import FactReads as FactReads
 
 __all__ = [
     "And",
@@ -64,6 +67,7 @@ __all__ = [
     "DomainBuilder",
     "FactDB",
     "FactDecl",
+    "FactReads",
     "HtnCondition",
     "HtnDomain",
     "HtnPlan",

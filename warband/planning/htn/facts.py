@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 from ...exceptions import PlanningError
 from ...values import Fact, Value, check_fact, fact_key, value_key, values_equal
@@ -142,6 +142,8 @@ class _Bucket:
 
 _EMPTY: dict[Fact, Fact] = {}
 
+_DB = TypeVar("_DB", bound="FactDB")
+
 _VERSIONS = itertools.count()
 """Every change of every database takes the next number: versions are never reused."""
 
@@ -230,7 +232,11 @@ class FactDB:
     def copy(self) -> FactDB:
         """An independent snapshot costing O(number of fact names): buckets are shared until
         either side writes them."""
-        twin = FactDB.__new__(FactDB)
+        return self._copy_as(FactDB)
+
+    def _copy_as(self, kind: type[_DB]) -> _DB:
+        """:meth:`copy`, made a ``kind`` (a subclass that adds slots of its own: it sets them)."""
+        twin = kind.__new__(kind)
         twin._buckets = dict(self._buckets)
         twin._owned = set()
         twin._size = self._size
