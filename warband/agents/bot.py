@@ -43,7 +43,6 @@ gives that domain what it needs from Python:
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
@@ -714,6 +713,9 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
     travel = travel_distance(game_map)
     hiding = sorted(m.waypoint for m in game_map.markers_of("hiding"))
     snipes = sorted({m.waypoint for m in game_map.markers_of("sniping")})
+    homes = {team: game_map.home(team) for team in game_map.teams}
+    overlooking: dict[str, list[str]] = {}
+    """spot -> the sniping waypoints that overlook it (the spot itself, if it is one), once."""
 
     def sniping_spot(facts: FactDB, spot: Value) -> Value:
         """The sniping marker that overlooks ``spot`` (in sight of it, at most
@@ -722,20 +724,17 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         to hold ``spot`` holds this instead (the map's sniping annotations, §29.6.2)."""
         if not game_map.has_waypoint(str(spot)):
             return None
-        target = game_map.position(str(spot))
-        overlooking = [
-            w
-            for w in snipes
-            if math.dist(game_map.position(w), target) <= SNIPE_RANGE
-            and game_map.line_of_sight(game_map.position(w), target)
-        ]
-        home = game_map.home(str(_my_team(facts)))
+        if spot not in overlooking:
+            seeing = set(game_map.waypoints_in_sight(str(spot), SNIPE_RANGE)) | {str(spot)}
+            overlooking[str(spot)] = [w for w in snipes if w in seeing]
+        home = homes.get(str(_my_team(facts)))
 
         def nearness(w: str) -> tuple[float, float, str]:
             # Of two as near (mirror images), the one on the team's own side.
             return travel(str(spot), w), travel(home, w) if home else 0.0, w
 
-        return min(overlooking, key=nearness) if overlooking else None
+        found = overlooking[str(spot)]
+        return min(found, key=nearness) if found else None
 
     def _nearest(here: Value, waypoints: list[tuple[str, str]]) -> Value:
         """Of ``(id, waypoint)`` pairs, the id whose waypoint is nearest ``here`` in travel."""

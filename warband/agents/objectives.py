@@ -24,7 +24,6 @@ with defaults, for a designer to tune.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -737,15 +736,8 @@ class _Assassination:
         self.markers = markers
         self.team = team
         self.spot: str | None = None
-        game_map = markers.map
         self.exposure = {
-            spot: sum(
-                1
-                for w in game_map.waypoints
-                if w.id != spot
-                and math.dist(w.pos, game_map.position(spot)) <= EXPOSURE_RANGE
-                and game_map.line_of_sight(w.pos, game_map.position(spot))
-            )
+            spot: len(markers.map.waypoints_in_sight(spot, EXPOSURE_RANGE))
             for spot in markers.hiding.values()
         }
         """Each hiding spot's waypoint: how many waypoints see it (:data:`EXPOSURE_WEIGHT`)."""

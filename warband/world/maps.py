@@ -248,6 +248,18 @@ class Map:
         """True when no wall touches the straight line from ``a`` to ``b``."""
         return self._wall_index.line_of_sight(a, b)
 
+    def waypoints_in_sight(self, waypoint_id: str, within: float) -> tuple[str, ...]:
+        """Ids of the other waypoints at most ``within`` away from ``waypoint_id`` with a clear
+        line of sight to it, in map order (:class:`UnknownIdError` for an unknown waypoint)."""
+        here = self.position(waypoint_id)
+        return tuple(
+            w.id
+            for w in self.waypoints
+            if w.id != waypoint_id
+            and distance(w.pos, here) <= within
+            and self.line_of_sight(w.pos, here)
+        )
+
     @property
     def bounds(self) -> BoundingBox:
         """``(min_x, min_y, max_x, max_y)`` enclosing every waypoint and wall."""
