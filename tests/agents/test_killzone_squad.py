@@ -244,16 +244,37 @@ def test_members_defending_a_tsp_are_dealt_its_neighbours_when_it_has_no_defend_
     tsp = WARZONE.marker("tsp-west-north").waypoint
     assert tsp == spots[0]  # the first member by id holds the TSP itself
     assert 5 == len(set(spots)), spots  # nobody shares a waypoint with a mate
-    assert all(WARZONE.has_link(tsp, str(spot)) for spot in spots[1:])  # the others beside it
+    # The others beside it first, then one link further: c3, as near the other western TSP
+    # (c2) as this one, is that TSP's defenders' place as much as this one's, so it comes last.
+    beside = [spot for spot in spots[1:] if WARZONE.has_link(tsp, str(spot))]
+    assert ["b4", "c5", "d4"] == sorted(map(str, beside))
+    assert "c3" not in spots
+    assert all(len(waypoint_path(WARZONE, tsp, str(spot)) or ()) <= 3 for spot in spots)
 
 
-def test_members_defending_a_house_spread_over_two_rings_of_links_around_it() -> None:
+def test_members_defending_a_vips_house_spread_over_the_rings_of_links_around_it() -> None:
     defend_spot = squad_functions(WARZONE)["defend_spot"]
     squad = _facts(*_squad_at(*((f"blue-{n}", "i3") for n in range(1, 5))))
     spots = [defend_spot(squad, "hide-house-east", f"blue-{n}") for n in range(1, 5)]
-    # The house, its yard (its one neighbour), then the yard's neighbours: four places.
-    assert ["house-east", "house-east-yard"] == spots[:2]
-    assert {"g3", "h3"} == set(spots[2:])
+    # The house is the VIP's and its escorts' place: the defenders take its yard (its one
+    # neighbour), the yard's neighbours, then theirs.
+    assert "house-east-yard" == spots[0]
+    assert {"g3", "h3"} == set(spots[1:3])
+    assert 4 == len(set(spots)) and "house-east" not in spots, spots
+
+
+def test_two_squads_at_neighbouring_markers_keep_to_their_own_side_of_the_waypoint_between() -> (
+    None
+):
+    # Body Count: squads hold regroup-f2 and regroup-f4; f3 lies one link from each. Both
+    # squads used to send a member there (the least enemy influence) and it held four.
+    defend_spot = squad_functions(WARZONE)["defend_spot"]
+    south = _facts(*_squad_at(*((f"blue-{n}", "h3") for n in range(1, 5))))
+    north = _facts(*_squad_at(*((f"blue-{n}", "h3") for n in range(5, 9))))
+    south_spots = {defend_spot(south, "regroup-f2", f"blue-{n}") for n in range(1, 5)}
+    north_spots = {defend_spot(north, "regroup-f4", f"blue-{n}") for n in range(5, 9)}
+    assert 4 == len(south_spots) == len(north_spots)  # nobody shares with a squad mate
+    assert set() == south_spots & north_spots, (south_spots, north_spots)
 
 
 def test_a_regroup_ends_when_three_quarters_of_the_living_members_arrived() -> None:

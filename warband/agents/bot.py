@@ -665,11 +665,11 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         if ranked is None or not game_map.has_waypoint(str(centre)):
             return None
         rank, held = ranked
-        near = sorted(game_map.neighbours(str(centre)))
-        around = [str(centre), *near]
+        rings = game_map.rings(str(centre))
+        around = [str(centre), *next(rings, ())]
         if len(around) <= rank:
             # A VIP in a dead end (a house and its yard): the next ring too.
-            around += sorted({n for w in near for n in game_map.neighbours(w)} - set(around))
+            around += next(rings, ())
         spots = sorted((w for w in around if w != here), key=lambda w: (held[w], w))
         return spots[(rank - 1) % len(spots)] if spots else None
 

@@ -60,8 +60,9 @@ arrival (0 of 41 before).
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
@@ -253,6 +254,10 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
     points = {marker.id: marker.waypoint for marker in game_map.markers}
     spawns = {team: home for team in game_map.teams if (home := game_map.home(team)) is not None}
     regroups = sorted({m.waypoint for m in game_map.markers_of("regroup")})
+    kinds = {marker.id: marker.kind for marker in game_map.markers}
+    sites: dict[str, list[str]] = {}
+    for marker in game_map.markers:
+        sites.setdefault(marker.kind, []).append(marker.waypoint)
     groups: dict[str, list[str]] = {}
     for marker in sorted(game_map.markers_of("defend"), key=lambda m: m.id):
         if marker.group is not None:
@@ -337,9 +342,10 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
     def regroup_spot(facts: FactDB, rally: Value, target: Value, member: Value) -> Value:
         """The place of ``member`` at the rally point: the rally waypoint, then the rings of
         waypoints around it (as many as it takes to have a place for every member) no nearer
-        the objective ``target`` than it (the side away from the enemy), the least enemy
-        influence first, dealt to the members in id order, so a squad regroups side by side
-        instead of four on one waypoint."""
+        the objective ``target`` than it (the side away from the enemy) and no nearer another
+        regroup marker, its own first (:func:`_cell_rank`), then the least enemy influence,
+        dealt to the members in id order, so a squad regroups side by side instead of four on
+        one waypoint."""
         here, goal = str(rally), _where(str(target))
         if not game_map.has_waypoint(here):
             return None
@@ -348,14 +354,17 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         if goal is not None:
             short = links(here, goal)
             enemy = _enemy_influence(facts, strategic, game_map)
-            ring = [here]
-            while len(spots) < len(members) and ring:
-                # The next ring of waypoints around the rally point, until there is a place
-                # for every member (a dead end's single neighbour is not enough for four).
-                ring = sorted({n for w in ring for n in game_map.neighbours(w)} - set(spots))
-                around = [w for w in ring if short is None or (links(w, goal) or 0) >= short]
-                spots += sorted(around, key=lambda w: enemy.get(strategic.area_of(w), 0.0))
-                ring = around
+            rank = _cell_rank(here, regroups if here in regroups else ())
+
+            def behind(w: str) -> bool:
+                return (short is None or (links(w, goal) or 0) >= short) and rank(w) is not None
+
+            # Ring after ring until there is a place for every member (a dead end's single
+            # neighbour is not enough for four).
+            for ring in game_map.rings(here, behind):
+                if len(spots) >= len(members):
+                    break
+                spots += sorted(ring, key=lambda w: (rank(w), enemy.get(strategic.area_of(w), 0.0)))
         index = members.index(str(member)) if str(member) in members else 0
         return spots[index % len(spots)]
 
@@ -372,24 +381,54 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
     def defend_spot(facts: FactDB, target: Value, member: Value) -> Value:
         """The place of ``member`` around ``target``: the marker's own waypoint first, then its
         group's defend markers, then (for a marker with fewer such spots than members, as a
-        TSP) the waypoints around it, one ring of links at a time and at most
-        :data:`DEFEND_RINGS`, the least enemy influence first, dealt to the members in id order:
-        four members and a tactician on one TSP were one grenade's target, and a house's one
-        neighbour, its yard, held two each."""
+        TSP) the waypoints at most :data:`DEFEND_RINGS` links around it and no nearer another
+        marker of its kind: those nearer it than any other first (:func:`_cell_rank`), then
+        the nearest, then the least enemy influence. They are dealt to the members in id
+        order: four members and a tactician on one TSP were one grenade's target, a house's
+        one neighbour, its yard, held two each, and two squads at neighbouring markers each
+        sent a member to the waypoint between them. A VIP's hiding spot is left to the VIP
+        (its defenders take the rings around it, one more than :data:`DEFEND_RINGS`)."""
         goal = _where(str(target))
         if goal is None:
             return None
         spots = [goal, *groups.get(str(target), [])]
         members = sorted(_members(facts))
-        ring = [goal]
-        enemy = _enemy_influence(facts, strategic, game_map) if len(spots) < len(members) else {}
-        for _ in range(DEFEND_RINGS):
-            if len(spots) >= len(members):
-                break
-            ring = sorted({n for w in ring for n in game_map.neighbours(w)} - set(spots))
-            spots += sorted(ring, key=lambda w: enemy.get(strategic.area_of(w), 0.0))
+        kind = kinds.get(str(target))
+        # A VIP's hiding spot is the VIP's and its escorts' place: its defenders hold the ways
+        # in (the VIP, its escort and a defender made a crowd of four in a house).
+        leave_to_vip = kind == "hiding"
+        if len(spots) < len(members) + leave_to_vip:
+            enemy = _enemy_influence(facts, strategic, game_map)
+            rank = _cell_rank(goal, sites.get(kind, ()) if kind else ())
+            ours = game_map.rings(goal, lambda w: rank(w) is not None)
+            around = [
+                (rank(w), distance, enemy.get(strategic.area_of(w), 0.0), w)
+                for distance, ring in enumerate(itertools.islice(ours, DEFEND_RINGS + leave_to_vip))
+                for w in ring
+                if w not in spots
+            ]
+            spots += [w for *_, w in sorted(around)]
+        if leave_to_vip:
+            spots = [*spots[1:], goal]
         index = members.index(str(member)) if str(member) in members else 0
         return spots[index % len(spots)]
+
+    def _cell_rank(goal: str, sites: Iterable[str]) -> Callable[[str], int | None]:
+        """How much a waypoint is ``goal``'s among ``sites`` (in links): 0 when it is nearer
+        ``goal`` than any other site, 1 when another is as near (a waypoint between two
+        markers), None when another is nearer. A team's squads, each at its own marker of
+        one kind, take their own waypoints first instead of meeting between their markers."""
+        others = [w for w in sites if w != goal]
+
+        def rank(waypoint: str) -> int | None:
+            own = links(waypoint, goal)
+            if own is None:
+                return None
+            theirs = [t for o in others if (t := links(waypoint, o)) is not None]
+            nearest = min(theirs, default=own + 1)
+            return None if nearest < own else 0 if nearest > own else 1
+
+        return rank
 
     def attack_order(facts: FactDB, task: Value) -> Value:
         return ATTACK_ORDERS.get(str(task))

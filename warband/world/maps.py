@@ -10,7 +10,7 @@ the map (check with :meth:`Map.has_waypoint` and friends first when the id comes
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -205,6 +205,24 @@ class Map:
             return self._neighbours[waypoint_id]
         except KeyError:
             self._unknown("waypoint", waypoint_id, "has_waypoint")
+
+    def rings(
+        self, centre: str, keep: Callable[[str], bool] | None = None
+    ) -> Iterator[tuple[str, ...]]:
+        """The rings of waypoints around ``centre``, nearest first, each sorted: the first is
+        its neighbours, each next one the neighbours of the last that no earlier ring holds.
+        With ``keep``, a ring holds only the waypoints ``keep`` accepts and the next grows
+        from those alone (the rings end where nothing is kept). How a squad spreads around a
+        marker, and escorts around their VIP, instead of standing four on one waypoint."""
+        seen = {centre}
+        ring: tuple[str, ...] = (centre,)
+        while True:
+            around = sorted({n for w in ring for n in self.neighbours(w)} - seen)
+            seen.update(around)
+            ring = tuple(w for w in around if keep is None or keep(w))
+            if not ring:
+                return
+            yield ring
 
     def has_link(self, a: str, b: str) -> bool:
         """True when waypoints ``a`` and ``b`` are directly linked (doors not considered)."""
