@@ -12,6 +12,7 @@ from warband.agents.squad import SquadReports
 from warband.messaging import Act, ActResult, Order, Percept, configure_logging
 from warband.planning import FactDB, parse_domain
 from warband.testing import Drive, run_actors
+from warband.values import Value
 from warband.world import World, build_strategic_graph, load_map, map_from_data, waypoint_path
 
 TEST_MAP = load_map("test")
@@ -373,7 +374,9 @@ async def test_a_bot_starts_the_move_its_corridor_restricts_in_the_tick_it_takes
     assert state["restricted_at"] == state["first_move_at"], state
 
 
-def _close_combat_facts() -> FactDB:
+def _close_combat_facts(
+    order: tuple[Value, ...] = ("order", "o-1", "squad-1", "restrict", "c,m3,b1,b2"),
+) -> FactDB:
     facts = FactDB()
     for fact in (
         ("tick", 5),
@@ -386,17 +389,25 @@ def _close_combat_facts() -> FactDB:
         ("spare_ammo", "machine_gun", 90),
         ("close_threat", "blue-1", 10.0),
         ("nearest_threat", "blue-1", "m3", 10.0),
-        ("order", "o-1", "squad-1", "restrict", "c,m3,b1,b2"),
+        order,
     ):
         facts.assert_fact(str(fact[0]), *fact[1:])
     return facts
 
 
-def test_a_bot_in_close_combat_keeps_fighting_when_a_corridor_order_comes() -> None:
+def test_a_bot_in_close_combat_takes_a_corridor_order_at_once_and_fights_on_its_way() -> None:
+    # A corridor order takes no time: while it waited below close combat, the order behind it
+    # (here a goto) waited too, and the bot fought in place.
     decider = bot_role(TEST_MAP).decider({"self": "bot-1", "team": "red"})
     decision = decider.decide(_close_combat_facts(), None, budget=20_000)
     assert decision is not None and decision.plan is not None
-    assert ["!fire"] == [task.name for task in decision.plan.steps]
+    assert ["!restrict", "!clear_order"] == [task.name for task in decision.plan.steps]
+    goto = ("order", "o-2", "squad-1", "goto", "b2")
+    decision = decider.decide(_close_combat_facts(goto), None, budget=20_000)
+    assert decision is not None and decision.plan is not None
+    assert "close combat on the way to the order's place" == decision.plan.branches[0]
+    steps = [task.name for task in decision.plan.steps]
+    assert "!fire" in steps and "!go" in steps, steps
 
 
 def test_a_decision_writes_out_its_tree_only_when_messages_are_traced(tmp_path: Path) -> None:
@@ -404,7 +415,8 @@ def test_a_decision_writes_out_its_tree_only_when_messages_are_traced(tmp_path: 
     for log_dir in (None, tmp_path):
         configure_logging(log_dir, "tests")
         decider = bot_role(TEST_MAP).decider({"self": "bot-1", "team": "red"})
-        decision = decider.decide(_close_combat_facts(), None, budget=20_000)
+        fighting = _close_combat_facts(("order", "o-2", "squad-1", "hold", "c"))
+        decision = decider.decide(fighting, None, budget=20_000)
         assert decision is not None
         trees.append(decision.tree)
     configure_logging(None, "tests")
