@@ -134,6 +134,7 @@ PUBLIC_NAMES: dict[str, set[str]] = {
         "Memory",
         "OrderBook",
         "Role",
+        "SharedPlanning",
         "TaskHandler",
         "check_acts",
     },

@@ -143,6 +143,14 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         help="clock mode (lockstep: deterministic; realtime: wall-clock ticks)",
     )
     parser.add_argument(
+        "--planning-budget",
+        type=int,
+        metavar="N",
+        help="realtime runs: the agents of each process share N planner expansions per tick, "
+        "served in turn (Pittman's planning scheduler); an agent whose decision waits goes on "
+        "with its plan (default: each agent plans with its role's own budget)",
+    )
+    parser.add_argument(
         "--tick-timeout",
         type=float,
         default=10.0,
@@ -719,6 +727,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         secret=_secret_file(getattr(args, "secret", None)),
         kills=_kills(args.kill),
         quiet=getattr(args, "quiet", False),
+        planning_budget=args.planning_budget,
     )
 
 

@@ -156,6 +156,9 @@ class RunOptions:
     ``routing on`` line, the clock's ticks)."""
     kills: Mapping[str, int] = field(default_factory=dict)
     """``--kill AGENT@TICK``: agent id -> the tick it is killed at (:meth:`Actor.kill_at`)."""
+    planning_budget: int | None = None
+    """``--planning-budget N`` (realtime runs): the agents of each process share N planner
+    expansions per tick (:class:`~warband.agents.SharedPlanning`); None: each plans alone."""
 
 
 def make_clock(
@@ -260,6 +263,8 @@ def run_scenario(
             "per agent; --workers N: N processes of many agents each)"
         )
 
+    share_planning([], options)  # a bad --planning-budget fails here, before any process
+
     def runner(
         scenario: Scenario, options: RunOptions, progress: Progress | None = None
     ) -> RunReport:
@@ -354,6 +359,27 @@ def arm_kills(scenario: Scenario, actors: list[Actor], options: RunOptions) -> N
         by_id[agent].kill_at(tick)
 
 
+def share_planning(actors: list[Actor], options: RunOptions) -> None:
+    """Give the agents among ``actors`` (one process's) one planning queue, for
+    ``--planning-budget``. Raises :class:`ConfigurationError` in a lockstep run: there a budget
+    shared by whichever agents share a process would make the run's messages depend on where
+    its agents run."""
+    if options.planning_budget is None:
+        return
+    if options.mode != "realtime":
+        raise ConfigurationError(
+            f"--planning-budget {options.planning_budget} needs --mode realtime: in lockstep, "
+            "what an agent may plan in a tick must not depend on which agents share its "
+            "process; give its Role a planning_budget instead"
+        )
+    from .agents import Agent, SharedPlanning
+
+    shared = SharedPlanning(options.planning_budget)
+    for actor in actors:
+        if isinstance(actor, Agent):
+            actor.shared_planning = shared
+
+
 def run_in_process(
     scenario: Scenario, options: RunOptions, progress: Progress | None = None
 ) -> RunReport:
@@ -361,6 +387,7 @@ def run_in_process(
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
     arm_kills(scenario, actors, options)
+    share_planning(actors, options)
     _check_outsiders_can_join(scenario, params, options, [a.id for a in actors])
     clock = build_clock(scenario, actors, options, params, progress)
     started = time.monotonic()
@@ -939,6 +966,8 @@ def _agent_argv(scenario_path: Path, endpoint: str, options: RunOptions) -> list
         argv += ["--param", f"{key}={value}"]
     for agent, tick in options.kills.items():
         argv += ["--kill", f"{agent}@{tick}"]
+    if options.planning_budget is not None:
+        argv += ["--planning-budget", str(options.planning_budget)]
     if options.quiet:
         argv.append("--quiet")
     return argv + _process_flags(options)
@@ -965,6 +994,7 @@ def run_agent(
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
     arm_kills(scenario, actors, options)
+    share_planning([a for a in actors if a.id == agent_id], options)
     if agent_id == scenario.clock_id:
         clock = build_clock(scenario, actors, options, params, _clock_progress(scenario, options))
         signum = event_loop.run(_run_clock(clock, endpoint, options, heartbeat))
@@ -1007,6 +1037,7 @@ def run_agents(scenario: Scenario, agent_ids: list[str], endpoint: str, options:
     params = scenario.resolve_params(options.params)
     actors = scenario.build(params, options.seed)
     arm_kills(scenario, actors, options)
+    share_planning([a for a in actors if a.id in agent_ids], options)
     return _run_hosted(scenario, actors, agent_ids, endpoint, options)
 
 

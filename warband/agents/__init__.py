@@ -7,6 +7,8 @@ into bots, squads and commanders by data (a :class:`Role`), not by class trees.
   :class:`GoapDecider` by goal relevancy with a superior's biases (:class:`Decider` is the
   interface both implement; a :class:`DecisionMemo` lets a decider give its last decision again
   while nothing it read has changed);
+- :class:`SharedPlanning`: Pittman's planning scheduler for the agents of one process of a
+  realtime run (``warband run --planning-budget N``);
 - :class:`CommandQueue` and :class:`OrderBook` keep orders that outlive a tick;
 - :data:`BUILTIN_TASKS`, :func:`check_acts`: what primitive tasks do;
 - :func:`assign`, :class:`Objective` and the ``objectives_for_<mode>`` functions: the
@@ -81,6 +83,7 @@ from .objectives import round_source as round_source
 from .orders import CommandQueue as CommandQueue
 from .orders import OrderBook as OrderBook
 from .role import Role as Role
+from .shared_planning import SharedPlanning as SharedPlanning
 
 __all__ = [
     "BUILTIN_TASKS",
@@ -113,6 +116,7 @@ __all__ = [
     "OrderBook",
     "Recollection",
     "Role",
+    "SharedPlanning",
     "SquadAssignment",
     "Subordinate",
     "TaskHandler",

@@ -28,7 +28,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..exceptions import ConfigurationError
 from ..messaging import (
@@ -57,6 +57,9 @@ from .facts import ACT_REFUSED, DEPARTED, GOAL_BIAS, STATUS, THREAT_REPORT, UNDE
 from .memory import Memory, PerceptFeed
 from .orders import CommandQueue, OrderBook
 from .role import Role
+
+if TYPE_CHECKING:
+    from .shared_planning import SharedPlanning
 
 C = TypeVar("C", bound=Component)
 M = TypeVar("M", bound=Message)
@@ -135,6 +138,9 @@ class Agent(Actor):
         self._last_plan_tick = -(10**9)
         self._reuse: Callable[..., Decision | None] | None = getattr(self.decider, "reuse", None)
         self.decisions_reused = 0
+        self.shared_planning: SharedPlanning | None = None
+        """The planning queue this agent shares with the others of its process (a realtime
+        run's ``--planning-budget``), else None: it plans with its role's own budget."""
         """Decisions taken again without planning (:meth:`Decider.reuse`): nothing the last
         one read had changed."""
         self._sequences: dict[str, str] = {}
@@ -321,9 +327,15 @@ class Agent(Actor):
         started = time.thread_time()
         decision = self._reused(tick)
         if decision is None:
-            decision = self.decider.decide(
-                self.memory.facts, self.plan, budget=self.role.planning_budget, progress=self.step
-            )
+            if self.shared_planning is not None:
+                decision = self.shared_planning.decide(self, tick)
+            else:
+                decision = self.decider.decide(
+                    self.memory.facts,
+                    self.plan,
+                    budget=self.role.planning_budget,
+                    progress=self.step,
+                )
             if decision is not None:
                 self._last_plan_tick = tick
         # CPU time of this thread (a process paused by others does not count), for benchmarks

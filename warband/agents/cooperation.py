@@ -1,7 +1,7 @@
 """Boeda's cooperative GOAP agent: plan with others in mind, then ask them, one by one.
 
 A :class:`CooperativeAgent` is an :class:`~warband.agents.Agent` whose decider
-(:class:`CooperativeDecider`) plans each goal with :func:`~warband.planning.plan_cooperatively`:
+(:class:`CooperativeDecider`) plans each goal with a :class:`~warband.planning.CooperativeSearch`:
 a solo plan when one exists, else the cheapest plan holding one cooperation step
 (``Cooperate``), whose effects are the conditions another character must make hold.
 
@@ -64,8 +64,9 @@ from ..planning.goap.cooperation import (
     COOPERATION_ACTION,
     CooperationCost,
     CooperativePlan,
+    CooperativePlanning,
+    CooperativeSearch,
     answer_request,
-    plan_cooperatively,
 )
 from ..planning.goap.state import Condition, Key
 from ..values import Value
@@ -143,7 +144,10 @@ class CooperativeDecider:
 
     Goals are ranked by relevancy (plus GoalBias, as :class:`~warband.agents.GoapDecider`);
     cancelled goals (:meth:`cancel`) are skipped. A running plan is kept while what remains of
-    it replays from the agent's state; a help plan is kept until it ends.
+    it replays from the agent's state; a help plan is kept until it ends. Goals are searched
+    one after another, best first, with one :class:`~warband.planning.CooperativeSearch`
+    each; a search longer than the decision's budget goes on at the next decision (``decide``
+    returns None meanwhile), so an agent's planning per tick stays within its budget.
     """
 
     def __init__(
@@ -164,6 +168,9 @@ class CooperativeDecider:
         self.cooperation_cost = cooperation_cost
         self.max_expansions = max_expansions
         self.cancelled: set[str] = set()
+        self._search: CooperativeSearch | None = None
+        self._searching: Goal | None = None
+        self._tried: set[str] = set()
         self.memo = DecisionMemo()
         """The last decisions and what they read (:meth:`reuse`): every fact, and the
         progress of the running plan."""
@@ -177,21 +184,25 @@ class CooperativeDecider:
         self, facts: FactDB, current: AgentPlan | None, *, progress: int = 0
     ) -> Decision | None:
         """The decision :meth:`decide` would make now, if no fact changed since the last one
-        made for ``current`` at this ``progress`` and no goal was cancelled since."""
+        made for ``current`` at this ``progress`` and no goal was cancelled since; None while
+        a goal's search is under way."""
+        if self._search is not None or self._tried:
+            return None
         return self.memo.recall(facts, current, progress)
 
     def decide(
         self, facts: FactDB, current: AgentPlan | None, *, budget: int, progress: int = 0
     ) -> Decision | None:
-        seen = facts.copy() if self.remember else None
+        idle = self._search is None and not self._tried
+        seen = facts.copy() if idle and self.remember else None
         decision = self._decide(facts, current, budget, progress)
-        if seen is not None:
+        if decision is not None and seen is not None:
             self.memo.remember(current, seen, every_fact(), decision, progress=progress)
         return decision
 
     def _decide(
         self, facts: FactDB, current: AgentPlan | None, budget: int, progress: int
-    ) -> Decision:
+    ) -> Decision | None:
         if current is not None and isinstance(current.source, HelpPlan):
             return Decision("kept", current, "helping until the help plan ends")
         state, context = self._state(facts), self._context(facts)
@@ -199,20 +210,17 @@ class CooperativeDecider:
         if isinstance(running, GoalPlan) and running.goal.name not in self.cancelled:
             remaining = running.plan.steps[progress:]
             if simulate(state, remaining, goal=running.plan.goal, context=context).ok:
+                self._reset()
                 return Decision("kept", current, "the rest of the plan still replays")
+        spent = 0
         for score, goal in self._ranking(facts, context):
-            planning = plan_cooperatively(
-                state,
-                goal,
-                self.brain.actions,
-                context,
-                cooperation_cost=self.cooperation_cost,
-                max_plans=1,
-                # The tree (Boeda's, with its cooperable nodes) goes into the agent.plan event
-                # for `warband explain`; only a traced run writes it, so only one records it.
-                record_tree=tracing_enabled(),
-                max_expansions=min(budget, self.max_expansions),
-            )
+            if goal.name in self._tried:
+                continue
+            planning = self._search_goal(state, goal, context, max(1, budget - spent))
+            if planning is None:
+                return None  # the budget ran out: the search goes on at the next decision
+            spent += planning.expansions
+            self._tried.add(goal.name)
             kind: DecisionKind = "replaced" if current is not None else "new"
             if planning.solo is not None:
                 if not planning.solo.steps:
@@ -226,14 +234,46 @@ class CooperativeDecider:
                 reason = f"goal {goal.name} (score {score:g}) needs another agent for {asks}"
             else:
                 continue
+            self._reset()
             agent_plan = AgentPlan(goap_tasks(plan.plan), f"goal:{goal.name}", plan)
             tree = planning.tree.text() if planning.tree is not None else ""
             return Decision(kind, agent_plan, reason, tree, planning.expansions)
+        self._reset()
         if current is not None:
             return Decision("dropped", None, "no relevant goal has a plan any more")
         return Decision("none", None, "no relevant goal has a plan")
 
+    def _search_goal(
+        self, state: WorldState, goal: Goal, context: Any, budget: int
+    ) -> CooperativePlanning | None:
+        """Go on with ``goal``'s search (begun now if it is not the one under way) for at most
+        ``budget`` expansions: its result, or None when the budget ran out first."""
+        if self._search is None or self._searching is not goal:
+            self._search = CooperativeSearch(
+                state,
+                goal,
+                self.brain.actions,
+                context,
+                cooperation_cost=self.cooperation_cost,
+                max_plans=1,
+                # The tree (Boeda's, with its cooperable nodes) goes into the agent.plan event
+                # for `warband explain`; only a traced run writes it, so only one records it.
+                record_tree=tracing_enabled(),
+                max_expansions=self.max_expansions,
+            )
+            self._searching = goal
+        self._search.step(budget)
+        planning = self._search.result
+        if planning is not None:
+            self._search, self._searching = None, None
+        return planning
+
+    def _reset(self) -> None:
+        self._search, self._searching = None, None
+        self._tried.clear()
+
     def drop(self, current: AgentPlan, reason: str) -> Decision:
+        self._reset()
         return Decision("dropped", None, reason)
 
     def _ranking(self, facts: FactDB, context: Any) -> list[tuple[float, Goal]]:

@@ -27,9 +27,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..exceptions import PlanningError
-from .goap.cooperation import CooperativePlanning
-from .goap.search import PlanResult
-from .htn.planner import HtnResult
 from .search import SearchStatus
 
 
@@ -47,8 +44,10 @@ class InterruptibleSearch(Protocol):
         ...
 
     @property
-    def result(self) -> PlanResult | CooperativePlanning | HtnResult | None:
-        """The result once done."""
+    def result(self) -> object:
+        """The result once done (None before): a :class:`~warband.planning.PlanResult`, a
+        :class:`~warband.planning.CooperativePlanning`, an :class:`~warband.planning.HtnResult`,
+        or what a search of another kind finds (an agent's decision)."""
         ...
 
     def step(self, budget: int) -> SearchStatus:
@@ -64,8 +63,8 @@ class PlanDelivery:
     """The agent id given to :meth:`PlanningScheduler.submit`."""
     ticket: int
     """The ticket :meth:`PlanningScheduler.submit` returned."""
-    result: PlanResult | CooperativePlanning | HtnResult
-    """The search's result."""
+    result: object
+    """The search's result (:attr:`InterruptibleSearch.result`)."""
     expansions: int
     """Expansions the search spent in total."""
     submitted_tick: int
