@@ -189,3 +189,29 @@ def test_per_tick_flags_name_the_bots_each_count_is_made_of(match_logs: Path) ->
     # red-1 stands firing on m1 all match: stuck from its STUCK_TICKS-th tick on, not before.
     stuck_ticks = [tick for tick, at in sorted(flags.items()) if "red-1" in at["stuck"]]
     assert stuck_ticks == sorted(match.snapshots)[STUCK_TICKS - 1 :]
+
+
+def test_the_tick_a_bot_reaches_a_waypoint_on_its_way_is_not_order_starved(
+    tmp_path: Path,
+) -> None:
+    # red-1 walks m1 -> c (ticks 1-3), ends tick 4 on c, then stands there (5-6), firing all
+    # along, with an order to go to b2: it walked in tick 4 too, only 5 and 6 are starved.
+    def snapshot(tick: int) -> dict[str, Any]:
+        body = _body("red", "m1", target="c") if tick < 4 else _body("red", "c")
+        return {"tick": tick, "map_source": "test", "agents": {"red-1": body}, "events": []}
+
+    events: list[dict[str, Any]] = [
+        {"event": "order.received", "agent": "red-1", "order": "o1", "task": "goto",
+         "args": ["b2"], "tick": 1},
+        _plan("red-1", 1, "new", ["(!fire blue-1)"], branches=["close combat", "shoot"]),
+    ]  # fmt: skip
+    for tick in range(1, 7):
+        events.append({"event": "world.snapshot", "tick": tick, "snapshot": snapshot(tick)})
+        if tick > 1:
+            events.append(_plan("red-1", tick, "kept", ["(!fire blue-1)"]))
+    (tmp_path / "main.1.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    match = load_match(tmp_path)
+    assert 2 == measure(match)["teams"]["red"]["order_starved"]
+    flags = tick_flags(match, "red")
+    flagged = [tick for tick in range(1, 7) if "red-1" in flags[tick]["order_starved"]]
+    assert [5, 6] == flagged

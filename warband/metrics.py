@@ -16,7 +16,8 @@ at one tick) unless it says otherwise:
 ``order_starved``
     Bot-ticks spent fighting in place (the plan fires, the bot is not walking) away from the
     place of the order at the head of the bot's command queue (its waypoint, or its marker's
-    waypoint). A bot that fires as it walks is carrying its order out.
+    waypoint). A bot that fires as it walks is carrying its order out, in the tick it reaches
+    a waypoint on its way too (it walked in that tick: the snapshot at its end shows it there).
 ``crowded``
     Bot-ticks on a waypoint with :data:`CROWD` or more team mates alive on it, the bot included.
 ``oscillations``
@@ -435,9 +436,12 @@ def _order_starved(
 ) -> Iterator[tuple[int, str]]:
     for bot in bots:
         orders = match.orders.get(bot, [])
+        walked = False
         for tick in ticks:
             body = match.snapshots[tick].get(bot)
-            if body is None or not body.alive or body.moving:
+            # A bot that ends the tick on a waypoint it walked to in that tick walked too.
+            walked, was_walking = body is not None and body.moving, walked
+            if body is None or not body.alive or body.moving or was_walking:
                 continue  # firing as it walks is the order obeyed, not starved
             if not _fires(_plan_at(match, bot, tick)):
                 continue
