@@ -215,3 +215,23 @@ def test_the_tick_a_bot_reaches_a_waypoint_on_its_way_is_not_order_starved(
     flags = tick_flags(match, "red")
     flagged = [tick for tick in range(1, 7) if "red-1" in flags[tick]["order_starved"]]
     assert [5, 6] == flagged
+
+
+def test_an_order_waiting_behind_a_corridor_order_counts_for_order_starved(tmp_path: Path) -> None:
+    # red-1 stands at m1 firing with a corridor order (no place) at the head of its queue and
+    # a goto b2 behind it: its orders send it to b2, so every tick is starved.
+    events: list[dict[str, Any]] = [
+        {"event": "order.received", "agent": "red-1", "order": "o1", "task": "restrict",
+         "args": [["m1", "c", "m4", "b2"]], "tick": 1},
+        {"event": "order.received", "agent": "red-1", "order": "o2", "task": "goto",
+         "args": ["b2"], "tick": 1},
+        _plan("red-1", 1, "new", ["(!fire blue-1)"], branches=["close combat", "shoot"]),
+    ]  # fmt: skip
+    for tick in range(1, 5):
+        body = _body("red", "m1")
+        snapshot = {"tick": tick, "map_source": "test", "agents": {"red-1": body}, "events": []}
+        events.append({"event": "world.snapshot", "tick": tick, "snapshot": snapshot})
+        if tick > 1:
+            events.append(_plan("red-1", tick, "kept", ["(!fire blue-1)"]))
+    (tmp_path / "main.1.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    assert 4 == measure(load_match(tmp_path))["teams"]["red"]["order_starved"]

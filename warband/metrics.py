@@ -15,8 +15,8 @@ at one tick) unless it says otherwise:
     spent firing at every tick of it at full health.
 ``order_starved``
     Bot-ticks spent fighting in place (the plan fires, the bot is not walking) away from the
-    place of the order at the head of the bot's command queue (its waypoint, or its marker's
-    waypoint). A bot that fires as it walks is carrying its order out, in the tick it reaches
+    place of the first order in the bot's command queue that has one (its waypoint, or its
+    marker's waypoint; an order without a place, as a corridor, sends the bot nowhere). A bot that fires as it walks is carrying its order out, in the tick it reaches
     a waypoint on its way too (it walked in that tick: the snapshot at its end shows it there).
 ``crowded``
     Bot-ticks on a waypoint with :data:`CROWD` or more team mates alive on it, the bot included.
@@ -452,13 +452,17 @@ def _order_starved(
 
 
 def _order_place(match: Match, orders: list[dict[str, Any]], tick: int) -> str | None:
-    """The place of the order at the head of the queue at ``tick``: the oldest held."""
+    """The place the bot's orders send it to at ``tick``: that of the oldest order held that
+    has one (an order without a place, as a corridor to keep to, sends it nowhere, and the
+    order behind it waits for it)."""
     held = [
         o for o in orders if int(o["tick"]) <= tick and (o["ended"] is None or o["ended"] > tick)
     ]
-    if not held:
-        return None
-    return _place(match.game_map, held[0].get("args") or [])
+    for order in held:
+        place = _place(match.game_map, order.get("args") or [])
+        if place is not None:
+            return place
+    return None
 
 
 def _place(game_map: Map | None, args: Sequence[Any]) -> str | None:
