@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from warband.agents import Agent, Assignment, Role, SquadAssignment
 from warband.agents.commander import squad_lanes
 from warband.agents.squad import squad_functions, squad_role, squad_route
@@ -228,7 +230,7 @@ def test_a_decimated_squad_tells_its_commander_its_objective_failed() -> None:
 def test_members_are_dealt_their_own_places_around_the_rally_point() -> None:
     regroup_spot = squad_functions(WARZONE)["regroup_spot"]
     squad = _facts(*_squad_at(*((f"red-{n}", "a3") for n in range(1, 5))))
-    spots = [regroup_spot(squad, "d2", "cp-centre", f"red-{n}") for n in range(1, 5)]
+    spots = [regroup_spot(squad, "red", "d2", "cp-centre", f"red-{n}") for n in range(1, 5)]
     assert "d2" == spots[0]  # the first member by id takes the rally waypoint itself
     assert 4 == len(set(spots)), spots  # nobody shares a waypoint
     short = len(waypoint_path(WARZONE, "d2", "e3") or ())
@@ -240,7 +242,7 @@ def test_members_are_dealt_their_own_places_around_the_rally_point() -> None:
 def test_members_defending_a_tsp_are_dealt_its_neighbours_when_it_has_no_defend_markers() -> None:
     defend_spot = squad_functions(WARZONE)["defend_spot"]
     squad = _facts(*_squad_at(*((f"red-{n}", "a3") for n in range(1, 6))))
-    spots = [defend_spot(squad, "tsp-west-north", f"red-{n}") for n in range(1, 6)]
+    spots = [defend_spot(squad, "red", "tsp-west-north", f"red-{n}") for n in range(1, 6)]
     tsp = WARZONE.marker("tsp-west-north").waypoint
     assert tsp == spots[0]  # the first member by id holds the TSP itself
     assert 5 == len(set(spots)), spots  # nobody shares a waypoint with a mate
@@ -255,7 +257,7 @@ def test_members_defending_a_tsp_are_dealt_its_neighbours_when_it_has_no_defend_
 def test_members_defending_a_vips_house_spread_over_the_rings_of_links_around_it() -> None:
     defend_spot = squad_functions(WARZONE)["defend_spot"]
     squad = _facts(*_squad_at(*((f"blue-{n}", "i3") for n in range(1, 5))))
-    spots = [defend_spot(squad, "hide-house-east", f"blue-{n}") for n in range(1, 5)]
+    spots = [defend_spot(squad, "blue", "hide-house-east", f"blue-{n}") for n in range(1, 5)]
     # The house is the VIP's and its escorts' place: the defenders take its yard (its one
     # neighbour), the yard's neighbours, then theirs.
     assert "house-east-yard" == spots[0]
@@ -271,10 +273,38 @@ def test_two_squads_at_neighbouring_markers_keep_to_their_own_side_of_the_waypoi
     defend_spot = squad_functions(WARZONE)["defend_spot"]
     south = _facts(*_squad_at(*((f"blue-{n}", "h3") for n in range(1, 5))))
     north = _facts(*_squad_at(*((f"blue-{n}", "h3") for n in range(5, 9))))
-    south_spots = {defend_spot(south, "regroup-f2", f"blue-{n}") for n in range(1, 5)}
-    north_spots = {defend_spot(north, "regroup-f4", f"blue-{n}") for n in range(5, 9)}
+    south_spots = {defend_spot(south, "blue", "regroup-f2", f"blue-{n}") for n in range(1, 5)}
+    north_spots = {defend_spot(north, "blue", "regroup-f4", f"blue-{n}") for n in range(5, 9)}
     assert 4 == len(south_spots) == len(north_spots)  # nobody shares with a squad mate
     assert set() == south_spots & north_spots, (south_spots, north_spots)
+
+
+def _mirrored(waypoint: str) -> str:
+    """The Warzone waypoint's mirror image east-west (a1 <-> i1, d2 <-> f2, e3 stays)."""
+    return chr(ord("a") + ord("i") - ord(waypoint[0])) + waypoint[1:]
+
+
+@pytest.mark.parametrize("marker", ["regroup-d2", "regroup-d4", "tsp-west-north"])
+def test_the_teams_spread_around_mirrored_markers_as_mirror_images(marker: str) -> None:
+    # Ties between spots were broken by waypoint id, which is no mirror image of itself: the
+    # west team took its side of a marker, the east team the enemy's (Body Count, hierarchy
+    # against hierarchy: the west won 16 of 20).
+    functions = squad_functions(WARZONE)
+    defend_spot, regroup_spot = functions["defend_spot"], functions["regroup_spot"]
+    theirs = {"regroup-d2": "regroup-f2", "regroup-d4": "regroup-f4"}
+    theirs["tsp-west-north"] = "tsp-east-north"
+    red = _facts(*_squad_at(*((f"red-{n}", "a3") for n in range(1, 6))))
+    blue = _facts(*_squad_at(*((f"blue-{n}", "i3") for n in range(1, 6))))
+    red_spots = [str(defend_spot(red, "red", marker, f"red-{n}")) for n in range(1, 6)]
+    blue_spots = [str(defend_spot(blue, "blue", theirs[marker], f"blue-{n}")) for n in range(1, 6)]
+    assert [_mirrored(w) for w in red_spots] == blue_spots
+    rally = WARZONE.marker(marker).waypoint
+    red_rally = [str(regroup_spot(red, "red", rally, "cp-centre", f"red-{n}")) for n in range(1, 6)]
+    blue_rally = [
+        str(regroup_spot(blue, "blue", _mirrored(rally), "cp-centre", f"blue-{n}"))
+        for n in range(1, 6)
+    ]
+    assert [_mirrored(w) for w in red_rally] == blue_rally
 
 
 def test_a_regroup_ends_when_three_quarters_of_the_living_members_arrived() -> None:

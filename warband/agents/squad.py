@@ -339,7 +339,9 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         came = len(alive & {a.member for a in arrived if a.order == order})
         return bool(alive) and came >= math.ceil(REGROUP_SHARE * len(alive))
 
-    def regroup_spot(facts: FactDB, rally: Value, target: Value, member: Value) -> Value:
+    def regroup_spot(
+        facts: FactDB, team: Value, rally: Value, target: Value, member: Value
+    ) -> Value:
         """The place of ``member`` at the rally point: the rally waypoint, then the rings of
         waypoints around it (as many as it takes to have a place for every member) no nearer
         the objective ``target`` than it (the side away from the enemy) and no nearer another
@@ -355,6 +357,7 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
             short = links(here, goal)
             enemy = _enemy_influence(facts, strategic, game_map)
             rank = _cell_rank(here, regroups if here in regroups else ())
+            back = _back(team)
 
             def behind(w: str) -> bool:
                 return (short is None or (links(w, goal) or 0) >= short) and rank(w) is not None
@@ -364,7 +367,10 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
             for ring in game_map.rings(here, behind):
                 if len(spots) >= len(members):
                     break
-                spots += sorted(ring, key=lambda w: (rank(w), enemy.get(strategic.area_of(w), 0.0)))
+                spots += sorted(
+                    ring,
+                    key=lambda w: (rank(w), enemy.get(strategic.area_of(w), 0.0), back(w)),
+                )
         index = members.index(str(member)) if str(member) in members else 0
         return spots[index % len(spots)]
 
@@ -378,7 +384,7 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
     def regrouped(facts: FactDB, order: Value) -> bool:
         return all_arrived(facts, order) or regroup_timed_out(facts, order)
 
-    def defend_spot(facts: FactDB, target: Value, member: Value) -> Value:
+    def defend_spot(facts: FactDB, team: Value, target: Value, member: Value) -> Value:
         """The place of ``member`` around ``target``: the marker's own waypoint first, then its
         group's defend markers, then (for a marker with fewer such spots than members, as a
         TSP) the waypoints at most :data:`DEFEND_RINGS` links around it and no nearer another
@@ -401,17 +407,36 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
             enemy = _enemy_influence(facts, strategic, game_map)
             rank = _cell_rank(goal, sites.get(kind, ()) if kind else ())
             ours = game_map.rings(goal, lambda w: rank(w) is not None)
+            back = _back(team)
             around = [
-                (rank(w), distance, enemy.get(strategic.area_of(w), 0.0), w)
+                (rank(w), distance, enemy.get(strategic.area_of(w), 0.0), back(w))
                 for distance, ring in enumerate(itertools.islice(ours, DEFEND_RINGS + leave_to_vip))
                 for w in ring
                 if w not in spots
             ]
-            spots += [w for *_, w in sorted(around)]
+            spots += [w for *_, (_home, _away, w) in sorted(around)]
         if leave_to_vip:
             spots = [*spots[1:], goal]
         index = members.index(str(member)) if str(member) in members else 0
         return spots[index % len(spots)]
+
+    def _back(team: Value) -> Callable[[str], tuple[int, int, str]]:
+        """The last tie-break between spots: the nearer the team's base (in links) first, then
+        the farther from the enemy's, then the id. An id alone is no mirror image of itself: on
+        a map mirrored east-west it put the west team's members on their side of a marker and
+        the east team's on the enemy's side."""
+        home = spawns.get(str(team))
+        theirs = [w for t, w in sorted(spawns.items()) if t != str(team)]
+
+        def hops(a: str, b: str | None) -> int:
+            found = links(a, b) if b is not None else None
+            return found if found is not None else 1 << 20
+
+        def key(waypoint: str) -> tuple[int, int, str]:
+            away = min((hops(waypoint, w) for w in theirs), default=0)
+            return (hops(waypoint, home), -away, waypoint)
+
+        return key
 
     def _cell_rank(goal: str, sites: Iterable[str]) -> Callable[[str], int | None]:
         """How much a waypoint is ``goal``'s among ``sites`` (in links): 0 when it is nearer
