@@ -82,7 +82,6 @@ ATTACK_POSITION_BRANCHES = frozenset(
         "move to a position picked for the attack",
         "fire on the way to a position picked for the attack",
         "close combat in a crowd: spread out, firing",
-        "close combat at a defended spot: a position picked for the attack beside it",
     }
 )
 """The bot domain's branches that walk to a position picked for the attack (``bot.htn``)."""

@@ -410,33 +410,6 @@ def test_a_bot_in_close_combat_takes_a_corridor_order_at_once_and_fights_on_its_
     assert "!fire" in steps and "!go" in steps, steps
 
 
-def _defending(spot: str, at: str) -> FactDB:
-    """Close combat with blue-1 in sight at m3, for a bot at ``at`` ordered to defend ``spot``."""
-    facts = _close_combat_facts(("order", "o-3", "squad-1", "defend", spot))
-    facts.retract("at", "bot-1", "c")
-    facts.assert_fact("at", "bot-1", at)
-    facts.assert_fact("sees", "blue-1", "m3", 10.0, "blue")
-    return facts
-
-
-def test_a_bot_defending_a_spot_fights_from_an_attack_position_picked_beside_it() -> None:
-    decider = bot_role(TEST_MAP).decider({"self": "bot-1", "team": "red"})
-    decision = decider.decide(_defending("c", at="c"), None, budget=20_000)
-    assert decision is not None and decision.plan is not None
-    assert "close combat at a defended spot" in decision.plan.branches[0]
-    assert ["!go", "!fire"] == [task.name for task in decision.plan.steps]
-    picked = str(decision.plan.steps[0].args[-1])
-    assert TEST_MAP.has_link("c", picked), picked  # beside the spot: what the order allows
-    # There, it fights on: the spot's neighbour is no place to walk back to the spot from.
-    again = decider.decide(_defending("c", at=picked), None, budget=20_000)
-    assert again is not None and again.plan is not None
-    assert ["close combat", "fire the selected weapon"] == list(again.plan.branches)
-    # A spot farther off is walked to, fighting on the way, as any order's place.
-    far = decider.decide(_defending("b2", at="c"), None, budget=20_000)
-    assert far is not None and far.plan is not None
-    assert "close combat on the way to the order's place" == far.plan.branches[0]
-
-
 def test_a_decision_writes_out_its_tree_only_when_messages_are_traced(tmp_path: Path) -> None:
     trees = []
     for log_dir in (None, tmp_path):

@@ -367,17 +367,6 @@ def _corridor(facts: FactDB) -> set[str] | None:
     return {a.waypoint for a in ALLOWED_WAYPOINT.all(facts.facts(ALLOWED_WAYPOINT.name))} or None
 
 
-def _worth_the_walk(ranked: Sequence[ScoredPosition], here: str) -> str | None:
-    """The best of ``ranked`` positions, unless it is ``here`` or scores less than
-    :data:`ATTACK_GAIN` above ``here`` (no hopping between spots that score alike)."""
-    if not ranked or ranked[0].waypoint == here:
-        return None
-    stay = next((c.score for c in ranked if c.waypoint == here), None)
-    if stay is not None and ranked[0].score < stay + ATTACK_GAIN:
-        return None
-    return ranked[0].waypoint
-
-
 def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
     """The functions ``bot.htn`` calls, bound to ``game_map``."""
     points = {marker.id: marker.waypoint for marker in game_map.markers}
@@ -607,17 +596,13 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
     def attack_spot(facts: FactDB, here: Value, enemy_at: Value) -> Value:
         """Default combat's position picking (:func:`_attack_positions`); None when the best is
         ``here`` or scores less than :data:`ATTACK_GAIN` above it."""
-        return _worth_the_walk(_attack_positions(facts, str(here), str(enemy_at)), str(here))
-
-    def attack_spot_beside(facts: FactDB, here: Value, enemy_at: Value, spot: Value) -> Value:
-        """Position picking for a bot that defends ``spot`` by order: the best attack position
-        on the spot or a waypoint linked to it (what holding it allows), as
-        :func:`attack_spot` says; None when there is none better than ``here``."""
-        if not game_map.has_waypoint(str(spot)):
-            return None
-        allowed = {str(spot), *game_map.neighbours(str(spot))}
         ranked = _attack_positions(facts, str(here), str(enemy_at))
-        return _worth_the_walk([c for c in ranked if c.waypoint in allowed], str(here))
+        if not ranked or ranked[0].waypoint == here:
+            return None
+        stay = next((c.score for c in ranked if c.waypoint == here), None)
+        if stay is not None and ranked[0].score < stay + ATTACK_GAIN:
+            return None  # not worth the walk: no hopping between spots that score alike
+        return ranked[0].waypoint
 
     def shot_from(facts: FactDB, here: Value) -> Value:
         """Where a bot hit by an enemy it cannot see should look: the nearest place it heard
@@ -826,7 +811,6 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     return {
         "attack_spot": attack_spot,
-        "attack_spot_beside": attack_spot_beside,
         "spread_spot": spread_spot,
         "spread_around": spread_around,
         "shot_from": shot_from,
