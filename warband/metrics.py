@@ -16,8 +16,9 @@ at one tick) unless it says otherwise:
 ``order_starved``
     Bot-ticks spent fighting in place (the plan fires, the bot is not walking) away from the
     place of the first order in the bot's command queue that has one (its waypoint, or its
-    marker's waypoint; an order without a place, as a corridor, sends the bot nowhere). A bot that fires as it walks is carrying its order out, in the tick it reaches
-    a waypoint on its way too (it walked in that tick: the snapshot at its end shows it there).
+    marker's waypoint; an order without a place, as a corridor, sends the bot nowhere). A bot
+    that fires as it walks is carrying its order out, in the tick it reaches a waypoint on its
+    way too (it walked in that tick: the snapshot at its end shows it there).
 ``crowded``
     Bot-ticks on a waypoint with :data:`CROWD` or more team mates alive on it, the bot included.
 ``oscillations``

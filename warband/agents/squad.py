@@ -357,7 +357,7 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
             short = links(here, goal)
             enemy = _enemy_influence(facts, strategic, game_map)
             rank = _cell_rank(here, regroups if here in regroups else ())
-            back = _back(team)
+            tie_break = _tie_break(team)
 
             def behind(w: str) -> bool:
                 return (short is None or (links(w, goal) or 0) >= short) and rank(w) is not None
@@ -369,7 +369,7 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
                     break
                 spots += sorted(
                     ring,
-                    key=lambda w: (rank(w), enemy.get(strategic.area_of(w), 0.0), back(w)),
+                    key=lambda w: (rank(w), enemy.get(strategic.area_of(w), 0.0), tie_break(w)),
                 )
         index = members.index(str(member)) if str(member) in members else 0
         return spots[index % len(spots)]
@@ -407,9 +407,9 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
             enemy = _enemy_influence(facts, strategic, game_map)
             rank = _cell_rank(goal, sites.get(kind, ()) if kind else ())
             ours = game_map.rings(goal, lambda w: rank(w) is not None)
-            back = _back(team)
+            tie_break = _tie_break(team)
             around = [
-                (rank(w), distance, enemy.get(strategic.area_of(w), 0.0), back(w))
+                (rank(w), distance, enemy.get(strategic.area_of(w), 0.0), tie_break(w))
                 for distance, ring in enumerate(itertools.islice(ours, DEFEND_RINGS + leave_to_vip))
                 for w in ring
                 if w not in spots
@@ -420,11 +420,13 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         index = members.index(str(member)) if str(member) in members else 0
         return spots[index % len(spots)]
 
-    def _back(team: Value) -> Callable[[str], tuple[int, int, str]]:
-        """The last tie-break between spots: the nearer the team's base (in links) first, then
-        the farther from the enemy's, then the id. An id alone is no mirror image of itself: on
-        a map mirrored east-west it put the west team's members on their side of a marker and
-        the east team's on the enemy's side."""
+    def _tie_break(team: Value) -> Callable[[str], tuple[int, int, str]]:
+        """The last tie-break between spots: the nearer the enemy's base (in links) first, then
+        the farther from the team's own, then the id. An id alone is no mirror image of itself:
+        on a map mirrored east-west it put the west team's members on their side of a marker
+        and the east team's on the enemy's side. Forward first: a squad holding a marker meets
+        the enemy there (Body Count, hierarchy against freelance as red: 10 of 10 forward, 7 of
+        10 back first)."""
         home = spawns.get(str(team))
         theirs = [w for t, w in sorted(spawns.items()) if t != str(team)]
 
@@ -434,7 +436,7 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
 
         def key(waypoint: str) -> tuple[int, int, str]:
             away = min((hops(waypoint, w) for w in theirs), default=0)
-            return (hops(waypoint, home), -away, waypoint)
+            return (away, -hops(waypoint, home), waypoint)
 
         return key
 
