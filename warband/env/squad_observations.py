@@ -1,12 +1,13 @@
 """The squad leader's observation encoding: what a squad knows as a fixed-size vector of floats.
 
 A squad perceives nothing itself: it knows what its members report (their periodic
-``StatusReport``: life, waypoint, health; ``arrived`` and ``captured`` reports; their
-``ThreatReport``\\ s), the commander's order at the head of its command queue, and, as one of
-the world's observers, what its whole team knows (capture points, score, time left, the mode's
-objects). :class:`SquadObservationEncoder` turns that, read from the learning squad's memory
-(the same facts a stock squad plans with), into :data:`SQUAD_OBSERVATION_SIZE` values in
-[-1, 1] (``float32``), each index named in :data:`SQUAD_OBSERVATION_FIELDS`. Positions are
+``StatusReport``: life, waypoint, health; ``arrived`` and ``captured`` reports; the
+``ThreatReport`` messages they send), the commander's order at the head of its command
+queue, and, as one of the world's observers, what its whole team knows (capture points,
+score, time left, the mode's objects). :class:`SquadObservationEncoder` turns that, read from
+the learning squad's memory (the same facts a stock squad plans with), into
+:data:`SQUAD_OBSERVATION_SIZE` values in [-1, 1] (``float32``), each index named in
+:data:`SQUAD_OBSERVATION_FIELDS`. Positions are
 absolute, scaled to the map's bounds: ``2 * (x - min_x) / width - 1``, likewise ``y``.
 
 The squad (:data:`LEADER_FIELDS`):
@@ -28,7 +29,7 @@ dead, reported, x, y, health, tasked, arrived``: ``reported`` is 1 once the memb
 report came (before that life and place are unknown, 0), ``health`` its reported health / 100
 (at most 1), ``tasked`` 1 when it has the squad's order in force, ``arrived`` 1 when it
 reported its arrival since that order was given. :data:`MAX_THREATS` threat slots, the
-members' ``ThreatReport``\\ s of the last :data:`~warband.agents.squad.THREAT_MEMORY` ticks,
+members' ``ThreatReport`` messages of the last :data:`~warband.agents.squad.THREAT_MEMORY` ticks,
 newest first (ties by enemy id), one per enemy: ``present, x, y, age`` (``age``: ticks since the
 report / that memory). And :data:`~warband.env.squad_actions.MAX_PLACES` place slots in the
 order of :func:`~warband.env.squad_actions.squad_places`, each ``present, x, y, ours, theirs,
