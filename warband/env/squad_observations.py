@@ -7,7 +7,8 @@ queue, and, as one of the world's observers, what its whole team knows (capture 
 score, time left, the mode's objects). :class:`SquadObservationEncoder` turns that, read from
 the learning squad's memory (the same facts a stock squad plans with), into
 :data:`SQUAD_OBSERVATION_SIZE` values in [-1, 1] (``float32``), each index named in
-:data:`SQUAD_OBSERVATION_FIELDS`. Positions are absolute, scaled to the map's bounds: ``2 * (x - min_x) / width - 1``, likewise ``y``.
+:data:`SQUAD_OBSERVATION_FIELDS`. Positions are absolute, scaled to the map's bounds:
+``2 * (x - min_x) / width - 1``, likewise ``y``.
 
 The squad (:data:`LEADER_FIELDS`):
 
