@@ -411,7 +411,9 @@ class _RunMatch(Match):
         self._loop = event_loop.new_event_loop()
         self._all_wait = self._loop.create_future()
         self._task = self._loop.create_task(
-            run_actors_in_process(actors, self.clock, ping_interval=PING_INTERVAL)
+            run_actors_in_process(
+                actors, self.clock, ping_interval=PING_INTERVAL, broker_on_loop=True
+            )
         )
         return self._play()
 
