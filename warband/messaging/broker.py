@@ -326,7 +326,9 @@ class Broker:
             else:
                 busy = self._route_fast(router, watch)
             self._check_liveness(router)
-            if not busy or time.monotonic() >= self._next_link_check:
+            # Every turn of the loop ends not busy: the monitor is read when due (the
+            # housekeeping timer makes it so every _POLL_MS), not at every turn.
+            if time.monotonic() >= self._next_link_check:
                 self._check_links(router, watch)
         # Sending consumes the descriptor's edge: a frame that came meanwhile is read now.
         if zmq.zmq_poll([(router, zmq.POLLIN)], 0):
