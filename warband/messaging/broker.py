@@ -325,20 +325,23 @@ class Broker:
                     self._take(router, watch, frames, last)
             else:
                 busy = self._route_fast(router, watch)
-            self._check_liveness(router)
-            # Every turn of the loop ends not busy: the monitor is read when due (the
-            # housekeeping timer makes it so every _POLL_MS), not at every turn.
-            if time.monotonic() >= self._next_link_check:
-                self._check_links(router, watch)
+        # Once all that waited is routed: after a pause of the loop, it says who is alive. The
+        # monitor is read when due (every _POLL_MS, the housekeeping timer), not at every turn.
+        self._check_liveness(router)
+        if time.monotonic() >= self._next_link_check:
+            self._check_links(router, watch)
         # Sending consumes the descriptor's edge: a frame that came meanwhile is read now.
         if zmq.zmq_poll([(router, zmq.POLLIN)], 0):
             state.loop.call_soon(self._route_on_loop)
 
     def _housekeeping_on_loop(self) -> None:
+        # Every _POLL_MS the checks of liveness and links are due; _route_on_loop makes them
+        # after it routed all that waits. Not by _housekeeping_due, which would make it check
+        # after one frame: the loop may have been paused for long (between an environment's
+        # steps), and the frames waiting then (the keeper's _Vouch among them) say who lives.
         state = self._on_loop
         if state is None:
             return
-        self._housekeeping_due = True
         self._route_on_loop()
         state.timer = state.loop.call_later(_POLL_MS / 1000, self._housekeeping_on_loop)
 
