@@ -4,9 +4,12 @@ How a learning agent stays a participant of a real warband run while ``step()`` 
 (``backend="run"``, the default):
 
 - The match is a run like ``warband run scenarios/warzone.py``: the world actor (the run's
-  lockstep clock, stepping a :class:`~warband.world.World`), a broker thread, warband's own
-  agents for every bot that is not learning (each faction ``hierarchy`` or ``freelance``), and
-  one :class:`LearnerActor` per learning bot, all on an event loop that the match owns.
+  lockstep clock, stepping a :class:`~warband.world.World`), a broker, warband's own agents for
+  every bot that is not learning (each faction ``hierarchy`` or ``freelance``), one
+  :class:`LearnerActor` per learning bot and one :class:`~warband.env.leader.LearnerSquad` per
+  learning squad leader (in the place of that squad), all on an event loop that the match owns.
+  The broker routes on that loop too (``broker_on_loop``): the run is paused between steps, and
+  a routing thread would only take the interpreter from the loop at every frame.
 - A learner is an ordinary actor of the run: it registers with the broker, gets the world's
   Percept and the clock's Tick like any bot, and acts by sending the world ``Act`` messages,
   which the world checks with the sender's id and answers with an ``ActResult``, as any bot's.
