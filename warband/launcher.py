@@ -428,6 +428,7 @@ async def run_actors_in_process(
     drops: FrameDrops | None = None,
     secret: RunSecret | None = None,
     ping_interval: float = 1.0,
+    broker_on_loop: bool = False,
 ) -> RunResult:
     """Run ``clock`` and ``actors`` to the end of the run, with a broker thread, in this process.
 
@@ -444,14 +445,19 @@ async def run_actors_in_process(
     only connections that prove their id with a secret: ``secret`` (an outside participant's
     user holds it too), else one made for this run and known only here. ``ping_interval`` is
     every actor's (:meth:`Actor.run <warband.messaging.Actor.run>`): a caller that pauses the
-    loop between ticks (:mod:`warband.env`) makes it long.
+    loop between ticks (:mod:`warband.env`) makes it long. Such a caller also routes on the
+    loop, with ``broker_on_loop`` (:meth:`Broker.start_on_loop
+    <warband.messaging.broker.Broker.start_on_loop>`): the same frames, routed without a thread.
     """
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     endpoint = endpoint or f"inproc://warband-{uuid.uuid4().hex[:12]}"
     if secret is None and not endpoint.startswith("inproc://"):
         secret = new_secret()
     broker = Broker(endpoint, context=context, drops=drops, secret=secret)
-    broker.start()
+    if broker_on_loop:
+        broker.start_on_loop()
+    else:
+        broker.start()
     bound = broker.bound_endpoint
     options: dict[str, Any] = {
         "context": context,
@@ -485,8 +491,12 @@ async def run_actors_in_process(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        # Both block (a thread join, the context's teardown): keep the event loop free.
-        await asyncio.to_thread(broker.stop)
+        # Both block (a thread join, the context's teardown): keep the event loop free. A broker
+        # on the loop stops on it: its socket belongs to this thread.
+        if broker_on_loop:
+            broker.stop()
+        else:
+            await asyncio.to_thread(broker.stop)
         await asyncio.to_thread(context.term)
     if clock.result is None:
         where = (

@@ -4,9 +4,12 @@ How a learning agent stays a participant of a real warband run while ``step()`` 
 (``backend="run"``, the default):
 
 - The match is a run like ``warband run scenarios/warzone.py``: the world actor (the run's
-  lockstep clock, stepping a :class:`~warband.world.World`), a broker thread, warband's own
-  agents for every bot that is not learning (each faction ``hierarchy`` or ``freelance``), and
-  one :class:`LearnerActor` per learning bot, all on an event loop that the match owns.
+  lockstep clock, stepping a :class:`~warband.world.World`), a broker, warband's own agents for
+  every bot that is not learning (each faction ``hierarchy`` or ``freelance``), one
+  :class:`LearnerActor` per learning bot and one :class:`~warband.env.leader.LearnerSquad` per
+  learning squad leader (in the place of that squad), all on an event loop that the match owns.
+  The broker routes on that loop too (``broker_on_loop``): the run is paused between steps, and
+  a routing thread would only take the interpreter from the loop at every frame.
 - A learner is an ordinary actor of the run: it registers with the broker, gets the world's
   Percept and the clock's Tick like any bot, and acts by sending the world ``Act`` messages,
   which the world checks with the sender's id and answers with an ``ActResult``, as any bot's.
@@ -35,15 +38,28 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Final, Literal
 
-from ..agents.factions import CONTROLS, Control, check_map, commander_id, faction_actors
+from ..agents import Agent
+from ..agents.factions import (
+    CONTROLS,
+    Control,
+    check_map,
+    commander_id,
+    faction_actors,
+    squad_ids,
+)
 from ..agents.objectives import MapMarkers
+from ..agents.squad import squad_functions
 from ..exceptions import ConfigurationError
 from ..launcher import run_actors_in_process
 from ..messaging import Act, Actor, ActResult, Percept, event_loop, handles
+from ..planning.htn.domain import HtnFunction
 from ..world import MODES, Map, World, load_map
 from ..world.actor import WORLD_ID, WorldActor
 from .actions import Act as ActTuple
-from .observations import Facts
+from .leader import LearnerSquad, leader_extra
+from .observations import Facts, Observation
+from .squad_actions import squad_places
+from .squad_observations import SquadObservationEncoder
 
 Backend = Literal["run", "world"]
 BACKENDS: Final[tuple[Backend, ...]] = ("run", "world")
@@ -77,6 +93,9 @@ class MatchConfig:
     """A bundled map name or a path to a TOML map."""
     corridors: bool = True
     backend: Backend = "run"
+    leaders: tuple[str, ...] = ()
+    """Learning squad leaders: squad ids (``red-squad-1``...) of a ``hierarchy`` team, each
+    taking the place of that squad of warband's (:mod:`warband.env.leader`)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.bots, int) or not 1 <= self.bots <= 12:
@@ -101,10 +120,11 @@ class MatchConfig:
         self._check_learners()
 
     def _check_learners(self) -> None:
-        if isinstance(self.learners, str) or not self.learners:
+        if isinstance(self.learners, str) or (not self.learners and not self.leaders):
             raise ConfigurationError(
                 f"learners must be a non-empty list of bot ids, got {self.learners!r}"
             )
+        self._check_leaders()
         unknown = sorted(set(self.learners) - set(self.bot_ids()))
         if unknown:
             raise ConfigurationError(
@@ -119,13 +139,38 @@ class MatchConfig:
                 "(learners=all_bots(bots)), or use backend='run'"
             )
 
+    def _check_leaders(self) -> None:
+        if isinstance(self.leaders, str):
+            raise ConfigurationError(f"leaders must be a list of squad ids, got {self.leaders!r}")
+        for leader in self.leaders:
+            team = leader.split("-squad-", 1)[0] if "-squad-" in leader else ""
+            squads = squad_ids(team, self.bots) if team in TEAMS else []
+            if leader not in squads:
+                known = [s for t in TEAMS for s in squad_ids(t, self.bots)]
+                raise ConfigurationError(
+                    f"leaders: {leader!r} is no squad of a {self.bots}-a-side match; its squads "
+                    f"are {', '.join(known)}"
+                )
+            if getattr(self, team) != "hierarchy":
+                raise ConfigurationError(
+                    f"leaders: {leader!r} leads a squad of {team}, whose bots are "
+                    f"{getattr(self, team)}: say {team}='hierarchy' (a squad has a commander)"
+                )
+        if len(set(self.leaders)) != len(self.leaders):
+            raise ConfigurationError(f"leaders name a squad twice: {list(self.leaders)}")
+        if self.leaders and self.backend != "run":
+            raise ConfigurationError(
+                "a learning squad leader leads warband's bots: it needs backend='run'"
+            )
+
     def bot_ids(self, team: str | None = None) -> list[str]:
         """Every bot id of ``team`` (both teams when None), in roster order."""
         teams = TEAMS if team is None else (team,)
         return [f"{t}-{i}" for t in teams for i in range(1, self.bots + 1)]
 
-    def team_of(self, bot: str) -> str:
-        return bot.rsplit("-", 1)[0]
+    def team_of(self, agent: str) -> str:
+        """The team of a bot or squad id."""
+        return agent.split("-squad-", 1)[0] if "-squad-" in agent else agent.rsplit("-", 1)[0]
 
 
 def all_bots(bots: int) -> tuple[str, ...]:
@@ -150,6 +195,10 @@ class AgentStep:
     act_accepted: bool | None = None
     """None when it sent no act (or the run ended before the world's answer came)."""
     act_reason: str = ""
+    observation: Observation | None = None
+    """A squad leader's observation, encoded by its actor (a bot's is encoded from ``facts``)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """More for the step's ``info`` (a squad leader: the orders it sent)."""
 
 
 @dataclass
@@ -224,8 +273,9 @@ class Match(ABC):
         """Start a new match (ending any running one) and return the learners' first view."""
 
     @abstractmethod
-    def step(self, acts: Mapping[str, ActTuple | None]) -> StepResult:
-        """Play one tick with these acts of the learners (missing: no act)."""
+    def step(self, acts: Mapping[str, ActTuple | int | None]) -> StepResult:
+        """Play one tick with these acts of the learning bots and actions of the learning
+        squad leaders (missing: no act, :data:`~warband.env.squad_actions.KEEP`)."""
 
     def close(self) -> None:  # noqa: B027 - nothing to free without a run
         """End the run (if any) and free its loop, broker and sockets. Idempotent."""
@@ -264,11 +314,11 @@ class _WorldMatch(Match):
         self.world = _new_world(self.config, self.map, seed)
         return StepResult(_final_view(self.world, self.config.learners), {}, None, 0, False)
 
-    def step(self, acts: Mapping[str, ActTuple | None]) -> StepResult:
+    def step(self, acts: Mapping[str, ActTuple | int | None]) -> StepResult:
         verdicts: dict[str, tuple[bool, str]] = {}
         for agent in sorted(acts):
             act = acts[agent]
-            if act is not None:
+            if isinstance(act, tuple):
                 verdict = self.world.submit(agent, act[0], act[1])
                 verdicts[agent] = (verdict.accepted, verdict.reason)
         self.world.step()
@@ -292,6 +342,8 @@ class _RunMatch(Match):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[Any] | None = None
         self._learners: dict[str, LearnerActor] = {}
+        self._leaders: dict[str, LearnerSquad] = {}
+        self._spots: HtnFunction | None = None
         self._waiting: set[str] = set()
         self._all_wait: asyncio.Future[None] | None = None
         self.clock: WorldActor | None = None
@@ -313,11 +365,39 @@ class _RunMatch(Match):
                     markers=self.markers,
                 )
         self._learners = {a: LearnerActor(a, self, seed=seed) for a in sorted(learners)}
+        self._leaders = {}
+        actors = [self._leader_in_place(actor, seed) for actor in actors]
         return [*actors, *self._learners.values()]
+
+    def _leader_in_place(self, actor: Actor, seed: int) -> Actor:
+        """A learning squad leader in the place of warband's squad ``actor`` (the same role,
+        superior and team), or ``actor`` itself when no learner leads it."""
+        if actor.id not in self.config.leaders or not isinstance(actor, Agent):
+            return actor
+        places = squad_places(self.map)
+        if self._spots is None:  # the squad's functions read the map's strategic graph: once
+            self._spots = squad_functions(self.map)["defend_spot"]
+        leader = LearnerSquad(
+            actor.id,
+            actor.role,
+            match=self,
+            spots=self._spots,
+            places=places,
+            encoder=SquadObservationEncoder(
+                self.map, places, actor.team, self.config.mode, self.config.time_limit
+            ),
+            superior=actor.superior or commander_id(actor.team),
+            team=actor.team,
+            seed=seed,
+        )
+        self._leaders[leader.id] = leader
+        return leader
 
     def _observers(self, actors: Sequence[Actor]) -> dict[str, str]:
         ids = {a.id for a in actors}
-        return {commander_id(t): t for t in TEAMS if commander_id(t) in ids}
+        observers = {commander_id(t): t for t in TEAMS if commander_id(t) in ids}
+        # A squad leader hears what its team knows, as the squads of scenarios/warzone.py do.
+        return observers | {leader: self.config.team_of(leader) for leader in self._leaders}
 
     def reset(self, seed: int) -> StepResult:
         self.close()
@@ -334,23 +414,29 @@ class _RunMatch(Match):
         self._loop = event_loop.new_event_loop()
         self._all_wait = self._loop.create_future()
         self._task = self._loop.create_task(
-            run_actors_in_process(actors, self.clock, ping_interval=PING_INTERVAL)
+            run_actors_in_process(
+                actors, self.clock, ping_interval=PING_INTERVAL, broker_on_loop=True
+            )
         )
         return self._play()
 
-    def step(self, acts: Mapping[str, ActTuple | None]) -> StepResult:
+    def step(self, acts: Mapping[str, ActTuple | int | None]) -> StepResult:
         if self._loop is None or self._task is None or self._task.done():
             raise RuntimeError("the match is over or was never started: call reset() first")
         self._all_wait = self._loop.create_future()
         self._waiting.clear()
         for agent, learner in self._learners.items():
-            learner.give(acts.get(agent))
+            act = acts.get(agent)
+            learner.give(act if isinstance(act, tuple) else None)
+        for agent, leader in self._leaders.items():
+            action = acts.get(agent)
+            leader.give(action if isinstance(action, int) else None)
         return self._play()
 
-    def learner_waits(self, learner: LearnerActor) -> None:
+    def learner_waits(self, learner: LearnerActor | LearnerSquad) -> None:
         """Called by a learner awaiting its act: the step is over once all of them wait."""
         self._waiting.add(learner.id)
-        everyone = len(self._waiting) == len(self._learners)
+        everyone = len(self._waiting) == len(self._learners) + len(self._leaders)
         if everyone and self._all_wait is not None and not self._all_wait.done():
             self._all_wait.set_result(None)
 
@@ -363,8 +449,17 @@ class _RunMatch(Match):
         if self._task.done():
             return self._ended()
         views = {a: learner.step_view() for a, learner in self._learners.items()}
+        views |= self._leader_views()
         assert self.clock is not None
         return StepResult(views, self.world.score(), None, self.world.tick, False)
+
+    def _leader_views(self) -> dict[str, AgentStep]:
+        views: dict[str, AgentStep] = {}
+        for agent, leader in self._leaders.items():
+            view = leader.step_view()
+            view.extra = leader_extra(leader)
+            views[agent] = view
+        return views
 
     def _ended(self) -> StepResult:
         assert self._task is not None
@@ -374,7 +469,7 @@ class _RunMatch(Match):
             raise RuntimeError(f"the match's run failed: {error}") from error
         result = self._task.result()
         outcome = self.world.outcome()
-        views = _final_view(self.world, self.config.learners)
+        views = _final_view(self.world, self.config.learners) | self._leader_views()
         reason = "game over" if outcome is not None else f"run ended: {result.finish_reason}"
         extra = {"departed": dict(result.departed)} if result.departed else {}
         return StepResult(views, self.world.score(), outcome, self.world.tick, True, reason, extra)
@@ -400,6 +495,8 @@ class _RunMatch(Match):
             self.clock.end_run("environment reset or closed")
         for learner in self._learners.values():
             learner.give(None)
+        for leader in self._leaders.values():
+            leader.give(None)
         loop.run_until_complete(asyncio.wait([task], timeout=SHUTDOWN_TIMEOUT))
         if not task.done():
             task.cancel()

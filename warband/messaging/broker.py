@@ -22,6 +22,7 @@ The routing loop is blocking pyzmq in a thread (in-process runs) or in its own p
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import stat
 import threading
@@ -143,6 +144,17 @@ class _Peer:
     """Set once the peer pings: only peers that ping can be found silent."""
 
 
+@dataclass
+class _OnLoop:
+    """A broker routing on an event loop (:meth:`Broker.start_on_loop`)."""
+
+    loop: asyncio.AbstractEventLoop
+    router: zmq.Socket[bytes]
+    watch: RouterWatch
+    fd: int = -1
+    timer: asyncio.TimerHandle | None = None
+
+
 class Broker:
     """Routes frames between the actors connected to ``endpoint``.
 
@@ -226,6 +238,7 @@ class Broker:
         self._bound = threading.Event()
         self._bind_error: BaseException | None = None
         self.bound_endpoint = endpoint
+        self._on_loop: _OnLoop | None = None
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -241,6 +254,7 @@ class Broker:
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop routing and close the socket; waits up to ``timeout`` s for the thread."""
+        self._stop_on_loop()
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
@@ -265,6 +279,83 @@ class Broker:
 
     def serve(self) -> None:
         """Bind and route frames until :meth:`stop` is called."""
+        router, watch = self._open()
+        try:
+            self._route_until_stopped(router)
+        finally:
+            self._close(router, watch)
+
+    def start_on_loop(self) -> None:
+        """Bind and route on the running event loop, in its thread, rather than in a thread of
+        its own: each frame is routed when the loop sees the router readable.
+
+        For an in-process run whose caller holds the loop between ticks (:mod:`warband.env`):
+        a routing thread would wake for every frame an actor sends, and take the interpreter
+        from the loop's thread and give it back each time; here routing waits for the loop's
+        next turn, and the actors, all on this loop, never wait for another thread. A busy
+        actor holds up routing as it holds up every other actor of the loop, which is why a
+        run that is not paused this way keeps the thread (:meth:`start`). Call :meth:`stop` on
+        the loop's thread.
+        """
+        loop = asyncio.get_running_loop()
+        router, watch = self._open()
+        router.setsockopt(zmq.RCVTIMEO, 0)  # a receive never waits: the loop says when to read
+        self._on_loop = _OnLoop(loop, router, watch)
+        fd = router.getsockopt(zmq.FD)
+        assert isinstance(fd, int)
+        self._on_loop.fd = fd
+        loop.add_reader(fd, self._route_on_loop)
+        loop.call_soon(self._route_on_loop)  # the descriptor signals edges only
+        self._on_loop.timer = loop.call_later(_POLL_MS / 1000, self._housekeeping_on_loop)
+
+    def _route_on_loop(self) -> None:
+        """Route what the router holds, then look again (see :meth:`_route_until_stopped`)."""
+        state = self._on_loop
+        if state is None:
+            return
+        router, watch = state.router, state.watch
+        busy = True
+        while busy:
+            if watch.pending:
+                try:
+                    frames, last = _receive_message(router)
+                except zmq.Again:
+                    busy = False
+                else:
+                    self._take(router, watch, frames, last)
+            else:
+                busy = self._route_fast(router, watch)
+        # Once all that waited is routed: after a pause of the loop, it says who is alive. The
+        # monitor is read when due (every _POLL_MS, the housekeeping timer), not at every turn.
+        self._check_liveness(router)
+        if time.monotonic() >= self._next_link_check:
+            self._check_links(router, watch)
+        # Sending consumes the descriptor's edge: a frame that came meanwhile is read now.
+        if zmq.zmq_poll([(router, zmq.POLLIN)], 0):
+            state.loop.call_soon(self._route_on_loop)
+
+    def _housekeeping_on_loop(self) -> None:
+        # Every _POLL_MS the checks of liveness and links are due; _route_on_loop makes them
+        # after it routed all that waits. Not by _housekeeping_due, which would make it check
+        # after one frame: the loop may have been paused for long (between an environment's
+        # steps), and the frames waiting then (the keeper's _Vouch among them) say who lives.
+        state = self._on_loop
+        if state is None:
+            return
+        self._route_on_loop()
+        state.timer = state.loop.call_later(_POLL_MS / 1000, self._housekeeping_on_loop)
+
+    def _stop_on_loop(self) -> None:
+        state, self._on_loop = self._on_loop, None
+        if state is None:
+            return
+        if state.timer is not None:
+            state.timer.cancel()
+        state.loop.remove_reader(state.fd)
+        self._close(state.router, state.watch)
+
+    def _open(self) -> tuple[zmq.Socket[bytes], RouterWatch]:
+        """The bound router and its watch; raises ConfigurationError when it cannot bind."""
         router = self._context.socket(zmq.ROUTER)
         router.setsockopt(zmq.LINGER, 1000)
         # Without MANDATORY a ROUTER silently drops frames for unknown ids; we want the error.
@@ -314,10 +405,12 @@ class Broker:
         )
         self._watch = watch
         self._bound.set()
+        return router, watch
+
+    def _close(self, router: zmq.Socket[bytes], watch: RouterWatch) -> None:
         try:
-            self._route_until_stopped(router)
+            watch.close()
         finally:
-            self._watch.close()
             router.close(linger=1000)
             if self._authenticator is not None:
                 self._authenticator.stop()
