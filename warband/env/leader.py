@@ -176,7 +176,7 @@ class LearnerSquad(Agent):
         for member in alive:
             if member in self.tasked:
                 continue
-            spot = self._spots(facts, place.marker, member) or place.waypoint
+            spot = self._spots(facts, self.team, place.marker, member) or place.waypoint
             given = member_orders(order, place, str(spot), self._retrieval_object(facts))
             tasks += self._orders_for(member, given)
             self.tasked.add(member)
