@@ -8,7 +8,7 @@ index of :mod:`~warband.world.perception`) and kept until the world changes (:cl
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..values import Fact
 from ._bodies import Character
@@ -150,59 +150,69 @@ def percepts(state: WorldState, agent: Character) -> list[Fact]:
 
 
 def team_knowledge(state: WorldState, team: str, part: str) -> list[Fact]:
-    """:func:`common_facts` (``part`` ``"common"``) or :func:`influence_facts`
-    (``"influence"``) of ``team``, worked out once per tick: every member's percept holds
-    them, and a thousand members need not build them a thousand times."""
+    """What every member of ``team`` is told, worked out once per tick (every member's percept
+    holds it, and a thousand members need not build it a thousand times): ``part``
+    ``"common"`` (:func:`common_facts`), ``"influence"`` (:func:`influence_facts`), and for
+    its dead, ``"spawns"`` (``spawn_option`` facts) and ``"classes"`` (``team_class`` facts
+    counting every member, the one told included)."""
     cache = state.team_cache
     if cache is None or cache[0] != state.tick:
         cache = state.team_cache = (state.tick, {})
     found = cache[1].get((team, part))
     if found is None:
-        facts = common_facts(state, team) if part == "common" else influence_facts(state, team)
-        found = cache[1][team, part] = list(facts)
+        found = cache[1][team, part] = list(_TEAM_PARTS[part](state, team))
     return found
 
 
-def _body_facts(state: WorldState, agent: Character) -> Iterable[Fact]:
-    yield ("at", agent.id, agent.waypoint)
+def _spawn_facts(state: WorldState, team: str) -> Iterable[Fact]:
+    for waypoint in sorted(set(spawn_options(state, team))):
+        yield ("spawn_option", waypoint)
+
+
+def _class_facts(state: WorldState, team: str) -> Iterable[Fact]:
+    members = Counter(m.cls.name for m in state.agents.values() if m.team == team)
+    for name in PLAYABLE:
+        yield ("team_class", name, members[name])
+
+
+def _body_facts(state: WorldState, agent: Character) -> list[Fact]:
+    facts: list[Fact] = [("at", agent.id, agent.waypoint)]
     if agent.target is not None and agent.progress > 0:
-        yield ("moving", agent.id, agent.waypoint, agent.target)
-    yield ("position", rounded(agent.position[0]), rounded(agent.position[1]))
-    yield ("health", agent.health.current)
-    yield ("max_health", agent.health.maximum)
+        facts.append(("moving", agent.id, agent.waypoint, agent.target))
+    facts.append(("position", rounded(agent.position[0]), rounded(agent.position[1])))
+    facts.append(("health", agent.health.current))
+    facts.append(("max_health", agent.health.maximum))
     if agent.life != ALIVE:
-        yield ("respawn_in" if agent.life == DEAD else "bleeding_out", agent.timer)
+        facts.append(("respawn_in" if agent.life == DEAD else "bleeding_out", agent.timer))
     if agent.life == DEAD:
-        for waypoint in sorted(set(spawn_options(state, agent.team))):
-            yield ("spawn_option", waypoint)
-        # What the team plays, to choose one's own class (respawn's class argument).
-        mates = Counter(
-            m.cls.name for m in state.agents.values() if m.team == agent.team and m is not agent
-        )
-        for name in PLAYABLE:
-            yield ("team_class", name, mates[name])
+        facts.extend(team_knowledge(state, agent.team, "spawns"))
+        # What the team plays, to choose one's own class (respawn's class argument): its
+        # mates, so one less of one's own class than the team counts.
+        own = agent.cls.name
+        for fact in team_knowledge(state, agent.team, "classes"):
+            facts.append((fact[0], own, fact[2] - 1) if fact[1] == own else fact)  # type: ignore[operator]
     if agent.selected is not None:
-        yield ("weapon", agent.selected)
+        facts.append(("weapon", agent.selected))
     for name, weapon in agent.weapons.items():
         if weapon.weapon.clip_size > 0:
-            yield ("ammo", name, weapon.clip)
-            yield ("spare_ammo", name, weapon.spare)
+            facts.append(("ammo", name, weapon.clip))
+            facts.append(("spare_ammo", name, weapon.spare))
         if weapon.reload_left > 0:
-            yield ("reloading", name, weapon.reload_left)
-    for flag, on in (
-        ("crouched", agent.crouched),
-        ("cloaked", agent.cloaked),
-        ("disguised", agent.disguised),
-    ):
-        if on:
-            yield (flag,)
+            facts.append(("reloading", name, weapon.reload_left))
+    if agent.crouched:
+        facts.append(("crouched",))
+    if agent.cloaked:
+        facts.append(("cloaked",))
+    if agent.disguised:
+        facts.append(("disguised",))
     if agent.boost_left > 0:
-        yield ("boosted", agent.boost_left)
+        facts.append(("boosted", agent.boost_left))
     for item in agent.carrying:
-        yield ("carrying", item, item_kind(state, item))
+        facts.append(("carrying", item, item_kind(state, item)))
     found = state.objectives
     if found is not None and found.retrieval is not None and found.retrieval.carrier == agent.id:
-        yield ("carrying", found.retrieval.object, RETRIEVAL_KIND)
+        facts.append(("carrying", found.retrieval.object, RETRIEVAL_KIND))
+    return facts
 
 
 def common_facts(state: WorldState, team: str) -> Iterable[Fact]:
@@ -221,3 +231,11 @@ def common_facts(state: WorldState, team: str) -> Iterable[Fact]:
             yield ("score", scorer, points)
         yield ("time_left", max(state.mode.time_limit - state.tick, 0))
         yield from objective_facts(state, team)
+
+
+_TEAM_PARTS: dict[str, Callable[[WorldState, str], Iterable[Fact]]] = {
+    "common": common_facts,
+    "influence": influence_facts,
+    "spawns": _spawn_facts,
+    "classes": _class_facts,
+}

@@ -29,6 +29,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from operator import itemgetter
 from typing import TypeAlias
 
@@ -291,7 +292,8 @@ class SightIndex:
     (:func:`~warband.world.geometry.segments_intersect`) on the rest, so it answers exactly
     like :func:`~warband.world.geometry.line_of_sight` over all walls. Walls never move, so
     answers are remembered per ``(from, to)`` pair: characters standing on waypoints ask the
-    same questions tick after tick. The memory is dropped when it holds ``cache_limit`` pairs.
+    same questions tick after tick. When the memory holds ``cache_limit`` pairs, the older half
+    is forgotten.
     """
 
     def __init__(
@@ -326,12 +328,17 @@ class SightIndex:
     def clear(self, a: Point, b: Point) -> bool:
         """True when no wall touches the segment from ``a`` to ``b``."""
         key = (a, b)
-        known = self._memory.get(key)
+        memory = self._memory
+        known = memory.get(key)
         if known is None:
             known = self._test(a, b)
-            if len(self._memory) >= self.cache_limit:
-                self._memory.clear()
-            self._memory[key] = known
+            if len(memory) >= self.cache_limit:
+                # Forget the older half (a dict keeps the order answers were learnt in), not
+                # everything: a thousand characters on the move meet most of their pairs again
+                # within a few ticks, and a memory emptied at once makes one tick pay for all.
+                for old in list(islice(memory, len(memory) // 2 + 1)):
+                    del memory[old]
+            memory[key] = known
         return known
 
     def _test(self, a: Point, b: Point) -> bool:
