@@ -297,7 +297,7 @@ class SightIndex:
     """
 
     def __init__(
-        self, walls: Sequence[Segment], cell_size: float = 8.0, cache_limit: int = 200_000
+        self, walls: Sequence[Segment], cell_size: float = 8.0, cache_limit: int = 400_000
     ) -> None:
         if cell_size <= 0:
             raise ConfigurationError(f"SightIndex cell_size must be positive, got {cell_size}")
@@ -324,6 +324,9 @@ class SightIndex:
                 for cy in range(math.floor(y0 / cell_size), math.floor(y1 / cell_size) + 1):
                     column.setdefault(cy, []).append(wall)
         self._memory: dict[tuple[Point, Point], bool] = {}
+        self._longest = max(
+            (abs(q[0] - p[0]) + abs(q[1] - p[1]) for p, q in self.walls), default=0.0
+        )
 
     def clear(self, a: Point, b: Point) -> bool:
         """True when no wall touches the segment from ``a`` to ``b``."""
@@ -331,28 +334,42 @@ class SightIndex:
         memory = self._memory
         known = memory.get(key)
         if known is None:
-            known = self._test(a, b)
-            if len(memory) >= self.cache_limit:
+            known, mirrored = self._test(a, b)
+            if len(memory) + 2 > self.cache_limit:
                 # Forget the older half (a dict keeps the order answers were learnt in), not
                 # everything: a thousand characters on the move meet most of their pairs again
                 # within a few ticks, and a memory emptied at once makes one tick pay for all.
                 for old in list(islice(memory, len(memory) // 2 + 1)):
                     del memory[old]
             memory[key] = known
+            if mirrored:  # the body looking back at the observer asks the same question
+                memory[b, a] = known
         return known
 
-    def _test(self, a: Point, b: Point) -> bool:
+    def _test(self, a: Point, b: Point) -> tuple[bool, bool]:
         """:func:`~warband.world.geometry.segments_intersect` against the walls of the cells
         the padded line passes through, column by column from its left end. Its four cross
         products are written out (the same arithmetic on the same numbers, so the same answer);
         the function itself decides the rare cases a product is within its epsilon of 0
-        (touching, collinear)."""
+        (touching, collinear).
+
+        Also says whether the answer holds for the line from ``b`` to ``a``. Mostly it does
+        (the walk visits the same walls in the same order, and two of the four products only
+        swap), but the other two are computed from the other end and may differ in their last
+        bits: the answer is mirrored only when no such product came within a rounding error of
+        the epsilon, so a mirrored answer is the one the test from ``b`` would give."""
         ax, ay = a
         bx, by = b
         lx, hx = (ax, bx) if ax <= bx else (bx, ax)
         ly, hy = (ay, by) if ay <= by else (by, ay)
         sx, sy = bx - ax, by - ay
         size, eps, floor = self.cell_size, _EPSILON, math.floor
+        # The two products from the other end differ from these by a few units in the last
+        # place of their terms, at most about |s| * (|s| + the longest wall): far within this.
+        span = abs(sx) + abs(sy)
+        doubt = 1e-12 + 1e-13 * span * (span + self._longest)
+        low_doubt, high_doubt = eps - doubt, eps + doubt
+        mirrored = True
         (qx, qy), (rx, ry) = (a, b) if ax <= bx else (b, a)
         # A nearly vertical line spans a column or two: take its whole height there, which
         # also keeps the slope finite below.
@@ -385,12 +402,22 @@ class SightIndex:
                     d2 = wx * (by - py) - wy * (bx - px)
                     d3 = sx * (py - ay) - sy * (px - ax)
                     d4 = sx * (q[1] - ay) - sy * (q[0] - ax)
-                    if abs(d1) <= eps or abs(d2) <= eps or abs(d3) <= eps or abs(d4) <= eps:
-                        if geometry.segments_intersect(a, b, p, q):
-                            return False
+                    if (
+                        abs(d1) <= eps
+                        or abs(d2) <= eps
+                        or abs(d3) <= high_doubt
+                        or abs(d4) <= high_doubt
+                    ):
+                        if low_doubt <= abs(d3) <= high_doubt or low_doubt <= abs(d4) <= high_doubt:
+                            mirrored = False
+                        if abs(d1) <= eps or abs(d2) <= eps or abs(d3) <= eps or abs(d4) <= eps:
+                            if geometry.segments_intersect(a, b, p, q):
+                                return False, mirrored
+                        elif (d1 > 0.0) != (d2 > 0.0) and (d3 > 0.0) != (d4 > 0.0):
+                            return False, mirrored
                     elif (d1 > 0.0) != (d2 > 0.0) and (d3 > 0.0) != (d4 > 0.0):
-                        return False
-        return True
+                        return False, mirrored
+        return True, mirrored
 
 
 def perceive(
