@@ -68,7 +68,8 @@ class TickSenses:
         ]
         """The fact of each noise of the tick, by its index (one tuple, shared by listeners)."""
         self.heard = hearings(eyes, [noise for noise, _ in state.noises])
-        """Agent id -> ``(distance, noise index)`` of each noise it hears, nearest first."""
+        """Agent id -> the noises it hears (:data:`~warband.world.perception.HeardNoise`), nearest
+        first."""
 
     def sight_facts(self, agent: str) -> list[Fact]:
         """``sees``, ``sees_downed`` and ``sees_turret`` facts of ``agent``, nearest first."""
@@ -86,8 +87,8 @@ class TickSenses:
             return []
         labels = self.labels
         if len(heard) == 1:
-            return [labels[heard[0][1]]]
-        return list(dict.fromkeys([labels[number] for _, number in heard]))
+            return [labels[heard[0][3]]]
+        return list(dict.fromkeys([labels[h[3]] for h in heard]))
 
 
 def _look_of(state: WorldState, body: str) -> tuple[str, str]:

@@ -534,19 +534,20 @@ def hear_all(observers: Sequence[Observer], noises: Sequence[Noise]) -> dict[str
     looked up in strips per loudness, so many listeners and many faint noises (footsteps) stay
     cheap."""
     return {
-        listener: [
-            Hearing(noises[i].kind, noises[i].position, noises[i].source, d) for d, i in heard
-        ]
+        listener: [Hearing(kind, noises[i].position, source, d) for d, source, kind, i in heard]
         for listener, heard in hearings(observers, noises).items()
     }
 
 
-def hearings(
-    observers: Sequence[Observer], noises: Sequence[Noise]
-) -> dict[str, list[tuple[float, int]]]:
+HeardNoise: TypeAlias = tuple[float, str, str, int]
+"""One noise an observer hears, as :func:`hearings` gives it: ``(distance, source, kind, index
+of the noise)``; a list of them sorts as :func:`hear` sorts."""
+
+
+def hearings(observers: Sequence[Observer], noises: Sequence[Noise]) -> dict[str, list[HeardNoise]]:
     """:func:`hear_all` without building a :class:`Hearing` per pair: for every observer, the
-    ``(distance, index in noises)`` of each noise it hears, in :func:`hear`'s order (by
-    distance, source and kind, ties in the order of ``noises``)."""
+    noises it hears in :func:`hear`'s order (by distance, source and kind, ties in the order
+    of ``noises``)."""
     if not observers:
         return {}
     if not noises:
@@ -580,13 +581,11 @@ class _NoiseStrips:
             self.rows[row] = ([entry[0] for entry in found], found)
 
 
-def _heard_by(
-    observer: Observer, groups: list[tuple[float, _NoiseStrips]]
-) -> list[tuple[float, int]]:
+def _heard_by(observer: Observer, groups: list[tuple[float, _NoiseStrips]]) -> list[HeardNoise]:
     """:func:`hear` on the noises of the strips around the observer, loudness by loudness."""
     (x, y), own, radius = observer.position, observer.id, observer.senses.hearing_radius
     hypot, floor = math.hypot, math.floor
-    heard: list[tuple[float, str, str, int]] = []
+    heard: list[HeardNoise] = []
     for loudness, strips in groups:
         reach = radius * loudness
         wide = reach + _PAD  # a rounding error must not leave out the last strip
@@ -602,6 +601,5 @@ def _heard_by(
                 d = hypot(nx - x, ny - y)
                 if d <= reach and source != own:
                     heard.append((d, source, kind, number))
-    if len(heard) > 1:
-        heard.sort()  # as hear() sorts, (distance, source, kind), ties in the order given
-    return [(h[0], h[3]) for h in heard]
+    heard.sort()  # as hear() sorts, (distance, source, kind), ties in the order given
+    return heard
