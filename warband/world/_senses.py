@@ -153,16 +153,20 @@ def percepts(state: WorldState, agent: Character) -> list[Fact]:
 def team_knowledge(state: WorldState, team: str, part: str) -> list[Fact]:
     """What every member of ``team`` is told, worked out once per tick (every member's percept
     holds it, and a thousand members need not build it a thousand times): ``part``
-    ``"common"`` (:func:`common_facts`), ``"influence"`` (:func:`influence_facts`), and for
-    its dead, ``"spawns"`` (``spawn_option`` facts) and ``"classes"`` (``team_class`` facts
-    counting every member, the one told included)."""
+    ``"common"`` (:func:`common_facts`), ``"influence"`` (:func:`influence_facts`), or for its
+    dead, ``"spawns"`` (``spawn_option`` facts)."""
+    cache = _team_cache(state)
+    found = cache.get((team, part))
+    if found is None:
+        found = cache[team, part] = list(_TEAM_PARTS[part](state, team))
+    return found
+
+
+def _team_cache(state: WorldState) -> dict[tuple[str, str], list[Fact]]:
     cache = state.team_cache
     if cache is None or cache[0] != state.tick:
         cache = state.team_cache = (state.tick, {})
-    found = cache[1].get((team, part))
-    if found is None:
-        found = cache[1][team, part] = list(_TEAM_PARTS[part](state, team))
-    return found
+    return cache[1]
 
 
 def _spawn_facts(state: WorldState, team: str) -> Iterable[Fact]:
@@ -170,10 +174,17 @@ def _spawn_facts(state: WorldState, team: str) -> Iterable[Fact]:
         yield ("spawn_option", waypoint)
 
 
-def _class_facts(state: WorldState, team: str) -> Iterable[Fact]:
-    members = Counter(m.cls.name for m in state.agents.values() if m.team == team)
-    for name in PLAYABLE:
-        yield ("team_class", name, members[name])
+def _class_facts(state: WorldState, team: str, own: str) -> list[Fact]:
+    """``team_class`` facts for a dead member of ``team`` playing ``own``: what its mates play
+    (the team less itself), worked out once per tick for each class the dead play."""
+    cache = _team_cache(state)
+    key = (team, f"team_class without a {own}")
+    found = cache.get(key)
+    if found is None:
+        mates = Counter(m.cls.name for m in state.agents.values() if m.team == team)
+        mates[own] -= 1
+        found = cache[key] = [("team_class", name, mates[name]) for name in PLAYABLE]
+    return found
 
 
 def _body_facts(state: WorldState, agent: Character) -> list[Fact]:
@@ -187,11 +198,8 @@ def _body_facts(state: WorldState, agent: Character) -> list[Fact]:
         facts.append(("respawn_in" if agent.life == DEAD else "bleeding_out", agent.timer))
     if agent.life == DEAD:
         facts.extend(team_knowledge(state, agent.team, "spawns"))
-        # What the team plays, to choose one's own class (respawn's class argument): its
-        # mates, so one less of one's own class than the team counts.
-        own = agent.cls.name
-        for fact in team_knowledge(state, agent.team, "classes"):
-            facts.append((fact[0], own, fact[2] - 1) if fact[1] == own else fact)  # type: ignore[operator]
+        # What the team plays, to choose one's own class (respawn's class argument).
+        facts.extend(_class_facts(state, agent.team, agent.cls.name))
     if agent.selected is not None:
         facts.append(("weapon", agent.selected))
     for name, weapon in agent.weapons.items():
@@ -238,5 +246,4 @@ _TEAM_PARTS: dict[str, Callable[[WorldState, str], Iterable[Fact]]] = {
     "common": common_facts,
     "influence": influence_facts,
     "spawns": _spawn_facts,
-    "classes": _class_facts,
 }
