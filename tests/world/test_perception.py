@@ -292,3 +292,41 @@ def test_sight_index_answers_like_a_scan_of_every_wall_also_when_remembering(
 
     assert expected == [index.clear(a, b) for a, b in lines]
     assert expected == [index.clear(a, b) for a, b in lines]
+
+
+def test_a_full_sight_memory_forgets_its_older_half_and_keeps_answering_like_every_wall() -> None:
+    rng = random.Random(3)
+    walls = [
+        ((rng.uniform(0, 50), rng.uniform(0, 50)), (rng.uniform(0, 50), rng.uniform(0, 50)))
+        for _ in range(12)
+    ]
+    lines = [
+        ((rng.uniform(0, 50), rng.uniform(0, 50)), (rng.uniform(0, 50), rng.uniform(0, 50)))
+        for _ in range(40)
+    ]
+    index = SightIndex(walls, cache_limit=8)
+    expected = [line_of_sight(a, b, walls) for a, b in lines]
+
+    assert expected == [index.clear(a, b) for a, b in lines]
+    assert 8 >= len(index._memory)
+    assert lines[-1] in index._memory  # the newest answer is kept, the oldest ones went
+    assert lines[0] not in index._memory
+    assert expected == [index.clear(a, b) for a, b in lines]  # asked again, from memory or not
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    walls=st.lists(st.tuples(spot, spot), max_size=12),
+    lines=st.lists(st.tuples(spot, spot), min_size=1, max_size=10),
+)
+def test_a_sight_line_asked_back_from_its_far_end_is_answered_like_every_wall(
+    walls: list[tuple[tuple[float, float], tuple[float, float]]],
+    lines: list[tuple[tuple[float, float], tuple[float, float]]],
+) -> None:
+    # The index may answer b -> a from what it learnt testing a -> b: it must be the answer
+    # of a -> b's own test, also for lines that touch walls or run along them.
+    index = SightIndex(walls, cell_size=3.0)
+    for a, b in lines:
+        index.clear(a, b)
+
+    assert [line_of_sight(b, a, walls) for a, b in lines] == [index.clear(b, a) for a, b in lines]

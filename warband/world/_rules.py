@@ -14,7 +14,7 @@ from .combat import RESPAWN_TICKS
 from .geometry import distance, heading
 from .maps import Marker
 from .modes import ModeView
-from .perception import Sighting
+from .perception import SeenBody
 from .vocabulary import ALIVE, DEAD, DOWNED
 
 CAPTURE_TICKS: Final = 3
@@ -111,10 +111,10 @@ def _contested(state: WorldState, marker: Marker, team: str) -> bool:
     )
 
 
-def _seen_by(state: WorldState, team: str, seen: Mapping[str, Sequence[Sighting]]) -> set[str]:
+def _seen_by(state: WorldState, team: str, seen: Mapping[str, Sequence[SeenBody]]) -> set[str]:
     """Everything some living member of ``team`` sees this tick."""
     return {
-        sighting.id
+        sighting[1]
         for agent_id, sightings in seen.items()
         if state.agents[agent_id].team == team
         for sighting in sightings
@@ -141,7 +141,7 @@ def score(state: WorldState, events: Events) -> None:
 
 
 def update_influence(
-    state: WorldState, events: Events, seen: Mapping[str, Sequence[Sighting]] | None = None
+    state: WorldState, events: Events, seen: Mapping[str, Sequence[SeenBody]] | None = None
 ) -> None:
     """Each team's influence map from its members and turrets, the enemies (all of them, or
     with ``seen``, the sightings of this tick, those the team's members see) and the step's

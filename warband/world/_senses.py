@@ -1,14 +1,14 @@
 """What an agent perceives: the facts of its own body, what it sees and hears, and common
 knowledge; the names and fields of every fact are in :mod:`~warband.world.vocabulary`.
 
-Sightings and hearings of every living agent are computed once per tick (the spatial grid and
-sight index of :mod:`~warband.world.perception`) and cached until the world changes.
+Sightings and hearings of every living agent are computed once per tick (the strips and sight
+index of :mod:`~warband.world.perception`) and kept until the world changes (:class:`TickSenses`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..values import Fact
 from ._bodies import Character
@@ -18,7 +18,7 @@ from ._objects import item_kind, object_facts
 from ._rules import spawn_options
 from ._state import WorldState, rounded
 from .classes import PLAYABLE
-from .perception import Body, Observer, Senses, Sighting, hear_all, perceive
+from .perception import Body, Observer, SeenBody, Senses, hearings, sight_lines
 from .vocabulary import ALIVE, DEAD, DOWNED
 
 
@@ -44,26 +44,71 @@ def _observer(agent: Character) -> Observer:
     return Observer(agent.id, agent.team, agent.position, agent.heading, senses)
 
 
-def _senses(state: WorldState) -> tuple[dict[str, list[Sighting]], dict[str, list[Fact]]]:
-    """Sightings and heard-noise facts of every living agent, computed once per tick."""
-    cache = state.senses_cache
-    if cache is not None and cache[0] == state.tick:
-        return cache[1], cache[2]
-    eyes, seen_bodies = perception_inputs(state)
-    seen = perceive(eyes, seen_bodies, state.sight)
-    where = {noise.source: waypoint for noise, waypoint in state.noises}
-    heard_raw = hear_all(eyes, [noise for noise, _ in state.noises])
-    heard: dict[str, list[Fact]] = {
-        agent: list(dict.fromkeys(("heard", h.kind, where[h.source]) for h in hearings))
-        for agent, hearings in heard_raw.items()
-    }
-    state.senses_cache = (state.tick, seen, heard)
-    return seen, heard
+class TickSenses:
+    """What every living agent sees and hears in one tick, worked out once (a thousand
+    percepts need not look a thousand times) and kept until the world changes.
+
+    Kept raw: a sighting as :data:`~warband.world.perception.SeenBody` and a hearing as the
+    index of the noise, so that a percept builds only its own facts, once per tick.
+    """
+
+    __slots__ = ("heard", "labels", "lines", "looks", "tick")
+
+    def __init__(self, state: WorldState) -> None:
+        eyes, seen_bodies = perception_inputs(state)
+        self.tick = state.tick
+        self.lines = sight_lines(eyes, seen_bodies, state.sight)
+        """Agent id -> the bodies it sees, nearest first."""
+        self.looks = [_look_of(state, body.id) for body in seen_bodies]
+        """What a body seen looks like, by its index: its sight fact's name and its waypoint."""
+        # A noise is heard as where its source was: the last waypoint it made a noise from.
+        where = {noise.source: waypoint for noise, waypoint in state.noises}
+        self.labels: list[Fact] = [
+            ("heard", noise.kind, where[noise.source]) for noise, _ in state.noises
+        ]
+        """The fact of each noise of the tick, by its index (one tuple, shared by listeners)."""
+        self.heard = hearings(eyes, [noise for noise, _ in state.noises])
+        """Agent id -> the noises it hears (:data:`~warband.world.perception.HeardNoise`), nearest
+        first."""
+
+    def sight_facts(self, agent: str) -> list[Fact]:
+        """``sees``, ``sees_downed`` and ``sees_turret`` facts of ``agent``, nearest first."""
+        looks = self.looks
+        facts: list[Fact] = []
+        for d, body, _, team, number in self.lines.get(agent, ()):
+            name, waypoint = looks[number]
+            facts.append((name, body, waypoint, round(d, 2), team))
+        return facts
+
+    def heard_facts(self, agent: str) -> list[Fact]:
+        """``heard`` facts of ``agent``, one per kind of noise and waypoint, nearest first."""
+        heard = self.heard.get(agent)
+        if not heard:
+            return []
+        labels = self.labels
+        if len(heard) == 1:
+            return [labels[heard[0][3]]]
+        return list(dict.fromkeys([labels[h[3]] for h in heard]))
 
 
-def sightings(state: WorldState) -> dict[str, list[Sighting]]:
-    """What every living agent sees this tick (agent id -> sightings)."""
-    return _senses(state)[0]
+def _look_of(state: WorldState, body: str) -> tuple[str, str]:
+    if body in state.turrets:
+        return "sees_turret", state.turrets[body].waypoint
+    agent = state.agents[body]
+    return ("sees_downed" if agent.life == DOWNED else "sees"), agent.waypoint
+
+
+def senses(state: WorldState) -> TickSenses:
+    """The senses of this tick, worked out on the first call after the world changed."""
+    found = state.senses_cache
+    if found is None or found.tick != state.tick:
+        found = state.senses_cache = TickSenses(state)
+    return found
+
+
+def sightings(state: WorldState) -> dict[str, list[SeenBody]]:
+    """What every living agent sees this tick (agent id -> the bodies, nearest first)."""
+    return senses(state).lines
 
 
 INFLUENCE_DIGITS = 1
@@ -96,9 +141,9 @@ def percepts(state: WorldState, agent: Character) -> list[Fact]:
     ]
     facts.extend(_body_facts(state, agent))
     if agent.life == ALIVE:
-        seen, heard = _senses(state)
-        facts.extend(_sight_facts(state, seen.get(agent.id, [])))
-        facts.extend(heard.get(agent.id, []))
+        found = senses(state)
+        facts.extend(found.sight_facts(agent.id))
+        facts.extend(found.heard_facts(agent.id))
     facts.extend(team_knowledge(state, agent.team, "common"))
     if agent.life == DEAD:
         facts.extend(team_knowledge(state, agent.team, "influence"))  # to choose where to spawn
@@ -106,70 +151,77 @@ def percepts(state: WorldState, agent: Character) -> list[Fact]:
 
 
 def team_knowledge(state: WorldState, team: str, part: str) -> list[Fact]:
-    """:func:`common_facts` (``part`` ``"common"``) or :func:`influence_facts`
-    (``"influence"``) of ``team``, worked out once per tick: every member's percept holds
-    them, and a thousand members need not build them a thousand times."""
-    cache = state.team_cache
-    if cache is None or cache[0] != state.tick:
-        cache = state.team_cache = (state.tick, {})
-    found = cache[1].get((team, part))
+    """What every member of ``team`` is told, worked out once per tick (every member's percept
+    holds it, and a thousand members need not build it a thousand times): ``part``
+    ``"common"`` (:func:`common_facts`), ``"influence"`` (:func:`influence_facts`), or for its
+    dead, ``"spawns"`` (``spawn_option`` facts)."""
+    cache = _team_cache(state)
+    found = cache.get((team, part))
     if found is None:
-        facts = common_facts(state, team) if part == "common" else influence_facts(state, team)
-        found = cache[1][team, part] = list(facts)
+        found = cache[team, part] = list(_TEAM_PARTS[part](state, team))
     return found
 
 
-def _body_facts(state: WorldState, agent: Character) -> Iterable[Fact]:
-    yield ("at", agent.id, agent.waypoint)
+def _team_cache(state: WorldState) -> dict[tuple[str, str], list[Fact]]:
+    cache = state.team_cache
+    if cache is None or cache[0] != state.tick:
+        cache = state.team_cache = (state.tick, {})
+    return cache[1]
+
+
+def _spawn_facts(state: WorldState, team: str) -> Iterable[Fact]:
+    for waypoint in sorted(set(spawn_options(state, team))):
+        yield ("spawn_option", waypoint)
+
+
+def _class_facts(state: WorldState, team: str, own: str) -> list[Fact]:
+    """``team_class`` facts for a dead member of ``team`` playing ``own``: what its mates play
+    (the team less itself), worked out once per tick for each class the dead play."""
+    cache = _team_cache(state)
+    key = (team, f"team_class without a {own}")
+    found = cache.get(key)
+    if found is None:
+        mates = Counter(m.cls.name for m in state.agents.values() if m.team == team)
+        mates[own] -= 1
+        found = cache[key] = [("team_class", name, mates[name]) for name in PLAYABLE]
+    return found
+
+
+def _body_facts(state: WorldState, agent: Character) -> list[Fact]:
+    facts: list[Fact] = [("at", agent.id, agent.waypoint)]
     if agent.target is not None and agent.progress > 0:
-        yield ("moving", agent.id, agent.waypoint, agent.target)
-    yield ("position", rounded(agent.position[0]), rounded(agent.position[1]))
-    yield ("health", agent.health.current)
-    yield ("max_health", agent.health.maximum)
+        facts.append(("moving", agent.id, agent.waypoint, agent.target))
+    facts.append(("position", rounded(agent.position[0]), rounded(agent.position[1])))
+    facts.append(("health", agent.health.current))
+    facts.append(("max_health", agent.health.maximum))
     if agent.life != ALIVE:
-        yield ("respawn_in" if agent.life == DEAD else "bleeding_out", agent.timer)
+        facts.append(("respawn_in" if agent.life == DEAD else "bleeding_out", agent.timer))
     if agent.life == DEAD:
-        for waypoint in sorted(set(spawn_options(state, agent.team))):
-            yield ("spawn_option", waypoint)
+        facts.extend(team_knowledge(state, agent.team, "spawns"))
         # What the team plays, to choose one's own class (respawn's class argument).
-        mates = Counter(
-            m.cls.name for m in state.agents.values() if m.team == agent.team and m is not agent
-        )
-        for name in PLAYABLE:
-            yield ("team_class", name, mates[name])
+        facts.extend(_class_facts(state, agent.team, agent.cls.name))
     if agent.selected is not None:
-        yield ("weapon", agent.selected)
+        facts.append(("weapon", agent.selected))
     for name, weapon in agent.weapons.items():
         if weapon.weapon.clip_size > 0:
-            yield ("ammo", name, weapon.clip)
-            yield ("spare_ammo", name, weapon.spare)
+            facts.append(("ammo", name, weapon.clip))
+            facts.append(("spare_ammo", name, weapon.spare))
         if weapon.reload_left > 0:
-            yield ("reloading", name, weapon.reload_left)
-    for flag, on in (
-        ("crouched", agent.crouched),
-        ("cloaked", agent.cloaked),
-        ("disguised", agent.disguised),
-    ):
-        if on:
-            yield (flag,)
+            facts.append(("reloading", name, weapon.reload_left))
+    if agent.crouched:
+        facts.append(("crouched",))
+    if agent.cloaked:
+        facts.append(("cloaked",))
+    if agent.disguised:
+        facts.append(("disguised",))
     if agent.boost_left > 0:
-        yield ("boosted", agent.boost_left)
+        facts.append(("boosted", agent.boost_left))
     for item in agent.carrying:
-        yield ("carrying", item, item_kind(state, item))
+        facts.append(("carrying", item, item_kind(state, item)))
     found = state.objectives
     if found is not None and found.retrieval is not None and found.retrieval.carrier == agent.id:
-        yield ("carrying", found.retrieval.object, RETRIEVAL_KIND)
-
-
-def _sight_facts(state: WorldState, sightings: list[Sighting]) -> Iterable[Fact]:
-    for s in sightings:
-        waypoint = state.waypoint_of(s.id)
-        if s.id in state.turrets:
-            yield ("sees_turret", s.id, waypoint, rounded(s.distance), s.apparent_team)
-        elif state.agents[s.id].life == DOWNED:
-            yield ("sees_downed", s.id, waypoint, rounded(s.distance), s.apparent_team)
-        else:
-            yield ("sees", s.id, waypoint, rounded(s.distance), s.apparent_team)
+        facts.append(("carrying", found.retrieval.object, RETRIEVAL_KIND))
+    return facts
 
 
 def common_facts(state: WorldState, team: str) -> Iterable[Fact]:
@@ -188,3 +240,10 @@ def common_facts(state: WorldState, team: str) -> Iterable[Fact]:
             yield ("score", scorer, points)
         yield ("time_left", max(state.mode.time_limit - state.tick, 0))
         yield from objective_facts(state, team)
+
+
+_TEAM_PARTS: dict[str, Callable[[WorldState, str], Iterable[Fact]]] = {
+    "common": common_facts,
+    "influence": influence_facts,
+    "spawns": _spawn_facts,
+}

@@ -16,11 +16,12 @@ from ._bodies import Character, Turret
 from .influence import InfluenceMap
 from .maps import Map
 from .modes import GameMode
-from .perception import Noise, SightIndex, Sighting
+from .perception import Noise, SightIndex
 from .strategic import StrategicGraph
 
 if TYPE_CHECKING:
     from ._objectives import Objectives
+    from ._senses import TickSenses
 
 Args: TypeAlias = Mapping[str, Value]
 """The arguments of an act, as they come off the wire."""
@@ -92,8 +93,7 @@ class WorldState:
         # senses: the step's noises (with the waypoint they came from), sight lines, a cache
         self.noises: list[tuple[Noise, str]] = []
         self.sight = SightIndex(game_map.walls)
-        self.senses_cache: tuple[int, dict[str, list[Sighting]], dict[str, list[Fact]]] | None
-        self.senses_cache = None
+        self.senses_cache: TickSenses | None = None
         self.team_cache: tuple[int, dict[tuple[str, str], list[Fact]]] | None = None
         """What each team knows this tick (see ``_senses.team_knowledge``)."""
         # what the renderer and logs see

@@ -20,7 +20,9 @@ bodies sorted by x (only those in the box around the observer's view cone), and 
 grid (:class:`SightIndex`), so a tick with many entities does not test every pair;
 :func:`perceive_all_pairs` tests every observer against every body and every wall and is the
 reference (and the benchmark's baseline). Both return sightings sorted by ``(distance, id)`` so
-results are deterministic.
+results are deterministic. :func:`sight_lines` and :func:`hearings` give the same answers as
+:func:`perceive` and :func:`hear_all` without an object per pair, for a world that sees
+thousands of them a tick.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from operator import itemgetter
 from typing import TypeAlias
 
@@ -165,25 +168,33 @@ class _Eye:
         and the cone test's own tolerance: a box too big costs a few candidates, never a
         sighting.
         """
-        reach = self.reach + 1e-3 * (1.0 + self.reach)
+        pad = 1e-3 * (1.0 + self.reach)
+        reach = self.reach + pad
         x, y = self.x, self.y
         if self.all_around:
             return (x - reach, y - reach, x + reach, y + reach)
-        heading = self.observer.heading
-        xs, ys = [x], [y]
-        for angle in (
-            heading - self.half,
-            heading + self.half,
-            0.0,
-            math.pi / 2,
-            math.pi,
-            -math.pi / 2,
-        ):
-            if abs(math.remainder(angle - heading, math.tau)) <= self.half + 1e-6:
-                xs.append(x + reach * math.cos(angle))
-                ys.append(y + reach * math.sin(angle))
-        pad = 1e-3 * (1.0 + self.reach)
-        return (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
+        # The arc's ends: the heading turned by half the view angle either way (a rotation of
+        # the heading's unit vector, so no trigonometry per observer).
+        fx, fy, c = self.fx, self.fy, self.cos_half
+        s = math.sin(self.half)
+        ends = ((fx * c + fy * s) * reach, (fy * c - fx * s) * reach)
+        ends2 = ((fx * c - fy * s) * reach, (fy * c + fx * s) * reach)
+        x0 = min(0.0, ends[0], ends2[0])
+        x1 = max(0.0, ends[0], ends2[0])
+        y0 = min(0.0, ends[1], ends2[1])
+        y1 = max(0.0, ends[1], ends2[1])
+        # A compass direction inside the cone (with a margin of a millionth of a radian: one
+        # taken in too many only widens the box) is a point of the arc the box must hold.
+        inside = math.cos(self.half + 1e-6) if self.half + 1e-6 < math.pi else -1.0
+        if fx >= inside:
+            x1 = reach
+        if -fx >= inside:
+            x0 = -reach
+        if fy >= inside:
+            y1 = reach
+        if -fy >= inside:
+            y0 = -reach
+        return (x + x0 - pad, y + y0 - pad, x + x1 + pad, y + y1 + pad)
 
 
 def _sighting(eye: _Eye, body: Body) -> Sighting | None:
@@ -283,11 +294,12 @@ class SightIndex:
     (:func:`~warband.world.geometry.segments_intersect`) on the rest, so it answers exactly
     like :func:`~warband.world.geometry.line_of_sight` over all walls. Walls never move, so
     answers are remembered per ``(from, to)`` pair: characters standing on waypoints ask the
-    same questions tick after tick. The memory is dropped when it holds ``cache_limit`` pairs.
+    same questions tick after tick. When the memory holds ``cache_limit`` pairs, the older half
+    is forgotten.
     """
 
     def __init__(
-        self, walls: Sequence[Segment], cell_size: float = 8.0, cache_limit: int = 200_000
+        self, walls: Sequence[Segment], cell_size: float = 8.0, cache_limit: int = 400_000
     ) -> None:
         if cell_size <= 0:
             raise ConfigurationError(f"SightIndex cell_size must be positive, got {cell_size}")
@@ -314,30 +326,52 @@ class SightIndex:
                 for cy in range(math.floor(y0 / cell_size), math.floor(y1 / cell_size) + 1):
                     column.setdefault(cy, []).append(wall)
         self._memory: dict[tuple[Point, Point], bool] = {}
+        self._longest = max(
+            (abs(q[0] - p[0]) + abs(q[1] - p[1]) for p, q in self.walls), default=0.0
+        )
 
     def clear(self, a: Point, b: Point) -> bool:
         """True when no wall touches the segment from ``a`` to ``b``."""
         key = (a, b)
-        known = self._memory.get(key)
+        memory = self._memory
+        known = memory.get(key)
         if known is None:
-            known = self._test(a, b)
-            if len(self._memory) >= self.cache_limit:
-                self._memory.clear()
-            self._memory[key] = known
+            known, mirrored = self._test(a, b)
+            if len(memory) + 2 > self.cache_limit:
+                # Forget the older half (a dict keeps the order answers were learnt in), not
+                # everything: a thousand characters on the move meet most of their pairs again
+                # within a few ticks, and a memory emptied at once makes one tick pay for all.
+                for old in list(islice(memory, len(memory) // 2 + 1)):
+                    del memory[old]
+            memory[key] = known
+            if mirrored:  # the body looking back at the observer asks the same question
+                memory[b, a] = known
         return known
 
-    def _test(self, a: Point, b: Point) -> bool:
+    def _test(self, a: Point, b: Point) -> tuple[bool, bool]:
         """:func:`~warband.world.geometry.segments_intersect` against the walls of the cells
         the padded line passes through, column by column from its left end. Its four cross
         products are written out (the same arithmetic on the same numbers, so the same answer);
         the function itself decides the rare cases a product is within its epsilon of 0
-        (touching, collinear)."""
+        (touching, collinear).
+
+        Also says whether the answer holds for the line from ``b`` to ``a``. Mostly it does
+        (the walk visits the same walls in the same order, and two of the four products only
+        swap), but the other two are computed from the other end and may differ in their last
+        bits: the answer is mirrored only when no such product came within a rounding error of
+        the epsilon, so a mirrored answer is the one the test from ``b`` would give."""
         ax, ay = a
         bx, by = b
         lx, hx = (ax, bx) if ax <= bx else (bx, ax)
         ly, hy = (ay, by) if ay <= by else (by, ay)
         sx, sy = bx - ax, by - ay
         size, eps, floor = self.cell_size, _EPSILON, math.floor
+        # The two products from the other end differ from these by a few units in the last
+        # place of their terms, at most about |s| * (|s| + the longest wall): far within this.
+        span = abs(sx) + abs(sy)
+        doubt = 1e-12 + 1e-13 * span * (span + self._longest)
+        low_doubt, high_doubt = eps - doubt, eps + doubt
+        mirrored = True
         (qx, qy), (rx, ry) = (a, b) if ax <= bx else (b, a)
         # A nearly vertical line spans a column or two: take its whole height there, which
         # also keeps the slope finite below.
@@ -370,12 +404,22 @@ class SightIndex:
                     d2 = wx * (by - py) - wy * (bx - px)
                     d3 = sx * (py - ay) - sy * (px - ax)
                     d4 = sx * (q[1] - ay) - sy * (q[0] - ax)
-                    if abs(d1) <= eps or abs(d2) <= eps or abs(d3) <= eps or abs(d4) <= eps:
-                        if geometry.segments_intersect(a, b, p, q):
-                            return False
+                    if (
+                        abs(d1) <= eps
+                        or abs(d2) <= eps
+                        or abs(d3) <= high_doubt
+                        or abs(d4) <= high_doubt
+                    ):
+                        if low_doubt <= abs(d3) <= high_doubt or low_doubt <= abs(d4) <= high_doubt:
+                            mirrored = False
+                        if abs(d1) <= eps or abs(d2) <= eps or abs(d3) <= eps or abs(d4) <= eps:
+                            if geometry.segments_intersect(a, b, p, q):
+                                return False, mirrored
+                        elif (d1 > 0.0) != (d2 > 0.0) and (d3 > 0.0) != (d4 > 0.0):
+                            return False, mirrored
                     elif (d1 > 0.0) != (d2 > 0.0) and (d3 > 0.0) != (d4 > 0.0):
-                        return False
-        return True
+                        return False, mirrored
+        return True, mirrored
 
 
 def perceive(
@@ -388,6 +432,23 @@ def perceive(
     same numbers, on fewer pairs); ``walls`` may be a prebuilt :class:`SightIndex` (build it
     once per map and keep it: walls do not move, and it remembers answers) or a plain list.
     """
+    return {
+        observer: [Sighting(s[1], s[3], bodies[s[4]].position, s[0]) for s in seen]
+        for observer, seen in sight_lines(observers, bodies, walls).items()
+    }
+
+
+SeenBody: TypeAlias = tuple[float, str, int, str, int]
+"""One body an observer sees, as :func:`sight_lines` gives it: ``(distance, body id, order
+found, apparent team, index of the body)``; a list of them sorts as sightings do."""
+
+
+def sight_lines(
+    observers: Sequence[Observer], bodies: Sequence[Body], walls: SightIndex | Sequence[Segment]
+) -> dict[str, list[SeenBody]]:
+    """:func:`perceive` without building a :class:`Sighting` per pair: a world with a thousand
+    characters sees thousands of them a tick and needs only a few of their fields. Every
+    observer's list is sorted by ``(distance, id)``, ties in the order found."""
     index = walls if isinstance(walls, SightIndex) else SightIndex(walls)
     if not observers:
         return {}
@@ -400,20 +461,19 @@ class _Strips:
     """Bodies in horizontal strips of one height, each strip sorted by x: the bodies in a box
     are two bisections per strip the box spans."""
 
-    def __init__(self, bodies: Iterable[Body], height: float) -> None:
+    def __init__(self, bodies: Sequence[Body], height: float) -> None:
         self.height = height
-        rows: dict[int, list[tuple[float, float, Body]]] = {}
-        for body in bodies:
+        rows: dict[int, list[_Entry]] = {}
+        for number, body in enumerate(bodies):
             x, y = body.position
-            rows.setdefault(math.floor(y / height), []).append((x, y, body))
-        self.rows: dict[int, tuple[list[float], list[tuple[float, float, Body]]]] = {}
+            entry = (x, y, body.id, body.team, body.cloaked, body.disguised, body.position, number)
+            rows.setdefault(math.floor(y / height), []).append(entry)
+        self.rows: dict[int, tuple[list[float], list[_Entry]]] = {}
         for row, entries in rows.items():
             entries.sort(key=itemgetter(0))
             self.rows[row] = ([entry[0] for entry in entries], entries)
 
-    def in_box(
-        self, x0: float, y0: float, x1: float, y1: float
-    ) -> list[list[tuple[float, float, Body]]]:
+    def in_box(self, x0: float, y0: float, x1: float, y1: float) -> list[list[_Entry]]:
         """The bodies of the strips the box spans whose x lies in ``[x0, x1]``, by strip."""
         found = []
         for row in range(math.floor(y0 / self.height), math.floor(y1 / self.height) + 1):
@@ -426,30 +486,35 @@ class _Strips:
         return found
 
 
-def _seen_by(eye: _Eye, strips: _Strips, index: SightIndex) -> list[Sighting]:
+_Entry: TypeAlias = tuple[float, float, str, str, bool, bool, Point, int]
+"""A body in a strip: x, y, id, team, cloaked, disguised, position, index in the bodies given
+(the fields the hot loop reads, unpacked in one go)."""
+
+
+def _seen_by(eye: _Eye, strips: _Strips, index: SightIndex) -> list[SeenBody]:
     """The sightings of one observer: :func:`_sighting` and the sight line, written out in
     one loop (the hot loop of a big world: a call per candidate cost more than the test)."""
     x, y, fx, fy, reach, cos_half = eye.x, eye.y, eye.fx, eye.fy, eye.reach, eye.cos_half
     cone, own, team, cloak_reach = not eye.all_around, eye.id, eye.team, eye.cloak_reach
     spot = eye.observer.position
     hypot, memory, clear = math.hypot, index._memory, index.clear
-    found = []
+    found: list[SeenBody] = []
     for strip in strips.in_box(*eye.view_box()):
-        for bx, by, body in strip:
+        for bx, by, body, side, cloaked, disguised, there, number in strip:
             dx, dy = bx - x, by - y
             d = hypot(dx, dy)
             if d > reach or (cone and d > 0.0 and dx * fx + dy * fy < d * cos_half - 1e-9):
                 continue
-            if body.id == own or (body.cloaked and body.team != team and d > cloak_reach):
+            if body == own or (cloaked and side != team and d > cloak_reach):
                 continue
-            there = body.position
             sight = memory.get((spot, there))
             if sight is None:
                 sight = clear(spot, there)
             if sight:
-                seen_as = team if body.disguised and body.team != team else body.team
-                found.append(Sighting(body.id, seen_as, there, d))
-    return _sorted(found)
+                seen_as = team if disguised and side != team else side
+                found.append((d, body, len(found), seen_as, number))
+    found.sort()
+    return found
 
 
 def hear(observer: Observer, noises: Iterable[Noise]) -> list[Hearing]:
@@ -465,48 +530,76 @@ def hear(observer: Observer, noises: Iterable[Noise]) -> list[Hearing]:
 
 
 def hear_all(observers: Sequence[Observer], noises: Sequence[Noise]) -> dict[str, list[Hearing]]:
-    """What every observer hears; same answer as :func:`hear` per observer (noises of one
-    source, kind and distance aside: those keep no particular order), but noises are looked up
-    in a grid per loudness, so many listeners and many faint noises (footsteps) stay cheap."""
+    """What every observer hears; the same answer as :func:`hear` per observer, but noises are
+    looked up in strips per loudness, so many listeners and many faint noises (footsteps) stay
+    cheap."""
+    return {
+        listener: [Hearing(kind, noises[i].position, source, d) for d, source, kind, i in heard]
+        for listener, heard in hearings(observers, noises).items()
+    }
+
+
+HeardNoise: TypeAlias = tuple[float, str, str, int]
+"""One noise an observer hears, as :func:`hearings` gives it: ``(distance, source, kind, index
+of the noise)``; a list of them sorts as :func:`hear` sorts."""
+
+
+def hearings(observers: Sequence[Observer], noises: Sequence[Noise]) -> dict[str, list[HeardNoise]]:
+    """:func:`hear_all` without building a :class:`Hearing` per pair: for every observer, the
+    noises it hears in :func:`hear`'s order (by distance, source and kind, ties in the order
+    of ``noises``)."""
     if not observers:
         return {}
     if not noises:
         return {o.id: [] for o in observers}
     hearing = max(o.senses.hearing_radius for o in observers)
-    grids: list[_NoiseGrid] = []
-    by_loudness: dict[float, list[Noise]] = {}
-    for noise in noises:
-        by_loudness.setdefault(noise.loudness, []).append(noise)
-    for loudness, alike in by_loudness.items():
-        size = max(hearing * loudness / 2.0, 1.0)
-        cells: dict[tuple[int, int], list[tuple[float, float, Noise]]] = {}
-        for noise in alike:
-            x, y = noise.position
-            cells.setdefault(_cell_of(noise.position, size), []).append((x, y, noise))
-        grids.append((loudness, size, cells))
-    return {observer.id: _heard_by(observer, grids) for observer in observers}
+    by_loudness: dict[float, list[tuple[float, float, str, str, int]]] = {}
+    for number, noise in enumerate(noises):
+        x, y = noise.position
+        entry = (x, y, noise.source, noise.kind, number)
+        by_loudness.setdefault(noise.loudness, []).append(entry)
+    groups = [
+        (loudness, _NoiseStrips(entries, max(hearing * loudness, 1.0)))
+        for loudness, entries in by_loudness.items()
+    ]
+    return {observer.id: _heard_by(observer, groups) for observer in observers}
 
 
-_NoiseGrid: TypeAlias = tuple[float, float, dict[tuple[int, int], list[tuple[float, float, Noise]]]]
-"""The noises of one loudness: loudness, cell size, and the noises by cell (with x and y)."""
+class _NoiseStrips:
+    """The noises of one loudness in horizontal strips as high as the farthest they carry,
+    each strip sorted by x: the noises near a listener are two bisections in two or three
+    strips."""
+
+    def __init__(self, entries: list[tuple[float, float, str, str, int]], height: float) -> None:
+        self.height = height
+        rows: dict[int, list[tuple[float, float, str, str, int]]] = {}
+        for entry in entries:
+            rows.setdefault(math.floor(entry[1] / height), []).append(entry)
+        self.rows: dict[int, tuple[list[float], list[tuple[float, float, str, str, int]]]] = {}
+        for row, found in rows.items():
+            found.sort(key=itemgetter(0))
+            self.rows[row] = ([entry[0] for entry in found], found)
 
 
-def _heard_by(observer: Observer, grids: list[_NoiseGrid]) -> list[Hearing]:
-    """:func:`hear` on the noises of the cells the square around the observer overlaps, grid
-    by grid (a cell is half as big as the farthest its noises carry)."""
+def _heard_by(observer: Observer, groups: list[tuple[float, _NoiseStrips]]) -> list[HeardNoise]:
+    """:func:`hear` on the noises of the strips around the observer, loudness by loudness."""
     (x, y), own, radius = observer.position, observer.id, observer.senses.hearing_radius
     hypot, floor = math.hypot, math.floor
-    heard: list[tuple[float, str, str, int, Noise]] = []
-    for loudness, size, cells in grids:
+    heard: list[HeardNoise] = []
+    for loudness, strips in groups:
         reach = radius * loudness
-        wide = reach + _PAD  # a rounding error must not leave out the last cell
-        rows = range(floor((y - wide) / size), floor((y + wide) / size) + 1)
-        for col in range(floor((x - wide) / size), floor((x + wide) / size) + 1):
-            for row in rows:
-                for nx, ny, noise in cells.get((col, row), ()):
-                    d = hypot(nx - x, ny - y)
-                    if d <= reach and noise.source != own:
-                        heard.append((d, noise.source, noise.kind, len(heard), noise))
-    # Sorted as hear() sorts, (distance, source, kind), ties in the order found.
-    heard.sort()
-    return [Hearing(kind, noise.position, source, d) for d, source, kind, _, noise in heard]
+        wide = reach + _PAD  # a rounding error must not leave out the last strip
+        height, rows = strips.height, strips.rows
+        for row in range(floor((y - wide) / height), floor((y + wide) / height) + 1):
+            strip = rows.get(row)
+            if strip is None:
+                continue
+            xs, entries = strip
+            for nx, ny, source, kind, number in entries[
+                bisect_left(xs, x - wide) : bisect_right(xs, x + wide)
+            ]:
+                d = hypot(nx - x, ny - y)
+                if d <= reach and source != own:
+                    heard.append((d, source, kind, number))
+    heard.sort()  # as hear() sorts, (distance, source, kind), ties in the order given
+    return heard
