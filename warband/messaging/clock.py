@@ -160,6 +160,7 @@ class Clock(Actor):
         self._driver: asyncio.Task[None] | None = None
         self._started = False
         self._shutting_down = False
+        self._shutdown_reason: str | None = None
         self._suspects: dict[str, asyncio.TimerHandle] = {}
         self.rejoin_grace = rejoin_grace
         self._departed: dict[str, str] = {}
@@ -285,8 +286,12 @@ class Clock(Actor):
 
     def _watched(self) -> list[str]:
         # At the run's end participants leave one after the other, some after the clock
-        # itself: notices about them would find nobody, so the clock stops watching.
-        return [] if self._shutting_down else ["*"]
+        # itself: the clock watches only those whose _Stats it still waits for. One that goes
+        # without them (a crash as the run ends, a suspect's restart that stays dead after
+        # --kill) must end that wait at once, not after the rejoin grace or the shutdown wait.
+        if self._shutting_down:
+            return sorted(set(self.participants) - set(self._stats))
+        return ["*"]
 
     def _peer_left(self, notice: _Left) -> None:
         agent = notice.agent
@@ -299,8 +304,13 @@ class Clock(Actor):
             if agent in self._departed:
                 self._departed[agent] = notice.reason
                 return
-        if agent not in self.participants or agent in self._stats or agent in self._suspects:
+        if agent not in self.participants or agent in self._stats:
             return
+        if agent in self._suspects:
+            if notice.reason == "disconnected":
+                return  # suspected already: its rejoin grace runs
+            # Its restart said goodbye (it stays dead) or went silent: gone, no grace needed.
+            self._suspects.pop(agent).cancel()
         if notice.reason == "disconnected" and not self._shutting_down:
             # A lost connection without a goodbye: a crashed process that its supervisor may
             # restart. Wait a while for it to announce itself again before giving up on it.
@@ -332,6 +342,7 @@ class Clock(Actor):
 
     async def _shut_down(self, reason: str) -> None:
         self._shutting_down = True
+        self._shutdown_reason = reason
         self.send(self._registration())  # watch nobody from now on (see _watched)
         for participant in self.participants:
             self.send(_Shutdown(recipient=participant, reason=reason))
@@ -432,7 +443,8 @@ class Clock(Actor):
         suspect = self._suspects.pop(agent, None)
         if suspect is not None:
             suspect.cancel()
-        if self._departed.pop(agent, None) is not None:
+        returned = self._departed.pop(agent, None) is not None
+        if returned:
             self.log.warning("agent.returned", peer=agent, tick=self.tick)
         if agent not in self.participants:
             self.participants = sorted({*self.participants, agent})
@@ -445,6 +457,10 @@ class Clock(Actor):
                 self._tick_complete.set()
         self._ready.add(agent)
         self._check_ready()
+        if self._shutdown_reason is not None and (suspect is not None or returned):
+            # Back from a restart as the run ends: the _Shutdown sent to its dead connection
+            # (if any) never reached it, and the clock waits for its _Stats.
+            self.send(_Shutdown(recipient=agent, reason=self._shutdown_reason))
 
     def _check_stats(self) -> None:
         # Only participants that ever announced themselves can answer a _Shutdown.
