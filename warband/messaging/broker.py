@@ -1064,8 +1064,12 @@ class Broker:
                 _send_to(router, target, self._codec.encode(stamped))
         except zmq.ZMQError as error:
             # Pongs and departure notices are advice: one lost to a peer that is closing (the
-            # run's end) is no news. A lost registration answer or rejection notice is.
-            advice = isinstance(message, _Pong | _Left)
+            # run's end) is no news. Nor is any notice to a peer whose connection is gone
+            # (EHOSTUNREACH): it left (as a run ends, its _Leave may still be queued behind the
+            # frame this notice answers) or crashed, and its departure is logged as such
+            # (broker.departed: a warning when it went without a goodbye). A notice refused by
+            # a connected peer's full queue, a registration answer or a refusal, is an error.
+            advice = isinstance(message, _Pong | _Left) or error.errno == zmq.EHOSTUNREACH
             log = self._log.error if target in self._registry and not advice else self._log.info
             self.stats.notices_lost += 1
             log(
