@@ -219,6 +219,7 @@ class Broker:
         # rather than the clock at every frame.
         self._housekeeping_due = False
         self._next_liveness_check = 0.0
+        self._last_liveness_check: float | None = None
         self._next_link_check = 0.0
         self._log = get_logger(agent=BROKER_ID)
         self._stop = threading.Event()
@@ -797,11 +798,13 @@ class Broker:
                 self._heard.add(agent)
 
     def _check_liveness(self, router: zmq.Socket[bytes]) -> None:
-        """Count a pinging peer gone once it has been silent for SILENT_PINGS intervals."""
+        """Count a pinging peer gone once it has been silent for SILENT_PINGS intervals of the
+        broker's own running time."""
         now = time.monotonic()
         if now < self._next_liveness_check:
             return
         self._next_liveness_check = now + _POLL_MS / 1000
+        self._forgive_own_stall(now)
         if self._heard:
             registry = self._registry
             for peer in self._heard:
@@ -815,6 +818,26 @@ class Broker:
             silent = now - known.last_seen
             if silent > SILENT_PINGS * known.ping_interval:
                 self._depart(router, peer, f"silent for {silent:.1f} s")
+
+    def _forgive_own_stall(self, now: float) -> None:
+        """Take the time the broker itself did not run off every peer's silence.
+
+        The routing loop looks every _POLL_MS. When far more passed since its last look, the
+        broker was not running (a machine kept busy by other work starved its process, or the
+        interpreter lock its thread, as in a one-process run): what it could not read in that
+        time says nothing about the peers, whose frames (pings, a keeper's vouches) may wait
+        in its queue or in their own starved threads. A peer really gone still shows: its
+        connection closes (``disconnected``), or it stays silent while the broker runs.
+        """
+        last, self._last_liveness_check = self._last_liveness_check, now
+        if last is None:
+            return
+        gap = now - last
+        if gap <= 2 * _POLL_MS / 1000:  # the most a look waits while the broker runs
+            return
+        stalled = gap - _POLL_MS / 1000
+        for known in self._registry.values():
+            known.last_seen = min(now, known.last_seen + stalled)
 
     def _depart(self, router: zmq.Socket[bytes], peer: str, reason: str) -> None:
         """Forget ``peer`` (groups, pending group changes) and tell whoever watches it."""
