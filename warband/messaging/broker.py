@@ -195,7 +195,12 @@ class Broker:
         self._last_frame: zmq.Frame | None = None
         self._hear_register = False
         self.stats = BrokerStats()
-        self._context = context or zmq.Context.instance()
+        # A broker that checks proofs answers its handshakes on its context's one ZAP endpoint
+        # (inproc://zeromq.zap.01): two such brokers on the shared default context collide
+        # (one still stopping, in a test that starts the next). Such a broker never serves
+        # inproc://, so it may have a context of its own, ended as it stops.
+        self._owns_context = context is None and (curve is not None or secret is not None)
+        self._context = zmq.Context() if self._owns_context else context or zmq.Context.instance()
         self._codec = codec or Codec()
         self._otel = broker_telemetry()
         """Spans of routing traced frames when this process exports OpenTelemetry spans."""
@@ -258,11 +263,20 @@ class Broker:
     def _serve_in_thread(self) -> None:
         try:
             self.serve()
-        except ConfigurationError as error:
-            # start() raises the bind error in its caller's thread; the thread's own report
-            # would only interleave a traceback with the caller's one-line error.
+        except BaseException as error:
+            if not self._bound.is_set():
+                # Whatever failed before the socket was bound, start() raises in its caller's
+                # thread (it waits for _bound: unset, it would wait forever).
+                self._bind_error = error
+                self._bound.set()
+                return
+            # The bind error is start()'s to raise; the thread's own report would only
+            # interleave a traceback with the caller's one-line error.
             if error is not self._bind_error:
                 raise
+        finally:
+            if self._owns_context:
+                self._context.term()
 
     def serve(self) -> None:
         """Bind and route frames until :meth:`stop` is called."""
@@ -282,23 +296,24 @@ class Broker:
         router.setsockopt(zmq.MAXMSGSIZE, self._codec.max_frame_bytes)
         router.setsockopt(zmq.SNDHWM, self.queue_limit)
         router.setsockopt(zmq.RCVHWM, self.queue_limit)
-        if self.curve is not None:
-            self.curve.apply(router)
-            self._authenticator = KeyAuthenticator(self._context, self.curve)
-            self._authenticator.start()
-        if self.secret is not None:
-            self.secret.apply_server(router)
-            self._secret_check = SecretAuthenticator(self._context, self.secret)
-            self._secret_check.start()
+        try:
+            self._start_authenticators(router)
+        except zmq.ZMQError as error:
+            router.close(linger=0)
+            self._stop_authenticators()
+            self._bind_error = ConfigurationError(
+                f"broker for {self.endpoint!r} cannot check proofs of identity: {error}; another "
+                "broker with a run secret or CURVE keys already answers the handshakes of its "
+                "ZeroMQ context: give each broker a context of its own"
+            )
+            self._bound.set()
+            raise self._bind_error from None
         try:
             router.bind(self.endpoint)
             self.bound_endpoint = router.getsockopt_string(zmq.LAST_ENDPOINT)
         except zmq.ZMQError as error:
             router.close(linger=0)
-            if self._authenticator is not None:
-                self._authenticator.stop()
-            if self._secret_check is not None:
-                self._secret_check.stop()
+            self._stop_authenticators()
             self._bind_error = ConfigurationError(
                 f"broker cannot bind {self.endpoint!r}: {error}; "
                 "pick a free endpoint such as tcp://127.0.0.1:5555 or ipc:///tmp/warband.sock"
@@ -320,10 +335,7 @@ class Broker:
         finally:
             self._watch.close()
             router.close(linger=1000)
-            if self._authenticator is not None:
-                self._authenticator.stop()
-            if self._secret_check is not None:
-                self._secret_check.stop()
+            self._stop_authenticators()
             remove_ipc_socket_file(self.bound_endpoint)
             self._log.info(
                 "broker.stop",
@@ -334,6 +346,22 @@ class Broker:
                 unreachable=self.stats.unreachable,
                 notices_lost=self.stats.notices_lost,
             )
+
+    def _start_authenticators(self, router: zmq.Socket[bytes]) -> None:
+        if self.curve is not None:
+            self.curve.apply(router)
+            self._authenticator = KeyAuthenticator(self._context, self.curve)
+            self._authenticator.start()
+        if self.secret is not None:
+            self.secret.apply_server(router)
+            self._secret_check = SecretAuthenticator(self._context, self.secret)
+            self._secret_check.start()
+
+    def _stop_authenticators(self) -> None:
+        if self._authenticator is not None:
+            self._authenticator.stop()
+        if self._secret_check is not None:
+            self._secret_check.stop()
 
     def _route_until_stopped(self, router: zmq.Socket[bytes]) -> None:
         # A blocking receive with a timeout, not a poller: per frame, polling and then failing a

@@ -162,6 +162,9 @@ class Clock(Actor):
         self._shutting_down = False
         self._shutdown_reason: str | None = None
         self._suspects: dict[str, asyncio.TimerHandle] = {}
+        self._crashed_at_start: set[str] = set()
+        """Participants that connected and went without a goodbye before they announced
+        themselves, the run not started yet: waited for like any other (see _peer_left)."""
         self.rejoin_grace = rejoin_grace
         self._departed: dict[str, str] = {}
         self._departure_policy = departure_policy
@@ -234,8 +237,15 @@ class Clock(Actor):
                 await self._all_ready.wait()
         except TimeoutError:
             missing = sorted(set(self.participants) - self._ready)
-            self.log.error("run.participants_missing", missing=missing)
-            self._finish_reason = f"participants never connected: {', '.join(missing)}"
+            # Those that crashed and did not come back in all that time are gone: the run
+            # goes on without them, as without any participant that crashed (unless the
+            # scenario says it cannot). Those never heard of make a run that cannot start.
+            for agent in sorted(self._crashed_at_start & set(missing)):
+                self._depart(agent, "disconnected")
+            missing = [agent for agent in missing if agent not in self._crashed_at_start]
+            if missing:
+                self.log.error("run.participants_missing", missing=missing)
+                self._finish_reason = f"participants never connected: {', '.join(missing)}"
 
     async def _run_one_tick(self, tick: int) -> None:
         self.tick = tick
@@ -315,6 +325,13 @@ class Clock(Actor):
             # A lost connection without a goodbye: a crashed process that its supervisor may
             # restart. Wait a while for it to announce itself again before giving up on it.
             self.log.warning("agent.disconnected", peer=agent, tick=self.tick)
+            if not self._started and agent not in self._ready:
+                # Before the run starts, one that never announced itself is waited for as
+                # long as any participant not ready yet (the start timeout), not the grace:
+                # a restart on a busy machine takes seconds, and its supervisor's giving up
+                # (gave_up) departs it at once.
+                self._crashed_at_start.add(agent)
+                return
             self._suspects[agent] = asyncio.get_running_loop().call_later(
                 self.rejoin_grace, self._depart, agent, notice.reason
             )
@@ -440,6 +457,7 @@ class Clock(Actor):
 
     def _participant_ready(self, agent: str) -> None:
         self.everyone.add(agent)
+        self._crashed_at_start.discard(agent)
         suspect = self._suspects.pop(agent, None)
         if suspect is not None:
             suspect.cancel()

@@ -1,6 +1,10 @@
-"""A killed agent's restart that stays dead (``warband run --processes --kill AGENT@TICK``):
-it leaves without announcing itself to the clock, and the clock counts it gone at its goodbye,
+"""Restarted participants and the clock.
+
+A killed agent's restart that stays dead (``warband run --processes --kill AGENT@TICK``)
+leaves without announcing itself to the clock, and the clock counts it gone at its goodbye,
 whether the run is still on or already ending, rather than waiting for a _Stats it never sends.
+A participant that crashes before the run starts is waited for as long as any participant not
+ready yet, not the rejoin grace: on a busy machine its restart takes longer.
 
 (The run ended "no final report from: scout" about one time in five when the restart's
 ``_Ready`` reached the clock just before the run ended: the clock then waited for its _Stats,
@@ -31,6 +35,8 @@ from warband.messaging.catalog import (
     _Ready,
     _Register,
     _Registered,
+    _Shutdown,
+    _Stats,
 )
 from warband.messaging.clock import Clock
 from warband.messaging.codec import Codec
@@ -63,6 +69,13 @@ class RawPeer:
             message = self.codec.decode(await asyncio.to_thread(self.socket.recv))
             if isinstance(message, kind):
                 return message
+
+    def waiting(self, kind: type[Message]) -> list[Message]:
+        """The frames of type ``kind`` among those already received (all are read)."""
+        read = []
+        while self.socket.poll(0):
+            read.append(self.codec.decode(self.socket.recv()))
+        return [message for message in read if isinstance(message, kind)]
 
     async def register(self, *, groups: tuple[str, ...] = (TICK_GROUP,)) -> None:
         self.send(
@@ -182,3 +195,51 @@ async def test_the_clock_counts_a_suspect_gone_when_its_restart_leaves(
     assert clock.result is not None
     assert {"scout": "left: killed"} == clock.result.departed
     assert ([], True) == (clock.result.missing, clock.result.completed)
+
+
+async def test_a_participant_that_crashes_before_the_start_is_waited_for_past_the_grace(
+    broker: tuple[Broker, zmq.Context[zmq.Socket[bytes]]],
+) -> None:
+    running, context = broker
+    clock = Clock(participants=["scout", "sergeant"], ticks=1, tick_timeout=WAIT_S)
+    clock.rejoin_grace = 0.05  # what a participant gone mid-run gets, and so far at the start
+    sergeant = RawPeer(context, running.endpoint, "sergeant")
+    crashed = RawPeer(context, running.endpoint, "scout")
+    restart: RawPeer | None = None
+    clock_run = asyncio.create_task(clock.run(running.endpoint, context=context))
+    try:
+        await sergeant.register()
+        sergeant.send(_Ready(sender="sergeant", recipient="clock", id="sergeant:c9"))
+        await crashed.register()
+        crashed.close()  # it crashes in on_start: it never said it was ready
+        while running.stats.departed < 1:  # the broker saw it go (and told the clock)
+            await asyncio.sleep(0.01)
+        # Ten graces later the run has not started without it.
+        await asyncio.sleep(10 * clock.rejoin_grace)
+        assert [] == sergeant.waiting(Tick), "the run started without the crashed participant"
+
+        restart = RawPeer(context, running.endpoint, "scout")
+        await restart.register()
+        restart.send(_Ready(sender="scout", recipient="clock", id="scout:c9"))
+        for peer in (sergeant, restart):
+            await peer.receive(Tick)
+            peer.send(TickDone(sender=peer.peer, recipient="clock", id=f"{peer.peer}:1", tick=1))
+        for peer in (sergeant, restart):
+            await peer.receive(_Shutdown)
+            peer.send(_Stats(sender=peer.peer, recipient="clock", id=f"{peer.peer}:c99"))
+        await asyncio.wait_for(asyncio.shield(clock_run), WAIT_S)
+    finally:
+        clock.stop()
+        await asyncio.gather(clock_run, return_exceptions=True)
+        sergeant.close()
+        crashed.close()
+        if restart is not None:
+            restart.close()
+
+    assert clock.result is not None
+    assert ({}, [], 1, 0) == (
+        clock.result.departed,
+        clock.result.missing,
+        clock.result.ticks,
+        clock.result.tick_timeouts,
+    )
