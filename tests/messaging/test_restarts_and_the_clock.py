@@ -243,3 +243,25 @@ async def test_a_participant_that_crashes_before_the_start_is_waited_for_past_th
         clock.result.ticks,
         clock.result.tick_timeouts,
     )
+
+
+async def test_a_clock_whose_driver_is_cancelled_stops_rather_than_idle_forever(
+    broker: tuple[Broker, zmq.Context[zmq.Socket[bytes]]],
+) -> None:
+    running, context = broker
+    clock = Clock(participants=["scout"], ticks=100, tick_timeout=WAIT_S)
+    scout = RawPeer(context, running.endpoint, "scout")
+    clock_run = asyncio.create_task(clock.run(running.endpoint, context=context))
+    try:
+        await scout.register()
+        scout.send(_Ready(sender="scout", recipient="clock", id="scout:c9"))
+        await scout.receive(Tick)  # the driver waits for this tick's TickDone
+        assert clock._driver is not None
+        clock._driver.cancel()  # what a stray cancellation does
+        await asyncio.wait_for(asyncio.shield(clock_run), WAIT_S)
+    finally:
+        clock.stop()
+        await asyncio.gather(clock_run, return_exceptions=True)
+        scout.close()
+
+    assert clock.result is None  # no result: the run failed, and says so at once

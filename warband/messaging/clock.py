@@ -200,7 +200,14 @@ class Clock(Actor):
         self._driver.add_done_callback(self._driver_done)
 
     def _driver_done(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and task.exception() is not None:
+        if task.cancelled():
+            if not self.stopping:
+                # Cancelled by anything but the clock's own stop, the ticks are over: a clock
+                # left running would keep every actor of the run waiting for the next, forever.
+                self.log.error("run.driver_cancelled", tick=self.tick)
+                self.stop("clock failed: its driver was cancelled")
+            return
+        if task.exception() is not None:
             self.on_failure(task.exception() or RuntimeError("clock failed"), None)
             self.stop("clock failed")
 
