@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -33,7 +34,7 @@ from .messaging.addresses import DEFAULT_CLOCK_ID, SUPERVISOR_ID
 from .messaging.broker import Broker, remove_ipc_socket_file
 from .messaging.clock import Clock, DeparturePolicy, RunResult
 from .messaging.faults import FrameDrops
-from .messaging.keeper import ProcessKeeper
+from .messaging.keeper import STUCK_AFTER, ProcessKeeper
 from .messaging.secret import RUN_ID_VARIABLE, SECRET_VARIABLE, RunSecret, new_secret
 from .messaging.supervisor import (
     DEFAULT_MAX_RESTARTS,
@@ -1138,21 +1139,48 @@ class _Beat:
     in the heartbeat file every :data:`HEARTBEAT_INTERVAL` s, and its result file as soon as
     the run is over, before the process winds down (on a busy machine closing connections and
     exiting may take longer than the launcher waits for a sign of life; with the result
-    written, it waits for the exit no more)."""
+    written, it waits for the exit no more).
+
+    The loop notes its progress; a thread writes it. A long tick (a big world's step on a busy
+    machine) holds the loop for seconds but not the interpreter, and the clock is busy, not
+    hung: it still beats. A loop that has not turned for :data:`STUCK_AFTER` s is stuck, and
+    the beats stop, as they do at once for a process that is stopped (SIGSTOP) or gone (as
+    the keeper vouches for a process's agents: :mod:`warband.messaging.keeper`).
+    """
 
     def __init__(self, clock: Clock, heartbeat: Path, result_file: Path | None) -> None:
         self.clock = clock
         self.heartbeat = heartbeat
         self.result_file = result_file
         self._written = False
+        self._progress = b""
+        self._turned = time.monotonic()
+        self._done = threading.Event()
 
     async def run(self) -> None:
-        # From the event loop, not a thread: a loop that hangs shows no sign of life either.
-        while True:
-            write_heartbeat(self.heartbeat, msgspec.json.encode(self.clock.progress("")))
-            if self.clock.result is not None:
-                self.write_result()
-            await asyncio.sleep(HEARTBEAT_INTERVAL)
+        self._note()
+        writer = threading.Thread(target=self._write, name="warband-heartbeat", daemon=True)
+        writer.start()
+        try:
+            while True:
+                self._note()
+                if self.clock.result is not None:
+                    self.write_result()
+                await asyncio.sleep(HEARTBEAT_INTERVAL)
+        finally:
+            self._done.set()
+
+    def _note(self) -> None:
+        """On the loop: the progress to write, and that the loop turned."""
+        self._progress = msgspec.json.encode(self.clock.progress(""))
+        self._turned = time.monotonic()
+
+    def _write(self) -> None:
+        """In the thread: beat while the loop turned within STUCK_AFTER s."""
+        while not self._done.is_set():
+            if time.monotonic() - self._turned <= STUCK_AFTER:
+                write_heartbeat(self.heartbeat, self._progress)
+            self._done.wait(HEARTBEAT_INTERVAL)
 
     def write_result(self) -> None:
         """Write the run's result once, whole (a reader never sees half of it)."""
