@@ -367,7 +367,7 @@ class Clock(Actor):
     async def _shut_down(self, reason: str) -> None:
         self._shutting_down = True
         self._shutdown_reason = reason
-        self.send(self._registration())  # watch nobody from now on (see _watched)
+        self.send(self._registration())  # watch only those it waits for (see _watched)
         for participant in self.participants:
             self.send(_Shutdown(recipient=participant, reason=reason))
         self._check_stats()
