@@ -766,6 +766,9 @@ def _run(args: argparse.Namespace) -> int:
     watch_parent()
     _check_run_options(args)
     viewer = AttachedViewer("127.0.0.1", args.view_port, name=f"run {args.scenario}")
+    # SIGTERM stops the viewer from now on: the run takes it as its own while it runs, and
+    # one that comes after the run, before the viewer says it keeps serving, ends it cleanly.
+    stop_viewer = signal.signal(signal.SIGTERM, lambda *_: viewer.terminate())
     try:
         print(viewer.url, flush=True)  # first, as `warband view` prints it
         args.live = viewer.endpoint
@@ -781,6 +784,7 @@ def _run(args: argparse.Namespace) -> int:
         viewer.wait(announce)
         return code
     finally:
+        signal.signal(signal.SIGTERM, stop_viewer)
         viewer.stop()
 
 

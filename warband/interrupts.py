@@ -153,6 +153,9 @@ def _loop_signal_handlers(
     """Call ``callback(signum)`` in the running loop on a stop signal or a closed pipe."""
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
+    # The loop's handlers restore the default ones when removed: put back whatever the caller
+    # had (warband run --view stops its viewer on SIGTERM before and after the run).
+    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS} if signals else {}
 
     def pipe_closed(signum: int) -> None:
         # From whichever thread wrote; a loop closed meanwhile has nothing left to stop.
@@ -171,3 +174,6 @@ def _loop_signal_handlers(
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)
+            handler = previous.get(signum)
+            if handler is not None:
+                signal.signal(signum, handler)

@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -33,7 +34,7 @@ from .messaging.addresses import DEFAULT_CLOCK_ID, SUPERVISOR_ID
 from .messaging.broker import Broker, remove_ipc_socket_file
 from .messaging.clock import Clock, DeparturePolicy, RunResult
 from .messaging.faults import FrameDrops
-from .messaging.keeper import ProcessKeeper
+from .messaging.keeper import STUCK_AFTER, ProcessKeeper
 from .messaging.secret import RUN_ID_VARIABLE, SECRET_VARIABLE, RunSecret, new_secret
 from .messaging.supervisor import (
     DEFAULT_MAX_RESTARTS,
@@ -624,7 +625,7 @@ def _run_supervised(
                 else:
                     supervisor.start(name, [*common, "--ids", ",".join(agents), "--name", name])
             failure = _supervise_until_clock_exits(
-                supervisor, scenario.clock_id, progress, signals, pulses
+                supervisor, scenario.clock_id, progress, signals, pulses, result_file
             )
             if failure is None:
                 supervisor.stop_restarting()
@@ -788,11 +789,16 @@ def _supervise_until_clock_exits(
     progress: Progress | None,
     signals: SignalFlag,
     pulses: Mapping[str, _Pulse],
+    result_file: Path,
 ) -> str | None:
-    """Supervise until the clock exits (None) or the run breaks (why); a signal ends it too."""
+    """Supervise until the clock exits or writes its result (None) or the run breaks (why); a
+    signal ends it too. Once the result is written, the clock's silence as it winds down is
+    no news (the caller waits a while for every process to exit, then stops them)."""
     clock = supervisor.processes[clock_id]
     broker = supervisor.processes["broker"]
     while signals.received is None:
+        if result_file.exists():
+            return None
         for ended in supervisor.check():
             if ended is broker:
                 return f"the broker process {_ended(ended.returncode)} before the run ended"
@@ -1007,12 +1013,12 @@ def run_agent(
     share_planning([a for a in actors if a.id == agent_id], options)
     if agent_id == scenario.clock_id:
         clock = build_clock(scenario, actors, options, params, _clock_progress(scenario, options))
-        signum = event_loop.run(_run_clock(clock, endpoint, options, heartbeat))
+        beat = _Beat(clock, heartbeat, result_file) if heartbeat is not None else None
+        signum = event_loop.run(_run_clock(clock, endpoint, options, beat))
         if clock.result is None:
             return 1 if signum is None else 128 + signum
-        if heartbeat is not None:
-            if result_file is not None:
-                result_file.write_bytes(msgspec.json.encode(clock.result))
+        if beat is not None:
+            beat.write_result()
         else:
             _judge_alone(scenario, params, clock.result, result_file)
         if not clock.result.started:
@@ -1151,14 +1157,14 @@ def _judge_alone(
 
 
 async def _run_clock(
-    clock: Clock, endpoint: str, options: RunOptions, heartbeat: Path | None
+    clock: Clock, endpoint: str, options: RunOptions, beat: _Beat | None
 ) -> int | None:
     """Run ``clock`` until it stops (with its keeper, as any process of actors); SIGTERM,
     SIGINT or SIGHUP stop it cleanly. Returns the number of the signal that stopped it, or
     None; raises what the clock raised."""
     beating = None
-    if heartbeat is not None:
-        beating = asyncio.create_task(_beat(clock, heartbeat))
+    if beat is not None:
+        beating = asyncio.create_task(beat.run())
     try:
         crashed, signum = await _run_many([clock], endpoint, options, clock.id)
     finally:
@@ -1169,11 +1175,60 @@ async def _run_clock(
     return signum
 
 
-async def _beat(clock: Clock, file: Path) -> None:
-    # From the event loop, not a thread: a loop that hangs shows no sign of life either.
-    while True:
-        write_heartbeat(file, msgspec.json.encode(clock.progress("")))
-        await asyncio.sleep(HEARTBEAT_INTERVAL)
+class _Beat:
+    """The clock's signs of life for the launcher (``warband run --processes``): its progress
+    in the heartbeat file every :data:`HEARTBEAT_INTERVAL` s, and its result file as soon as
+    the run is over, before the process winds down (on a busy machine closing connections and
+    exiting may take longer than the launcher waits for a sign of life; with the result
+    written, it waits for the exit no more).
+
+    The loop notes its progress; a thread writes it. A long tick (a big world's step on a busy
+    machine) holds the loop for seconds but not the interpreter, and the clock is busy, not
+    hung: it still beats. A loop that has not turned for :data:`STUCK_AFTER` s is stuck, and
+    the beats stop, as they do at once for a process that is stopped (SIGSTOP) or gone (as
+    the keeper vouches for a process's agents: :mod:`warband.messaging.keeper`).
+    """
+
+    def __init__(self, clock: Clock, heartbeat: Path, result_file: Path | None) -> None:
+        self.clock = clock
+        self.heartbeat = heartbeat
+        self.result_file = result_file
+        self._written = False
+        self._progress = b""
+        self._turned = time.monotonic()
+        self._done = threading.Event()
+
+    async def run(self) -> None:
+        self._note()
+        writer = threading.Thread(target=self._write, name="warband-heartbeat", daemon=True)
+        writer.start()
+        try:
+            while True:
+                self._note()
+                if self.clock.result is not None:
+                    self.write_result()
+                await asyncio.sleep(HEARTBEAT_INTERVAL)
+        finally:
+            self._done.set()
+
+    def _note(self) -> None:
+        """On the loop: the progress to write, and that the loop turned."""
+        self._progress = msgspec.json.encode(self.clock.progress(""))
+        self._turned = time.monotonic()
+
+    def _write(self) -> None:
+        """In the thread: beat while the loop turned within STUCK_AFTER s."""
+        while not self._done.is_set():
+            if time.monotonic() - self._turned <= STUCK_AFTER:
+                write_heartbeat(self.heartbeat, self._progress)
+            self._done.wait(HEARTBEAT_INTERVAL)
+
+    def write_result(self) -> None:
+        """Write the run's result once, whole (a reader never sees half of it)."""
+        if self._written or self.clock.result is None or self.result_file is None:
+            return
+        self._written = True
+        write_heartbeat(self.result_file, msgspec.json.encode(self.clock.result))
 
 
 async def _run_connected(

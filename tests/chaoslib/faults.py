@@ -511,9 +511,12 @@ def start_order(workdir: Path, orders: int = 20, bots: int = 24, seed: int = 12)
 # --- issue 12, test 13: restart intensity -------------------------------------------------------
 
 
-def restart_intensity(log: Path, timeout: float = 150) -> dict[str, Any]:
+def restart_intensity(
+    log: Path, timeout: float = 150, restart_period: float = 10.0
+) -> dict[str, Any]:
     """Warzone with red's hierarchy, red-2 crashing in on_start (``os._exit(3)``) in every
-    incarnation, 3 restarts per 10 s: ``warband run tests/scenarios/gave_up.py --processes``.
+    incarnation, 3 restarts per ``restart_period`` s (the default intensity: 10):
+    ``warband run tests/scenarios/gave_up.py --processes``.
 
     Figures: ``returncode``, ``stderr`` (its tail), ``restarts``, ``incarnations`` (red-2's
     pids), ``departed`` (red-2's reason), ``completed``, ``gave_up`` (processes the launcher
@@ -546,7 +549,7 @@ def restart_intensity(log: Path, timeout: float = 150) -> dict[str, Any]:
             "--max-restarts",
             "3",
             "--restart-period",
-            "10",
+            f"{restart_period:g}",
             "--log",
             str(log),
         ],

@@ -204,6 +204,10 @@ def test_warband_run_view_prints_the_url_first_and_serves_the_run_until_stopped(
         url = process.stdout.readline().strip()
         assert f"http://127.0.0.1:{port}/" == url
         assert "scenario warzone: SUCCESS" in process.stdout.readline()  # then the report
+        # A stop signal is the viewer's to take once it says it keeps serving; the page may
+        # show the last tick before (SIGTERM then found the run's own handler, or none).
+        while "keeps serving" not in (line := process.stderr.readline()):
+            assert line, "warband run --view ended before it said it keeps serving"
         wait_until(lambda: TICKS == _summary(url)["last_tick"], 60, "the last tick to show")
         assert process.poll() is None  # the run is over; the page is still served
         process.send_signal(signal.SIGTERM)

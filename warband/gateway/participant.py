@@ -93,7 +93,6 @@ class ClientActor(Actor):
         self._tick_message: Tick | None = None
         self._tick_done: asyncio.Future[None] | None = None
         self._held: list[Message] = []
-        self._early_tick: Tick | None = None
         self._wire_of: OrderedDict[str, str] = OrderedDict()
         self._client_of: OrderedDict[str, str] = OrderedDict()
         self.from_client = 0
@@ -131,23 +130,14 @@ class ClientActor(Actor):
             # The client's answer, first of all it is sent: a Tick may follow at once.
             self._forward(msgspec.structs.replace(message, reply_to=self.register_id or None))
         elif isinstance(message, Tick):
-            if not self._running.is_set():
-                # Read with the broker's _Registered, before the actor runs: the tick waits
-                # for the client, who can answer only once the actor runs (_dispatch_forever).
-                self._early_tick = message
-                return
+            # Never before the actor runs: a Tick read with the broker's _Registered waits in
+            # the inbox until on_start has finished (Actor._drain_inbox).
             self._tick_message = message
         elif isinstance(message, _Shutdown) or (
             isinstance(message, _Left) and message.agent in self.watch
         ):
             self._forward(message)
         await super()._handle_immediate(message)
-
-    async def _dispatch_forever(self) -> None:
-        early, self._early_tick = self._early_tick, None
-        if early is not None:
-            await self._handle_immediate(early)
-        await super()._dispatch_forever()
 
     def stop(self, reason: str = "stopped") -> None:
         super().stop(reason)

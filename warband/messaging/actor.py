@@ -467,8 +467,10 @@ class Actor(
                 # The supervisor restarted the process kill_at killed: it stays dead.
                 self.log.info("actor.stays_dead", incarnation=incarnation())
                 self.stop(f"killed at tick {self._kill_tick}")
-            # If the clock is not registered yet, its roll call will reach us instead.
-            if self.lockstep_participant and self._clock_seen:
+            # If the clock is not registered yet, its roll call will reach us instead. An actor
+            # already stopping (it stays dead, or on_start stopped it) announces nothing: the
+            # clock would count it back in the run and wait for a _Stats it never sends.
+            if self.lockstep_participant and self._clock_seen and not self._stopping:
                 self._announce_ready()
             if mode == "realtime" and heartbeat_interval:
                 self.every(heartbeat_interval, self._beat)
@@ -606,7 +608,7 @@ class Actor(
         while not self._registered.is_set() and not self._stopping:
             await self._wakeup.wait()
             self._wakeup.clear()
-            await self._drain_inbox()
+            await self._drain_inbox(until_registered=True)
 
     def _announce_ready(self) -> None:
         if not self._ready_sent:
@@ -652,9 +654,14 @@ class Actor(
         if connection.paused:
             connection.resume()
 
-    async def _drain_inbox(self) -> None:
+    async def _drain_inbox(self, *, until_registered: bool = False) -> None:
         inbox = self._connection.inbox
         while inbox and not self._stopping:
+            if until_registered and self._registered.is_set():
+                # What came with _Registered (the clock's Tick, when the actor joins a run
+                # under way) waits in the inbox for _dispatch_forever: on_start runs first,
+                # and no on_tick or handler may run before it has finished.
+                break
             frame = inbox.popleft()
             message = self._decode(frame)
             if message is not None:
@@ -734,7 +741,7 @@ class Actor(
             self._clock_seen = self.clock_id in message.peers
             self._registered.set()
         elif isinstance(message, _RollCall):
-            if self.lockstep_participant:
+            if self.lockstep_participant and not self._stopping:
                 self._announce_ready()
         elif isinstance(message, _Shutdown):
             self.send(_Stats(recipient=message.sender, **self._stats_fields()))

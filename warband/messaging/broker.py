@@ -207,7 +207,12 @@ class Broker:
         self._last_frame: zmq.Frame | None = None
         self._hear_register = False
         self.stats = BrokerStats()
-        self._context = context or zmq.Context.instance()
+        # A broker that checks proofs answers its handshakes on its context's one ZAP endpoint
+        # (inproc://zeromq.zap.01): two such brokers on the shared default context collide
+        # (one still stopping, in a test that starts the next). Such a broker never serves
+        # inproc://, so it may have a context of its own, ended as it stops.
+        self._owns_context = context is None and (curve is not None or secret is not None)
+        self._context = zmq.Context() if self._owns_context else context or zmq.Context.instance()
         self._codec = codec or Codec()
         self._otel = broker_telemetry()
         """Spans of routing traced frames when this process exports OpenTelemetry spans."""
@@ -231,6 +236,7 @@ class Broker:
         # rather than the clock at every frame.
         self._housekeeping_due = False
         self._next_liveness_check = 0.0
+        self._last_liveness_check: float | None = None
         self._next_link_check = 0.0
         self._log = get_logger(agent=BROKER_ID)
         self._stop = threading.Event()
@@ -271,11 +277,20 @@ class Broker:
     def _serve_in_thread(self) -> None:
         try:
             self.serve()
-        except ConfigurationError as error:
-            # start() raises the bind error in its caller's thread; the thread's own report
-            # would only interleave a traceback with the caller's one-line error.
+        except BaseException as error:
+            if not self._bound.is_set():
+                # Whatever failed before the socket was bound, start() raises in its caller's
+                # thread (it waits for _bound: unset, it would wait forever).
+                self._bind_error = error
+                self._bound.set()
+                return
+            # The bind error is start()'s to raise; the thread's own report would only
+            # interleave a traceback with the caller's one-line error.
             if error is not self._bind_error:
                 raise
+        finally:
+            if self._owns_context:
+                self._context.term()
 
     def serve(self) -> None:
         """Bind and route frames until :meth:`stop` is called."""
@@ -372,23 +387,24 @@ class Broker:
         router.setsockopt(zmq.MAXMSGSIZE, self._codec.max_frame_bytes)
         router.setsockopt(zmq.SNDHWM, self.queue_limit)
         router.setsockopt(zmq.RCVHWM, self.queue_limit)
-        if self.curve is not None:
-            self.curve.apply(router)
-            self._authenticator = KeyAuthenticator(self._context, self.curve)
-            self._authenticator.start()
-        if self.secret is not None:
-            self.secret.apply_server(router)
-            self._secret_check = SecretAuthenticator(self._context, self.secret)
-            self._secret_check.start()
+        try:
+            self._start_authenticators(router)
+        except zmq.ZMQError as error:
+            router.close(linger=0)
+            self._stop_authenticators()
+            self._bind_error = ConfigurationError(
+                f"broker for {self.endpoint!r} cannot check proofs of identity: {error}; another "
+                "broker with a run secret or CURVE keys already answers the handshakes of its "
+                "ZeroMQ context: give each broker a context of its own"
+            )
+            self._bound.set()
+            raise self._bind_error from None
         try:
             router.bind(self.endpoint)
             self.bound_endpoint = router.getsockopt_string(zmq.LAST_ENDPOINT)
         except zmq.ZMQError as error:
             router.close(linger=0)
-            if self._authenticator is not None:
-                self._authenticator.stop()
-            if self._secret_check is not None:
-                self._secret_check.stop()
+            self._stop_authenticators()
             self._bind_error = ConfigurationError(
                 f"broker cannot bind {self.endpoint!r}: {error}; "
                 "pick a free endpoint such as tcp://127.0.0.1:5555 or ipc:///tmp/warband.sock"
@@ -412,10 +428,7 @@ class Broker:
             watch.close()
         finally:
             router.close(linger=1000)
-            if self._authenticator is not None:
-                self._authenticator.stop()
-            if self._secret_check is not None:
-                self._secret_check.stop()
+            self._stop_authenticators()
             remove_ipc_socket_file(self.bound_endpoint)
             self._log.info(
                 "broker.stop",
@@ -426,6 +439,22 @@ class Broker:
                 unreachable=self.stats.unreachable,
                 notices_lost=self.stats.notices_lost,
             )
+
+    def _start_authenticators(self, router: zmq.Socket[bytes]) -> None:
+        if self.curve is not None:
+            self.curve.apply(router)
+            self._authenticator = KeyAuthenticator(self._context, self.curve)
+            self._authenticator.start()
+        if self.secret is not None:
+            self.secret.apply_server(router)
+            self._secret_check = SecretAuthenticator(self._context, self.secret)
+            self._secret_check.start()
+
+    def _stop_authenticators(self) -> None:
+        if self._authenticator is not None:
+            self._authenticator.stop()
+        if self._secret_check is not None:
+            self._secret_check.stop()
 
     def _route_until_stopped(self, router: zmq.Socket[bytes]) -> None:
         # A blocking receive with a timeout, not a poller: per frame, polling and then failing a
@@ -890,11 +919,13 @@ class Broker:
                 self._heard.add(agent)
 
     def _check_liveness(self, router: zmq.Socket[bytes]) -> None:
-        """Count a pinging peer gone once it has been silent for SILENT_PINGS intervals."""
+        """Count a pinging peer gone once it has been silent for SILENT_PINGS intervals of the
+        broker's own running time."""
         now = time.monotonic()
         if now < self._next_liveness_check:
             return
         self._next_liveness_check = now + _POLL_MS / 1000
+        self._forgive_own_stall(now)
         if self._heard:
             registry = self._registry
             for peer in self._heard:
@@ -908,6 +939,26 @@ class Broker:
             silent = now - known.last_seen
             if silent > SILENT_PINGS * known.ping_interval:
                 self._depart(router, peer, f"silent for {silent:.1f} s")
+
+    def _forgive_own_stall(self, now: float) -> None:
+        """Take the time the broker itself did not run off every peer's silence.
+
+        The routing loop looks every _POLL_MS. When far more passed since its last look, the
+        broker was not running (a machine kept busy by other work starved its process, or the
+        interpreter lock its thread, as in a one-process run): what it could not read in that
+        time says nothing about the peers, whose frames (pings, a keeper's vouches) may wait
+        in its queue or in their own starved threads. A peer really gone still shows: its
+        connection closes (``disconnected``), or it stays silent while the broker runs.
+        """
+        last, self._last_liveness_check = self._last_liveness_check, now
+        if last is None:
+            return
+        gap = now - last
+        if gap <= 2 * _POLL_MS / 1000:  # the most a look waits while the broker runs
+            return
+        stalled = gap - _POLL_MS / 1000
+        for known in self._registry.values():
+            known.last_seen = min(now, known.last_seen + stalled)
 
     def _depart(self, router: zmq.Socket[bytes], peer: str, reason: str) -> None:
         """Forget ``peer`` (groups, pending group changes) and tell whoever watches it."""
@@ -1157,8 +1208,12 @@ class Broker:
                 _send_to(router, target, self._codec.encode(stamped))
         except zmq.ZMQError as error:
             # Pongs and departure notices are advice: one lost to a peer that is closing (the
-            # run's end) is no news. A lost registration answer or rejection notice is.
-            advice = isinstance(message, _Pong | _Left)
+            # run's end) is no news. Nor is any notice to a peer whose connection is gone
+            # (EHOSTUNREACH): it left (as a run ends, its _Leave may still be queued behind the
+            # frame this notice answers) or crashed, and its departure is logged as such
+            # (broker.departed: a warning when it went without a goodbye). A notice refused by
+            # a connected peer's full queue, a registration answer or a refusal, is an error.
+            advice = isinstance(message, _Pong | _Left) or error.errno == zmq.EHOSTUNREACH
             log = self._log.error if target in self._registry and not advice else self._log.info
             self.stats.notices_lost += 1
             log(

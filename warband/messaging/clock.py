@@ -160,7 +160,11 @@ class Clock(Actor):
         self._driver: asyncio.Task[None] | None = None
         self._started = False
         self._shutting_down = False
+        self._shutdown_reason: str | None = None
         self._suspects: dict[str, asyncio.TimerHandle] = {}
+        self._crashed_at_start: set[str] = set()
+        """Participants that connected and went without a goodbye before they announced
+        themselves, the run not started yet: waited for like any other (see _peer_left)."""
         self.rejoin_grace = rejoin_grace
         self._departed: dict[str, str] = {}
         self._departure_policy = departure_policy
@@ -196,7 +200,14 @@ class Clock(Actor):
         self._driver.add_done_callback(self._driver_done)
 
     def _driver_done(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and task.exception() is not None:
+        if task.cancelled():
+            if not self.stopping:
+                # Cancelled by anything but the clock's own stop, the ticks are over: a clock
+                # left running would keep every actor of the run waiting for the next, forever.
+                self.log.error("run.driver_cancelled", tick=self.tick)
+                self.stop("clock failed: its driver was cancelled")
+            return
+        if task.exception() is not None:
             self.on_failure(task.exception() or RuntimeError("clock failed"), None)
             self.stop("clock failed")
 
@@ -233,8 +244,15 @@ class Clock(Actor):
                 await self._all_ready.wait()
         except TimeoutError:
             missing = sorted(set(self.participants) - self._ready)
-            self.log.error("run.participants_missing", missing=missing)
-            self._finish_reason = f"participants never connected: {', '.join(missing)}"
+            # Those that crashed and did not come back in all that time are gone: the run
+            # goes on without them, as without any participant that crashed (unless the
+            # scenario says it cannot). Those never heard of make a run that cannot start.
+            for agent in sorted(self._crashed_at_start & set(missing)):
+                self._depart(agent, "disconnected")
+            missing = [agent for agent in missing if agent not in self._crashed_at_start]
+            if missing:
+                self.log.error("run.participants_missing", missing=missing)
+                self._finish_reason = f"participants never connected: {', '.join(missing)}"
 
     async def _run_one_tick(self, tick: int) -> None:
         self.tick = tick
@@ -285,8 +303,12 @@ class Clock(Actor):
 
     def _watched(self) -> list[str]:
         # At the run's end participants leave one after the other, some after the clock
-        # itself: notices about them would find nobody, so the clock stops watching.
-        return [] if self._shutting_down else ["*"]
+        # itself: the clock watches only those whose _Stats it still waits for. One that goes
+        # without them (a crash as the run ends, a suspect's restart that stays dead after
+        # --kill) must end that wait at once, not after the rejoin grace or the shutdown wait.
+        if self._shutting_down:
+            return sorted(set(self.participants) - set(self._stats))
+        return ["*"]
 
     def _peer_left(self, notice: _Left) -> None:
         agent = notice.agent
@@ -299,12 +321,24 @@ class Clock(Actor):
             if agent in self._departed:
                 self._departed[agent] = notice.reason
                 return
-        if agent not in self.participants or agent in self._stats or agent in self._suspects:
+        if agent not in self.participants or agent in self._stats:
             return
+        if agent in self._suspects:
+            if notice.reason == "disconnected":
+                return  # suspected already: its rejoin grace runs
+            # Its restart said goodbye (it stays dead) or went silent: gone, no grace needed.
+            self._suspects.pop(agent).cancel()
         if notice.reason == "disconnected" and not self._shutting_down:
             # A lost connection without a goodbye: a crashed process that its supervisor may
             # restart. Wait a while for it to announce itself again before giving up on it.
             self.log.warning("agent.disconnected", peer=agent, tick=self.tick)
+            if not self._started and agent not in self._ready:
+                # Before the run starts, one that never announced itself is waited for as
+                # long as any participant not ready yet (the start timeout), not the grace:
+                # a restart on a busy machine takes seconds, and its supervisor's giving up
+                # (gave_up) departs it at once.
+                self._crashed_at_start.add(agent)
+                return
             self._suspects[agent] = asyncio.get_running_loop().call_later(
                 self.rejoin_grace, self._depart, agent, notice.reason
             )
@@ -332,7 +366,8 @@ class Clock(Actor):
 
     async def _shut_down(self, reason: str) -> None:
         self._shutting_down = True
-        self.send(self._registration())  # watch nobody from now on (see _watched)
+        self._shutdown_reason = reason
+        self.send(self._registration())  # watch only those it waits for (see _watched)
         for participant in self.participants:
             self.send(_Shutdown(recipient=participant, reason=reason))
         self._check_stats()
@@ -429,10 +464,12 @@ class Clock(Actor):
 
     def _participant_ready(self, agent: str) -> None:
         self.everyone.add(agent)
+        self._crashed_at_start.discard(agent)
         suspect = self._suspects.pop(agent, None)
         if suspect is not None:
             suspect.cancel()
-        if self._departed.pop(agent, None) is not None:
+        returned = self._departed.pop(agent, None) is not None
+        if returned:
             self.log.warning("agent.returned", peer=agent, tick=self.tick)
         if agent not in self.participants:
             self.participants = sorted({*self.participants, agent})
@@ -445,6 +482,10 @@ class Clock(Actor):
                 self._tick_complete.set()
         self._ready.add(agent)
         self._check_ready()
+        if self._shutdown_reason is not None and (suspect is not None or returned):
+            # Back from a restart as the run ends: the _Shutdown sent to its dead connection
+            # (if any) never reached it, and the clock waits for its _Stats.
+            self.send(_Shutdown(recipient=agent, reason=self._shutdown_reason))
 
     def _check_stats(self) -> None:
         # Only participants that ever announced themselves can answer a _Shutdown.

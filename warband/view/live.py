@@ -140,7 +140,7 @@ class AttachedViewer:
         """Wait until the viewer stops (Ctrl-C); returns its exit code. SIGTERM to this
         process stops the viewer too, from before ``announce`` is called (it says that the
         viewer keeps serving: a signal sent on reading that finds its handler)."""
-        stop_viewer = signal.signal(signal.SIGTERM, lambda *_: self._process.terminate())
+        stop_viewer = signal.signal(signal.SIGTERM, lambda *_: self.terminate())
         try:
             if announce is not None:
                 announce()
@@ -152,6 +152,12 @@ class AttachedViewer:
         finally:
             signal.signal(signal.SIGTERM, stop_viewer)
             self.stop()
+
+    def terminate(self) -> None:
+        """Ask the viewer to stop (SIGTERM); :meth:`wait` then returns. Safe in a signal
+        handler."""
+        if self._process.poll() is None:
+            self._process.terminate()
 
     def stop(self) -> None:
         """Stop the viewer (SIGTERM, then SIGKILL) and reap it; remove its directory."""
