@@ -171,6 +171,8 @@ async def test_the_clock_counts_a_suspect_gone_when_its_restart_leaves(
     restart: RawPeer | None = None
     clock_run = asyncio.create_task(clock.run(running.endpoint, context=context))
     try:
+        # A _Ready sent before the clock registered is undeliverable, and the run never starts.
+        await clock.wait_started()
         await first.register()
         first.send(_Ready(sender="scout", recipient="clock", id="scout:c9"))
         tick = await first.receive(Tick)
@@ -208,6 +210,8 @@ async def test_a_participant_that_crashes_before_the_start_is_waited_for_past_th
     restart: RawPeer | None = None
     clock_run = asyncio.create_task(clock.run(running.endpoint, context=context))
     try:
+        # A _Ready sent before the clock registered is undeliverable, and the run never starts.
+        await clock.wait_started()
         await sergeant.register()
         sergeant.send(_Ready(sender="sergeant", recipient="clock", id="sergeant:c9"))
         await crashed.register()
@@ -253,6 +257,8 @@ async def test_a_clock_whose_driver_is_cancelled_stops_rather_than_idle_forever(
     scout = RawPeer(context, running.endpoint, "scout")
     clock_run = asyncio.create_task(clock.run(running.endpoint, context=context))
     try:
+        # A _Ready sent before the clock registered is undeliverable, and the run never starts.
+        await clock.wait_started()
         await scout.register()
         scout.send(_Ready(sender="scout", recipient="clock", id="scout:c9"))
         await scout.receive(Tick)  # the driver waits for this tick's TickDone
