@@ -8,9 +8,12 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.runs import ScenarioRuns  # tests/runs.py reads this module's helpers
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -82,3 +85,12 @@ def run_summary(cli: Callable[..., CommandResult], scenario: str, *args: str) ->
     result = cli("run", scenario, "--json", "-q", *args)
     assert 0 == result.returncode, result.stderr
     return last_json_line(result.stdout)
+
+
+@pytest.fixture(scope="session")
+def scenario_runs(tmp_path_factory: pytest.TempPathFactory) -> ScenarioRuns:
+    """The session's shared ``warband run`` runs (tests/runs.py): a run several tests read is
+    started once."""
+    from tests.runs import ScenarioRuns
+
+    return ScenarioRuns(tmp_path_factory.mktemp("runs"))

@@ -13,6 +13,7 @@ import pytest
 
 from .conftest import REPO, TRACE_CONTRACT_KEYS, CommandResult, last_json_line, read_log_events
 from .proc import free_tcp_port
+from .runs import ScenarioRuns
 
 Cli = Callable[..., CommandResult]
 PING_PONG = "scenarios/ping_pong.py"
@@ -78,12 +79,10 @@ def _agent_sends(log_dir: Path) -> list[tuple[Any, ...]]:
 
 @pytest.mark.processes
 def test_processes_run_one_process_per_actor_and_every_send_is_received(
-    warband_cli: Cli, tmp_path: Path
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    log_dir = tmp_path / "logs"
-    result = warband_cli("run", PING_PONG, "--processes", "--json", "--log", str(log_dir))
-    assert 0 == result.returncode, result.stderr
-    summary = last_json_line(result.stdout)
+    ran = scenario_runs.run(PING_PONG, placement="processes")  # test_placements' run too
+    summary, log_dir = ran.summary(), ran.log
     assert "success" == summary["outcome"]
     assert {"broker", "clock", "commander", "bot-1", "bot-2"} == set(summary["pids"])
     pids = [pid for pids in summary["pids"].values() for pid in pids]
@@ -105,16 +104,15 @@ def test_processes_run_one_process_per_actor_and_every_send_is_received(
 
 @pytest.mark.processes
 def test_same_seed_sends_the_same_messages_in_one_process_and_in_many(
-    warband_cli: Cli, tmp_path: Path
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    one, many = tmp_path / "one", tmp_path / "many"
-    first = warband_cli("run", PING_PONG, "--seed", "11", "--log", str(one), "-q")
-    second = warband_cli("run", PING_PONG, "--seed", "11", "--log", str(many), "--processes", "-q")
-    assert 0 == first.returncode, first.stderr
-    assert 0 == second.returncode, second.stderr
-    in_one = _agent_sends(one)
+    # The runs test_placements compares with --workers too (tests/runs.py starts each once).
+    runs = scenario_runs.placed(PING_PONG, placements=("one", "processes"))
+    for ran in runs.values():
+        ran.summary()  # each run succeeded
+    in_one = _agent_sends(runs["one"].log)
     assert len(in_one) > 50
-    assert in_one == _agent_sends(many)
+    assert in_one == _agent_sends(runs["processes"].log)
 
 
 @pytest.mark.processes
@@ -170,10 +168,11 @@ def test_agent_with_an_unknown_id_lists_the_known_ones(warband_cli: Cli) -> None
 
 
 def test_trace_renders_a_mermaid_sequence_diagram_of_a_run(
-    warband_cli: Cli, tmp_path: Path
+    warband_cli: Cli, scenario_runs: ScenarioRuns
 ) -> None:
-    log_dir = tmp_path / "logs"
-    assert 0 == warband_cli("run", PING_PONG, "-q", "--log", str(log_dir)).returncode
+    ran = scenario_runs.run(PING_PONG)  # test_placements' run too
+    ran.summary()  # the run succeeded
+    log_dir = ran.log
     result = warband_cli("trace", str(log_dir), "--format", "mermaid", "--type", "Order")
     assert 0 == result.returncode, result.stderr
     lines = result.stdout.splitlines()

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import CommandResult, run_summary
+from tests.conftest import CommandResult
+from tests.runs import ScenarioRuns
 from tests.test_cli import _agent_sends
 from warband.agents.character import FAILED, WorkingMemory
 
@@ -18,12 +18,15 @@ Cli = Callable[..., CommandResult]
 SCENARIO = "scenarios/fear.py"
 
 
-def _run(cli: Cli, *args: str) -> dict[str, Any]:
-    return run_summary(cli, SCENARIO, *args)
+def _run(runs: ScenarioRuns, *args: str) -> dict[str, Any]:
+    """The summary of the session's run of the scenario with ``args`` (tests/runs.py)."""
+    return runs.run(SCENARIO, *args).summary()
 
 
-def test_the_soldier_fires_the_assassin_lunges_and_the_rat_only_patrols(warband_cli: Cli) -> None:
-    summary = _run(warband_cli)
+def test_the_soldier_fires_the_assassin_lunges_and_the_rat_only_patrols(
+    scenario_runs: ScenarioRuns,
+) -> None:
+    summary = _run(scenario_runs)
     characters = summary["outcome_details"]["characters"]
     assert "success" == summary["outcome"]
     soldier, assassin, rat = characters["soldier"], characters["assassin"], characters["rat"]
@@ -40,9 +43,9 @@ def test_the_soldier_fires_the_assassin_lunges_and_the_rat_only_patrols(warband_
 
 
 def test_a_blocked_door_makes_the_soldier_kick_it_then_dive_through_the_window(
-    warband_cli: Cli,
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    summary = _run(warband_cli, "--param", "door_blocked=true")
+    summary = _run(scenario_runs, "--param", "door_blocked=true")
     soldier = summary["outcome_details"]["characters"]["soldier"]
     assert "success" == summary["outcome"]
     assert [
@@ -57,9 +60,9 @@ def test_a_blocked_door_makes_the_soldier_kick_it_then_dive_through_the_window(
 
 
 def test_a_soldier_that_forgets_failures_tries_the_blocked_door_until_time_is_up(
-    warband_cli: Cli,
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    summary = _run(warband_cli, "--param", "door_blocked=true", "--param", "failure_ticks=0")
+    summary = _run(scenario_runs, "--param", "door_blocked=true", "--param", "failure_ticks=0")
     soldier = summary["outcome_details"]["characters"]["soldier"]
     assert "failure" == summary["outcome"]
     assert {"goal:KillEnemy: OpenDoor EnterWarehouse Attack"} == set(soldier["plans_chosen"])
@@ -92,10 +95,11 @@ def test_a_belief_perceived_again_is_fully_trusted_again() -> None:
 
 
 def test_explain_shows_the_failures_in_working_memory_behind_the_dive(
-    warband_cli: Cli, tmp_path: Path
+    warband_cli: Cli, scenario_runs: ScenarioRuns
 ) -> None:
-    _run(warband_cli, "--param", "door_blocked=true", "--log", str(tmp_path))
-    explained = warband_cli("explain", str(tmp_path), "--agent", "soldier", "--tick", "3")
+    ran = scenario_runs.run(SCENARIO, "--param", "door_blocked=true")
+    ran.summary()  # the run succeeded
+    explained = warband_cli("explain", str(ran.log), "--agent", "soldier", "--tick", "3")
     assert 0 == explained.returncode, explained.stderr
     plan = explained.stdout.split("memory:")[0]
     assert "(DiveThroughWindow)" in plan
@@ -107,18 +111,18 @@ def test_explain_shows_the_failures_in_working_memory_behind_the_dive(
 @pytest.mark.parametrize(
     "params",
     [
-        ("door_blocked=false",),
+        (),  # the scenario's defaults (door_blocked=false): the run the tests above read
         ("door_blocked=true",),
         ("door_blocked=true", "failure_ticks=0"),
     ],
 )
 def test_the_same_messages_flow_in_one_process_and_with_processes(
-    warband_cli: Cli, tmp_path: Path, params: tuple[str, ...]
+    scenario_runs: ScenarioRuns, params: tuple[str, ...]
 ) -> None:
-    one, many = tmp_path / "one", tmp_path / "many"
     args = [arg for param in params for arg in ("--param", param)]
-    first = _run(warband_cli, *args, "--log", str(one))
-    second = _run(warband_cli, *args, "--log", str(many), "--processes")
+    runs = scenario_runs.placed(SCENARIO, *args, placements=("one", "processes"))
+    first, second = runs["one"].summary(), runs["processes"].summary()
+    one, many = runs["one"].log, runs["processes"].log
     assert json.dumps(first["outcome_details"]) == json.dumps(second["outcome_details"])
     assert len(second["pids"]) >= 5  # broker, world and each character apart
     in_one = _agent_sends(one)

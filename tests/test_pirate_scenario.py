@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import CommandResult, run_summary
+from tests.conftest import CommandResult
+from tests.runs import ScenarioRuns
 from tests.test_cli import _agent_sends
 
 Cli = Callable[..., CommandResult]
@@ -18,14 +18,15 @@ SCENARIO = "scenarios/pirate.py"
 BREW = "goal:GetDrunk: Goto(storehouse) CollectMolasses Goto(still) BrewRum DrinkRum"
 
 
-def _run(cli: Cli, *args: str) -> dict[str, Any]:
-    return run_summary(cli, SCENARIO, *args)
+def _run(runs: ScenarioRuns, *args: str) -> dict[str, Any]:
+    """The summary of the session's run of the scenario with ``args`` (tests/runs.py)."""
+    return runs.run(SCENARIO, *args).summary()
 
 
 def test_the_lawful_pirate_works_for_gold_and_buys_while_the_unlawful_one_steals(
-    warband_cli: Cli,
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    summary = _run(warband_cli)
+    summary = _run(scenario_runs)
     jack, anne = (summary["outcome_details"]["pirates"][name] for name in ("jack", "anne"))
     assert "success" == summary["outcome"]
     assert ["goal:GetDrunk: Goto(docks) WorkForGold Goto(tavern) BuyRum DrinkRum"] == jack[
@@ -40,9 +41,9 @@ def test_the_lawful_pirate_works_for_gold_and_buys_while_the_unlawful_one_steals
 
 
 def test_a_bottle_removed_after_planning_makes_each_pirate_replan_to_brew_rum(
-    warband_cli: Cli,
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    summary = _run(warband_cli, "--param", "remove_bottle=true")
+    summary = _run(scenario_runs, "--param", "remove_bottle=true")
     pirates = summary["outcome_details"]["pirates"]
     assert "success" == summary["outcome"]
     for name in ("jack", "anne"):
@@ -58,13 +59,20 @@ def test_a_bottle_removed_after_planning_makes_each_pirate_replan_to_brew_rum(
 
 
 @pytest.mark.processes
-@pytest.mark.parametrize("param", ["remove_bottle=false", "remove_bottle=true"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        # The scenario's defaults (remove_bottle=false): the run the first test reads.
+        pytest.param((), id="remove_bottle=false"),
+        pytest.param(("--param", "remove_bottle=true"), id="remove_bottle=true"),
+    ],
+)
 def test_the_same_messages_flow_in_one_process_and_with_processes(
-    warband_cli: Cli, tmp_path: Path, param: str
+    scenario_runs: ScenarioRuns, args: tuple[str, ...]
 ) -> None:
-    one, many = tmp_path / "one", tmp_path / "many"
-    first = _run(warband_cli, "--param", param, "--log", str(one))
-    second = _run(warband_cli, "--param", param, "--log", str(many), "--processes")
+    runs = scenario_runs.placed(SCENARIO, *args, placements=("one", "processes"))
+    first, second = runs["one"].summary(), runs["processes"].summary()
+    one, many = runs["one"].log, runs["processes"].log
     assert json.dumps(first["outcome_details"]) == json.dumps(second["outcome_details"])
     assert len(second["pids"]) >= 4  # broker, world and each pirate apart
     in_one = _agent_sends(one)

@@ -13,45 +13,25 @@ from pathlib import Path
 import pytest
 
 from .conftest import REPO, CommandResult, last_json_line
+from .runs import PLACEMENTS, ScenarioRuns
 from .test_cli import _agent_sends
 
 Cli = Callable[..., CommandResult]
 BUNDLED = sorted(p.name for p in (REPO / "scenarios").glob("*.py") if p.name != "warzone.py")
 """Every bundled scenario but Warzone, which tests/test_warzone_determinism.py plays at 6v6."""
-PLACEMENTS = {"one": (), "workers": ("--workers", "2"), "processes": ("--processes",)}
-
-
-def sends_in_each_placement(tmp_path: Path, *args: str) -> dict[str, list[object]]:
-    """The catalog messages ``warband run ARGS`` sends in each placement (tests/test_cli.py),
-    the three runs side by side (most of their time is processes starting)."""
-    runs: dict[str, subprocess.Popen[str]] = {}
-    try:
-        for name, flags in PLACEMENTS.items():
-            command = ["run", *args, *flags, "--log", str(tmp_path / name), "-q"]
-            runs[name] = subprocess.Popen(
-                [sys.executable, "-m", "warband", *command],
-                cwd=REPO,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-        for name, run in runs.items():
-            _, errors = run.communicate(timeout=240)
-            assert 0 == run.returncode, f"{name}: {errors}"
-    finally:
-        for run in runs.values():
-            if run.poll() is None:
-                run.kill()  # its children end with it (warband.messaging.supervisor)
-            run.wait()
-    return {name: list(_agent_sends(tmp_path / name)) for name in PLACEMENTS}
 
 
 @pytest.mark.processes
 @pytest.mark.parametrize("scenario", BUNDLED)
 def test_every_bundled_scenario_sends_the_same_messages_in_every_placement(
-    tmp_path: Path, scenario: str
+    scenario_runs: ScenarioRuns, scenario: str
 ) -> None:
-    sends = sends_in_each_placement(tmp_path, f"scenarios/{scenario}", "--seed", "2")
+    # With the scenario's defaults: the one-process and --processes runs are the ones the
+    # scenario's own tests read (tests/runs.py); the three start side by side.
+    runs = scenario_runs.placed(f"scenarios/{scenario}", placements=PLACEMENTS)
+    for ran in runs.values():
+        ran.summary()  # each run succeeded
+    sends = {name: _agent_sends(ran.log) for name, ran in runs.items()}
     assert sends["one"], "the run sent no catalog message: nothing was compared"
     assert sends["one"] == sends["workers"]
     assert sends["one"] == sends["processes"]

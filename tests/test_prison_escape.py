@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CommandResult, read_log_events, run_summary
+from tests.conftest import CommandResult, read_log_events
+from tests.runs import ScenarioRuns
 from tests.test_cli import _agent_sends
 
 Cli = Callable[..., CommandResult]
@@ -27,16 +28,19 @@ CONVERSATION = (
 ESCAPE_PLAN = "goal:Escape: Cooperate LeaveCell GoToKey TakeKey GoToExit UnlockExit StepOut"
 
 
-def _run(cli: Cli, *args: str) -> dict[str, Any]:
-    return run_summary(cli, SCENARIO, *args)
+def _run(runs: ScenarioRuns, *args: str, placement: str = "one") -> dict[str, Any]:
+    """The summary of the session's run of the scenario with ``args`` (tests/runs.py)."""
+    return runs.run(SCENARIO, *args, placement=placement).summary()
 
 
 def _events(log_dir: Path, name: str) -> list[dict[str, Any]]:
     return [e for e in read_log_events(log_dir) if e.get("event") == name]
 
 
-def test_a_willing_first_helper_opens_the_bars_and_alice_escapes(warband_cli: Cli) -> None:
-    summary = _run(warband_cli)
+def test_a_willing_first_helper_opens_the_bars_and_alice_escapes(
+    scenario_runs: ScenarioRuns,
+) -> None:
+    summary = _run(scenario_runs)
     details = summary["outcome_details"]
     assert "success" == summary["outcome"]
     assert True is details["escaped"]
@@ -45,17 +49,20 @@ def test_a_willing_first_helper_opens_the_bars_and_alice_escapes(warband_cli: Cl
     assert [ESCAPE_PLAN] == details["plans_chosen"]
 
 
-def test_escaping_means_reaching_the_yard_outside_the_locked_exit_door(warband_cli: Cli) -> None:
-    summary = _run(warband_cli)
+def test_escaping_means_reaching_the_yard_outside_the_locked_exit_door(
+    scenario_runs: ScenarioRuns,
+) -> None:
+    summary = _run(scenario_runs)
     assert "yard" == summary["outcome_details"]["where"]
     assert "reached the yard" in summary["outcome_summary"]
 
 
 def test_explain_shows_alices_search_tree_with_its_cooperable_nodes(
-    warband_cli: Cli, tmp_path: Path
+    warband_cli: Cli, scenario_runs: ScenarioRuns
 ) -> None:
-    _run(warband_cli, "--log", str(tmp_path))
-    explained = warband_cli("explain", str(tmp_path), "--agent", "alice", "--tick", "3")
+    ran = scenario_runs.run(SCENARIO)
+    ran.summary()  # the run succeeded
+    explained = warband_cli("explain", str(ran.log), "--agent", "alice", "--tick", "3")
     assert 0 == explained.returncode, explained.stderr
     tree = explained.stdout.split("search tree:\n", 1)[1]
     assert "GOAP search tree for: at(alice) == yard" in tree
@@ -71,18 +78,18 @@ def test_explain_shows_alices_search_tree_with_its_cooperable_nodes(
     ("first_helper", "reason"), [("busy", "busy"), ("dislikes", "dislikes alice")]
 )
 def test_a_first_helper_who_refuses_sends_alice_to_the_next_one(
-    warband_cli: Cli, first_helper: str, reason: str
+    scenario_runs: ScenarioRuns, first_helper: str, reason: str
 ) -> None:
-    details = _run(warband_cli, "--param", f"first_helper={first_helper}")["outcome_details"]
+    details = _run(scenario_runs, "--param", f"first_helper={first_helper}")["outcome_details"]
     assert True is details["escaped"]
     assert [["bob", reason]] == details["refusals"]
     assert ["carol"] == details["helped_by"]
 
 
 def test_with_nobody_able_to_help_the_escape_is_cancelled_and_alice_rests(
-    warband_cli: Cli,
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    summary = _run(warband_cli, "--param", "nobody_able=true")
+    summary = _run(scenario_runs, "--param", "nobody_able=true")
     details = summary["outcome_details"]
     assert "success" == summary["outcome"]  # cancelling cleanly is what this variant expects
     assert False is details["escaped"]
@@ -92,9 +99,9 @@ def test_with_nobody_able_to_help_the_escape_is_cancelled_and_alice_rests(
 
 
 def test_a_helper_killed_on_the_way_to_the_plate_is_replaced_by_the_next(
-    warband_cli: Cli,
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    details = _run(warband_cli, "--param", "kill_helper=true")["outcome_details"]
+    details = _run(scenario_runs, "--param", "kill_helper=true")["outcome_details"]
     assert True is details["escaped"]
     assert [["bob", "failed: left the run"]] == details["refusals"]
     assert ["carol"] == details["helped_by"]
@@ -103,10 +110,10 @@ def test_a_helper_killed_on_the_way_to_the_plate_is_replaced_by_the_next(
 
 @pytest.mark.processes
 def test_a_helper_whose_process_is_killed_stays_dead_and_alice_asks_the_next(
-    warband_cli: Cli, tmp_path: Path
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    args = ("--param", "kill_helper=true", "--processes", "--log", str(tmp_path))
-    summary = _run(warband_cli, *args)
+    ran = scenario_runs.run(SCENARIO, "--param", "kill_helper=true", placement="processes")
+    summary, tmp_path = ran.summary(), ran.log
     details = summary["outcome_details"]
     assert "escaped" == summary["finish_reason"]  # alice ended the run: nothing hung
     assert True is details["escaped"]
@@ -132,18 +139,19 @@ def _assert_alice_asks_on_at_the_next_tick(log_dir: Path) -> None:
 
 
 def test_alice_asks_the_next_helper_at_the_tick_after_bob_is_killed(
-    warband_cli: Cli, tmp_path: Path
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    _run(warband_cli, "--param", "kill_helper=true", "--log", str(tmp_path))
-    _assert_alice_asks_on_at_the_next_tick(tmp_path)
+    ran = scenario_runs.run(SCENARIO, "--param", "kill_helper=true")
+    ran.summary()  # the run succeeded
+    _assert_alice_asks_on_at_the_next_tick(ran.log)
 
 
 @pytest.mark.processes
 def test_the_six_conversation_messages_pass_between_separate_processes(
-    warband_cli: Cli, tmp_path: Path
+    warband_cli: Cli, scenario_runs: ScenarioRuns
 ) -> None:
-    log_dir = tmp_path / "logs"
-    summary = _run(warband_cli, "--processes", "--log", str(log_dir))
+    ran = scenario_runs.run(SCENARIO, placement="processes")
+    summary, log_dir = ran.summary(), ran.log
     assert True is summary["outcome_details"]["escaped"]
     assert len(summary["pids"]) >= 5  # broker, world, alice and the helpers apart
     assert "commander" not in summary["pids"]
@@ -164,19 +172,20 @@ def test_the_six_conversation_messages_pass_between_separate_processes(
 @pytest.mark.parametrize(
     "param",
     [
-        "first_helper=willing",
-        "first_helper=busy",
-        "first_helper=dislikes",
-        "nobody_able=true",
-        "kill_helper=true",
+        # The scenario's defaults (first_helper=willing): the runs the tests above read.
+        pytest.param((), id="first_helper=willing"),
+        pytest.param(("--param", "first_helper=busy"), id="first_helper=busy"),
+        pytest.param(("--param", "first_helper=dislikes"), id="first_helper=dislikes"),
+        pytest.param(("--param", "nobody_able=true"), id="nobody_able=true"),
+        pytest.param(("--param", "kill_helper=true"), id="kill_helper=true"),
     ],
 )
 def test_the_same_messages_flow_in_one_process_and_with_processes(
-    warband_cli: Cli, tmp_path: Path, param: str
+    scenario_runs: ScenarioRuns, param: tuple[str, ...]
 ) -> None:
-    one, many = tmp_path / "one", tmp_path / "many"
-    first = _run(warband_cli, "--param", param, "--log", str(one))
-    second = _run(warband_cli, "--param", param, "--log", str(many), "--processes")
+    runs = scenario_runs.placed(SCENARIO, *param, placements=("one", "processes"))
+    first, second = runs["one"].summary(), runs["processes"].summary()
+    one, many = runs["one"].log, runs["processes"].log
     assert json.dumps(first["outcome_details"]) == json.dumps(second["outcome_details"])
     in_one = _agent_sends(one)
     assert len(in_one) > 40

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import CommandResult, run_summary
+from tests.conftest import CommandResult
+from tests.runs import ScenarioRuns
 from tests.test_cli import _agent_sends
 
 Cli = Callable[..., CommandResult]
@@ -20,14 +20,15 @@ MEMBERS = ("alpha", "bravo", "charlie", "delta")
 ORDERS = ["StackUp", "ClearCorner"] * 3
 
 
-def _run(cli: Cli, *args: str) -> dict[str, Any]:
-    return run_summary(cli, SCENARIO, *args)
+def _run(runs: ScenarioRuns, *args: str) -> dict[str, Any]:
+    """The summary of the session's run of the scenario with ``args`` (tests/runs.py)."""
+    return runs.run(SCENARIO, *args).summary()
 
 
 def test_the_squad_clears_every_room_in_order_stacking_up_before_clearing(
-    warband_cli: Cli,
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    summary = _run(warband_cli)
+    summary = _run(scenario_runs)
     details = summary["outcome_details"]
     assert "success" == summary["outcome"]
     assert ["room-1", "room-2", "room-3"] == details["rooms_cleared"]
@@ -39,8 +40,10 @@ def test_the_squad_clears_every_room_in_order_stacking_up_before_clearing(
         assert [] == details["members"][name]["interrupted"], name
 
 
-def test_every_member_reports_completion_before_the_squad_moves_on(warband_cli: Cli) -> None:
-    reports = _run(warband_cli)["outcome_details"]["reports"]
+def test_every_member_reports_completion_before_the_squad_moves_on(
+    scenario_runs: ScenarioRuns,
+) -> None:
+    reports = _run(scenario_runs)["outcome_details"]["reports"]
     assert 2 * len(ORDERS) * len(MEMBERS) == len(reports)
     completed = 0
     adopted = 0
@@ -56,9 +59,9 @@ def test_every_member_reports_completion_before_the_squad_moves_on(warband_cli: 
 
 
 def test_a_member_that_never_completes_is_dropped_and_the_others_clear_its_corners(
-    warband_cli: Cli,
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    summary = _run(warband_cli, "--param", "stuck=charlie", "--param", "timeout=8")
+    summary = _run(scenario_runs, "--param", "stuck=charlie", "--param", "timeout=8")
     details = summary["outcome_details"]
     assert "success" == summary["outcome"]
     assert ["room-1", "room-2", "room-3"] == details["rooms_cleared"]
@@ -84,17 +87,17 @@ def test_a_member_that_never_completes_is_dropped_and_the_others_clear_its_corne
     ("params", "outcome"),
     [
         (("rooms=2",), "success"),
-        (("rooms=3",), "success"),
+        ((), "success"),  # the scenario's defaults (rooms=3): the runs the tests above read
         (("stuck=charlie", "timeout=8"), "success"),
     ],
 )
 def test_the_same_messages_flow_in_one_process_and_with_processes(
-    warband_cli: Cli, tmp_path: Path, params: tuple[str, ...], outcome: str
+    scenario_runs: ScenarioRuns, params: tuple[str, ...], outcome: str
 ) -> None:
-    one, many = tmp_path / "one", tmp_path / "many"
     args = [arg for param in params for arg in ("--param", param)]
-    first = _run(warband_cli, *args, "--log", str(one))
-    second = _run(warband_cli, *args, "--log", str(many), "--processes")
+    runs = scenario_runs.placed(SCENARIO, *args, placements=("one", "processes"))
+    first, second = runs["one"].summary(), runs["processes"].summary()
+    one, many = runs["one"].log, runs["processes"].log
     assert outcome == second["outcome"]
     assert json.dumps(first["outcome_details"]) == json.dumps(second["outcome_details"])
     assert len(second["pids"]) >= 6  # broker, world, the leader and each member apart

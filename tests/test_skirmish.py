@@ -8,18 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import CommandResult, last_json_line, read_log_events
+from .conftest import CommandResult, read_log_events
+from .runs import ScenarioRuns
 
 
 def test_skirmish_is_decided_by_the_world_and_renders_from_its_logs(
-    warband_cli: Callable[..., CommandResult], tmp_path: Path
+    warband_cli: Callable[..., CommandResult], scenario_runs: ScenarioRuns, tmp_path: Path
 ) -> None:
-    logs = tmp_path / "logs"
-    run = warband_cli(
-        "run", "scenarios/skirmish.py", "--param", "bots=2", "--log", str(logs), "--json"
-    )
-    assert 0 == run.returncode, run.stderr
-    report = last_json_line(run.stdout)
+    ran = scenario_runs.run("scenarios/skirmish.py", "--param", "bots=2")
+    report, logs = ran.summary(), ran.log
     details = report["outcome_details"]
     assert details["winner"] in ("red", "blue")
     assert 100 == max(details["scores"].values())  # capture and hold's target score
@@ -37,7 +34,7 @@ def test_skirmish_is_decided_by_the_world_and_renders_from_its_logs(
 
 
 def test_skirmish_with_its_defaults_plays_the_same_capture_and_hold_game_as_before(
-    warband_cli: Callable[..., CommandResult],
+    scenario_runs: ScenarioRuns,
 ) -> None:
     # Pinned when the world gained Search and Retrieve, Assassination and Search and Destroy:
     # the new modes' facts and rules must not change a Capture and Hold game. Pinned again
@@ -45,9 +42,7 @@ def test_skirmish_with_its_defaults_plays_the_same_capture_and_hold_game_as_befo
     # ones: the scripted bots see and take cover differently there (red won at tick 118, 100
     # to 81, before). And again when characters began to spawn facing the map's centre, not
     # east, and Warzone gained two spawns a side (red won at tick 112, 101 to 62, before).
-    run = warband_cli("run", "scenarios/skirmish.py", "--json")
-    assert 0 == run.returncode, run.stderr
-    details = last_json_line(run.stdout)["outcome_details"]
+    details = scenario_runs.run("scenarios/skirmish.py").summary()["outcome_details"]
     outcome = details.get("outcome", details)  # the world's outcome, nested or not
     assert {
         "winner": "red",
@@ -81,14 +76,12 @@ def test_render_of_a_log_dir_without_that_tick_says_what_is_there(
 
 @pytest.mark.processes
 def test_skirmish_plays_the_same_game_in_one_process_and_in_many(
-    warband_cli: Callable[..., CommandResult],
+    scenario_runs: ScenarioRuns,
 ) -> None:
-    reports = []
-    for extra in ([], ["--processes"]):
-        run = warband_cli("run", "scenarios/skirmish.py", "--param", "bots=2", "--json", *extra)
-        assert 0 == run.returncode, run.stderr
-        reports.append(last_json_line(run.stdout))
-    single, many = reports
+    runs = scenario_runs.placed(
+        "scenarios/skirmish.py", "--param", "bots=2", placements=("one", "processes")
+    )
+    single, many = runs["one"].summary(), runs["processes"].summary()
     assert 1 == single["processes"]
     assert 6 == many["processes"]  # broker, world, four bots
     assert single["outcome_details"] == many["outcome_details"]

@@ -16,9 +16,9 @@ CONTRACT_KEYS = {"name", "passed", "lost", "duplicated", "target", "target_met"}
 
 
 def test_bench_chaos_json_has_one_entry_per_fault_with_the_contract_keys(
-    warband_cli: Callable[..., CommandResult],
+    bench_chaos_stuck_blocked: CommandResult,
 ) -> None:
-    result = warband_cli("bench", "chaos", "--quick", "--only", "stuck-blocked", "--json")
+    result = bench_chaos_stuck_blocked  # test_stuck_actor.py reads its figures (conftest.py)
 
     assert 0 == result.returncode, result.stderr[-2000:]
     report = last_json_line(result.stdout)

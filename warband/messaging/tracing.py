@@ -47,6 +47,9 @@ TRACE_KEYS = (
 tools read (each event also has ``level``)."""
 
 _FLUSH_EVERY = 256
+_FLUSHED_AT_ONCE = frozenset({"broker.register"})
+"""Events written out as they happen, like warnings: who joined a broker. A long-lived broker
+(the multi-host recipe) logs a few pings a second; its buffer took some 40 s to fill."""
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
 
 
@@ -214,7 +217,8 @@ def _to_sink(logger: Any, method_name: str, event_dict: dict[str, Any]) -> str:
         exc = event.pop("exc_info", None)
         if isinstance(exc, BaseException):
             event["exception"] = repr(exc)
-        sink.write(_jsonable(event), flush=method_name in ("warning", "error", "critical"))
+        at_once = method_name in ("warning", "error", "critical")
+        sink.write(_jsonable(event), flush=at_once or event_dict.get("event") in _FLUSHED_AT_ONCE)
     raise structlog.DropEvent
 
 
