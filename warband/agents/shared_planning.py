@@ -122,13 +122,6 @@ class SharedPlanning:
             return None
         return ready.decision
 
-    def forget(self, agent_id: str) -> None:
-        """Drop what ``agent_id`` asked for (its plan was dropped; it stopped)."""
-        self.scheduler.cancel(agent_id)
-        self._jobs.pop(agent_id, None)
-        self._asked.pop(agent_id, None)
-        self._ready.pop(agent_id, None)
-
     def _deliver(self, delivery: PlanDelivery) -> None:
         job = self._jobs.pop(delivery.agent)
         asked = self._asked.pop(delivery.agent)
