@@ -78,8 +78,7 @@ from .decide import (
     Decider,
     Decision,
     DecisionKind,
-    DecisionMemo,
-    every_fact,
+    GoalByGoal,
     goap_tasks,
     rank_goals,
     world_state,
@@ -139,7 +138,7 @@ class HelpPlan:
     plan: GoapPlan
 
 
-class CooperativeDecider:
+class CooperativeDecider(GoalByGoal[CooperativeSearch]):
     """The most relevant goal with a plan, solo or cooperative (Boeda's goal manager + planner).
 
     Goals are ranked by relevancy (plus GoalBias, as :class:`~warband.agents.GoapDecider`);
@@ -160,45 +159,18 @@ class CooperativeDecider:
         max_expansions: int = 20_000,
         remember: bool = True,
     ) -> None:
+        super().__init__(remember=remember)
         self.brain = brain
-        self.remember = remember
-        """Keep each decision and the facts it saw, for :meth:`reuse`."""
         self._state = state or world_state
         self._context = context or (lambda facts: facts)
         self.cooperation_cost = cooperation_cost
         self.max_expansions = max_expansions
         self.cancelled: set[str] = set()
-        self._search: CooperativeSearch | None = None
-        self._searching: Goal | None = None
-        self._tried: set[str] = set()
-        self.memo = DecisionMemo()
-        """The last decisions and what they read (:meth:`reuse`): every fact, and the
-        progress of the running plan."""
 
     def cancel(self, goal: str) -> None:
         """Never pursue ``goal`` again (nobody would help with it)."""
         self.cancelled.add(goal)
         self.memo.clear()  # decisions made while it could still be pursued
-
-    def reuse(
-        self, facts: FactDB, current: AgentPlan | None, *, progress: int = 0
-    ) -> Decision | None:
-        """The decision :meth:`decide` would make now, if no fact changed since the last one
-        made for ``current`` at this ``progress`` and no goal was cancelled since; None while
-        a goal's search is under way."""
-        if self._search is not None or self._tried:
-            return None
-        return self.memo.recall(facts, current, progress)
-
-    def decide(
-        self, facts: FactDB, current: AgentPlan | None, *, budget: int, progress: int = 0
-    ) -> Decision | None:
-        idle = self._search is None and not self._tried
-        seen = facts.copy() if idle and self.remember else None
-        decision = self._decide(facts, current, budget, progress)
-        if decision is not None and seen is not None:
-            self.memo.remember(current, seen, every_fact(), decision, progress=progress)
-        return decision
 
     def _decide(
         self, facts: FactDB, current: AgentPlan | None, budget: int, progress: int
@@ -267,14 +239,6 @@ class CooperativeDecider:
         if planning is not None:
             self._search, self._searching = None, None
         return planning
-
-    def _reset(self) -> None:
-        self._search, self._searching = None, None
-        self._tried.clear()
-
-    def drop(self, current: AgentPlan, reason: str) -> Decision:
-        self._reset()
-        return Decision("dropped", None, reason)
 
     def _ranking(self, facts: FactDB, context: Any) -> list[tuple[float, Goal]]:
         goals = [goal for goal in self.brain.goals if goal.name not in self.cancelled]

@@ -53,7 +53,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import structlog
 
@@ -346,7 +346,61 @@ def _label(plan: HtnPlan) -> str:
     return f"{plan.root.name}:{path}"
 
 
-class GoapDecider:
+S = TypeVar("S")
+
+
+class GoalByGoal(Generic[S]):
+    """What a GOAP decider keeps between decisions as it searches its goals one after another,
+    best first: the search of the goal under way (``S``; it goes on at the next decision when
+    the budget runs out), the goals tried, and its last decisions (:meth:`reuse`). A subclass
+    makes the decision itself, in ``_decide``."""
+
+    def __init__(self, *, remember: bool) -> None:
+        self.remember = remember
+        """Keep each decision and the facts it saw, for :meth:`reuse`."""
+        self._search: S | None = None
+        self._searching: Goal | None = None
+        self._tried: set[str] = set()
+        self.memo = DecisionMemo()
+        """The last decisions and what they read (:meth:`reuse`): every fact, and the
+        progress of the running plan (what is left of it must still replay)."""
+
+    def reuse(
+        self, facts: FactDB, current: AgentPlan | None, *, progress: int = 0
+    ) -> Decision | None:
+        """The decision :meth:`decide` would make now, if no fact changed since the last one
+        made for ``current`` at this ``progress``; None otherwise, or while a goal's search is
+        under way."""
+        if self._search is not None or self._tried:
+            return None
+        return self.memo.recall(facts, current, progress)
+
+    def decide(
+        self, facts: FactDB, current: AgentPlan | None, *, budget: int, progress: int = 0
+    ) -> Decision | None:
+        # The state, the goals' relevancy and the actions' checks may read any fact.
+        idle = self._search is None and not self._tried
+        seen = facts.copy() if idle and self.remember else None
+        decision = self._decide(facts, current, budget, progress)
+        if decision is not None and seen is not None:
+            self.memo.remember(current, seen, every_fact(), decision, progress=progress)
+        return decision
+
+    def _decide(
+        self, facts: FactDB, current: AgentPlan | None, budget: int, progress: int
+    ) -> Decision | None:
+        raise NotImplementedError
+
+    def drop(self, current: AgentPlan, reason: str) -> Decision:
+        self._reset()
+        return Decision("dropped", None, reason)
+
+    def _reset(self) -> None:
+        self._search, self._searching = None, None
+        self._tried.clear()
+
+
+class GoapDecider(GoalByGoal[GoapSearch]):
     """F.E.A.R. and Pittman's decision: the most relevant goal that has a plan.
 
     A goal's score is its relevancy in the agent's context plus the bias its superior gave it
@@ -375,19 +429,12 @@ class GoapDecider:
         max_expansions: int = 100_000,
         remember: bool = True,
     ) -> None:
+        super().__init__(remember=remember)
         self.brain = brain
-        self.remember = remember
-        """Keep each decision and the facts it saw, for :meth:`reuse`."""
         self._state = state or self._projected
         self._context = context or (lambda facts: facts)
         self.max_expansions = max_expansions
         self._unprojected: set[str] = set()
-        self._search: GoapSearch | None = None
-        self._searching: Goal | None = None
-        self._tried: set[str] = set()
-        self.memo = DecisionMemo()
-        """The last decisions and what they read (:meth:`reuse`): every fact, and the
-        progress of the running plan (what is left of it must still replay)."""
 
     def _projected(self, facts: FactDB) -> WorldState:
         return world_state(facts, skipped=self._warn_unprojected)
@@ -397,27 +444,6 @@ class GoapDecider:
         if name not in self._unprojected:
             self._unprojected.add(name)
             _log.warning("goap.unprojected", fact=name, reason=why, brain=self.brain.name)
-
-    def reuse(
-        self, facts: FactDB, current: AgentPlan | None, *, progress: int = 0
-    ) -> Decision | None:
-        """The decision :meth:`decide` would make now, if no fact changed since the last one
-        made for ``current`` at this ``progress``; None otherwise, or while a goal's search is
-        under way."""
-        if self._search is not None or self._tried:
-            return None
-        return self.memo.recall(facts, current, progress)
-
-    def decide(
-        self, facts: FactDB, current: AgentPlan | None, *, budget: int, progress: int = 0
-    ) -> Decision | None:
-        # The state, the goals' relevancy and the actions' checks may read any fact.
-        idle = self._search is None and not self._tried
-        seen = facts.copy() if idle and self.remember else None
-        decision = self._decide(facts, current, budget, progress)
-        if decision is not None and seen is not None:
-            self.memo.remember(current, seen, every_fact(), decision, progress=progress)
-        return decision
 
     def _decide(
         self, facts: FactDB, current: AgentPlan | None, budget: int, progress: int
@@ -474,14 +500,6 @@ class GoapDecider:
     def context_of(self, facts: FactDB) -> Any:
         """What goals' relevancy functions and actions' checks read, given the agent's facts."""
         return self._context(facts)
-
-    def drop(self, current: AgentPlan, reason: str) -> Decision:
-        self._reset()
-        return Decision("dropped", None, reason)
-
-    def _reset(self) -> None:
-        self._search, self._searching = None, None
-        self._tried.clear()
 
     def _ranking(self, facts: FactDB, context: Any) -> list[tuple[float, Goal]]:
         return rank_goals(self.brain.goals, facts, context)
