@@ -329,17 +329,8 @@ class Broker:
         if state is None:
             return
         router, watch = state.router, state.watch
-        busy = True
-        while busy:
-            if watch.pending:
-                try:
-                    frames, last = _receive_message(router)
-                except zmq.Again:
-                    busy = False
-                else:
-                    self._take(router, watch, frames, last)
-            else:
-                busy = self._route_fast(router, watch)
+        while self._route_some(router, watch):
+            pass
         # Once all that waited is routed: after a pause of the loop, it says who is alive. The
         # monitor is read when due (every _POLL_MS, the housekeeping timer), not at every turn.
         self._check_liveness(router)
@@ -467,17 +458,7 @@ class Broker:
             target=self._housekeeping_timer, name="warband-broker-timer", daemon=True
         ).start()
         while not stopped():
-            if watch.pending:
-                # A connection not heard from yet: every frame's descriptor is read (_take).
-                try:
-                    frames, last = _receive_message(router)
-                except zmq.Again:
-                    busy = False
-                else:
-                    self._take(router, watch, frames, last)
-                    busy = True
-            else:
-                busy = self._route_fast(router, watch)
+            busy = self._route_some(router, watch)
             self._check_liveness(router)
             if not busy or time.monotonic() >= self._next_link_check:
                 # Busy is not idle: connections still come and go. Read the monitor at least
@@ -485,6 +466,18 @@ class Broker:
                 # closed connection, and a silent squatter (a restarted agent that came back
                 # before its old connection was gone) stays connected and is never refused.
                 self._check_links(router, watch)
+
+    def _route_some(self, router: zmq.Socket[bytes], watch: RouterWatch) -> bool:
+        """Route what comes (:meth:`_route_fast`), or one frame while a connection is not heard
+        from yet (every frame's descriptor is read: :meth:`_take`); False when nothing came."""
+        if watch.pending:
+            try:
+                frames, last = _receive_message(router)
+            except zmq.Again:
+                return False
+            self._take(router, watch, frames, last)
+            return True
+        return self._route_fast(router, watch)
 
     def _housekeeping_timer(self) -> None:
         """Tell the routing loop every _POLL_MS that liveness and links are due, until stop."""
