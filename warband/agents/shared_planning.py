@@ -26,7 +26,7 @@ import structlog
 from ..exceptions import ConfigurationError
 from ..planning import PlanDelivery, PlanningScheduler
 from ..planning.search import SearchStatus
-from .decide import AgentPlan, Decision
+from .decide import Decision
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -34,22 +34,16 @@ if TYPE_CHECKING:
 _log = structlog.get_logger("warband.agents")
 
 
-@dataclass(frozen=True)
-class _Delivered:
-    decision: Decision
-    plan: AgentPlan | None
-    """The running plan the decision was made for."""
-    asked: int
-    """The tick the agent asked in."""
-
-
 class _DecisionJob:
     """One agent's decision as a search the scheduler steps: each step is a call of its
     decider with the step's budget (a decider's search goes on where the last call stopped)."""
 
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: Agent, asked: int) -> None:
         self.agent = agent
+        self.asked = asked
+        """The tick the agent asked in."""
         self.plan = agent.plan
+        """The running plan the decision is made for (the one when it was made)."""
         self.expansions = 0
         self.decision: Decision | None = None
 
@@ -92,9 +86,10 @@ class SharedPlanning:
     waits: list[int] = field(default_factory=list)
     """Ticks each delivered decision waited in the queue (0: served in the tick it was asked)."""
     _served: int | None = None
-    _asked: dict[str, int] = field(default_factory=dict)
     _jobs: dict[str, _DecisionJob] = field(default_factory=dict)
-    _ready: dict[str, _Delivered] = field(default_factory=dict)
+    """Each agent's decision asked for and not yet made."""
+    _ready: dict[str, _DecisionJob] = field(default_factory=dict)
+    """Each agent's decision made and not yet taken."""
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -110,9 +105,8 @@ class SharedPlanning:
         if ready is not None and ready.plan is agent.plan:
             return ready.decision
         # (A decision made for a plan that ended or failed while it waited is moot.)
-        if agent.id not in self._asked:
-            self._asked[agent.id] = tick
-            self._jobs[agent.id] = job = _DecisionJob(agent)
+        if agent.id not in self._jobs:
+            self._jobs[agent.id] = job = _DecisionJob(agent, tick)
             self.scheduler.submit(agent.id, job, self._deliver)
         if self._served != tick:
             self._served = tick
@@ -124,8 +118,7 @@ class SharedPlanning:
 
     def _deliver(self, delivery: PlanDelivery) -> None:
         job = self._jobs.pop(delivery.agent)
-        asked = self._asked.pop(delivery.agent)
-        assert job.decision is not None
+        asked = job.asked
         served = self._served if self._served is not None else asked
         self.waits.append(served - asked)
         if served > asked:
@@ -137,4 +130,4 @@ class SharedPlanning:
                 tick=served,
                 expansions=delivery.expansions,
             )
-        self._ready[delivery.agent] = _Delivered(job.decision, job.plan, asked)
+        self._ready[delivery.agent] = job
