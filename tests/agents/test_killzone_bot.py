@@ -3,6 +3,7 @@ group and the class abilities, each with the shipped ``bot.htn`` against a real 
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -702,3 +703,28 @@ def test_escorts_of_a_vip_in_a_dead_end_spread_over_the_next_ring_of_waypoints_t
     ]
     # The house has one neighbour, its yard: the others stand a link further, not on top.
     assert {"house-east-yard", "g3", "h3"} <= set(places), places
+
+
+def test_escorts_stay_within_two_links_of_their_vip_and_off_crowded_spots() -> None:
+    functions = bot_functions(WARZONE)
+    spread_around, escort_near = functions["spread_around"], functions["escort_near"]
+    crowd = [f"blue-{n}" for n in range(1, 6)]
+
+    def facts_of(me: str) -> FactDB:
+        facts = _crowd_facts(me, "blue", crowd, "house-east")
+        for defender in ("blue-8", "blue-9"):  # the squad defending the VIP holds its yard
+            facts.assert_fact("sees", defender, "house-east-yard", 0.0, "blue")
+        return facts
+
+    places = [spread_around(facts_of(me), "house-east", "house-east") for me in crowd[1:]]
+    assert "house-east-yard" not in places, places  # two team mates hold it already
+    assert len(set(places)) == len(places), places  # a place of its own each
+    assert all(escort_near(FactDB(), p, "house-east") for p in places), places
+    # An escort three links out stays (it is near); four links out it catches up.
+    rings = list(itertools.islice(WARZONE.rings("house-east"), 4))
+    assert all(escort_near(FactDB(), w, "house-east") for w in rings[2])
+    assert rings[3] and not any(escort_near(FactDB(), w, "house-east") for w in rings[3])
+    # Around an entity on the move (the object's carrier at e3), one link.
+    around_e3 = list(itertools.islice(WARZONE.rings("e3"), 2))
+    assert all(escort_near(FactDB(), w, "e3") for w in around_e3[0])
+    assert not any(escort_near(FactDB(), w, "e3") for w in around_e3[1])

@@ -43,6 +43,7 @@ gives that domain what it needs from Python:
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
@@ -136,6 +137,10 @@ ATTACK = PositionWeights(
 SPREAD_AT = 3
 """Team mates on one waypoint (the bot included) that spread out when they fight there
 (``spread_spot``): a crowd is one grenade's target and blocks its own lines of fire."""
+
+ESCORT_LINKS = 3
+"""How far (in links) from a VIP in its hiding spot an escort stays (``escort_near``), and its
+escorts in a crowd look for spots (``spread_around``): a VIP in a dead end has one neighbour."""
 
 DETOUR = 1.3
 """How much longer than the shortest a way to the goal may be for a bot in a crowd to take
@@ -656,21 +661,45 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         ]
         return spots[(rank - 1) % len(spots)] if spots else None
 
+    hiding_spots = {m.waypoint for m in game_map.markers_of("hiding")}
+
+    def _escort_links(centre: str) -> int:
+        """How far (in links) escorts stand from ``centre``: :data:`ESCORT_LINKS` around a VIP
+        in its hiding spot (a dead end: a house and its yard), one link around a moving one
+        (as the object's carrier: escorts two and three links back lost Search and Retrieve
+        matches, 12 of 16 against 16 of 16)."""
+        return ESCORT_LINKS if centre in hiding_spots else 1
+
     def spread_around(facts: FactDB, here: Value, centre: Value) -> Value:
         """Where a bot in a crowd (:func:`_crowd_rank`) around ``centre`` (an escorted VIP's
-        waypoint) stands instead: the k-th of the crowd takes the k-th of the centre and its
-        neighbours (and theirs, when there are fewer than the crowd), the fewest team mates
-        first; None when it is not in a crowd or is its first."""
+        waypoint) stands instead: the k-th of the crowd takes the k-th of the centre and the
+        rings around it. Around a hiding VIP, ring after ring (at most :data:`ESCORT_LINKS`)
+        until there is a spot with fewer than two team mates for each rank, those first, then
+        the nearer, then the fewest team mates; around a moving one, its neighbours (and
+        theirs, when there are fewer than the crowd), the fewest team mates first. None when
+        the bot is not in a crowd or is its first."""
         ranked = _crowd_rank(facts, here)
         if ranked is None or not game_map.has_waypoint(str(centre)):
             return None
         rank, held = ranked
         rings = game_map.rings(str(centre))
-        around = [str(centre), *next(rings, ())]
-        if len(around) <= rank:
-            # A VIP in a dead end (a house and its yard): the next ring too.
-            around += next(rings, ())
-        spots = sorted((w for w in around if w != here), key=lambda w: (held[w], w))
+        if _escort_links(str(centre)) == 1:
+            ring = [str(centre), *next(rings, ())]
+            if len(ring) <= rank:
+                ring += next(rings, ())
+            spots = sorted((w for w in ring if w != here), key=lambda w: (held[w], w))
+            return spots[(rank - 1) % len(spots)] if spots else None
+        # The VIP, its escorts and the squad that defends it crowded the house and its yard
+        # when the spots stopped at the second ring.
+        around = {str(centre): 0}
+        for distance, ring in enumerate(rings, 1):
+            free = sum(1 for w in around if w != here and held[w] < 2)
+            if distance > ESCORT_LINKS or free >= rank:
+                break
+            around.update(dict.fromkeys(ring, distance))
+        spots = sorted(
+            (w for w in around if w != here), key=lambda w: (held[w] >= 2, around[w], held[w], w)
+        )
         return spots[(rank - 1) % len(spots)] if spots else None
 
     def nearest_open_tsp(facts: FactDB, team: Value, here: Value) -> Value:
@@ -704,6 +733,16 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     def near(facts: FactDB, here: Value, there: Value) -> bool:
         return here == there or game_map.has_link(str(here), str(there))
+
+    def escort_near(facts: FactDB, here: Value, there: Value) -> bool:
+        """``here`` is near enough ``there`` (the escorted entity's waypoint) for an escort
+        (:func:`_escort_links`)."""
+        if here == there:
+            return True
+        if not game_map.has_waypoint(str(there)):
+            return False
+        rings = itertools.islice(game_map.rings(str(there)), _escort_links(str(there)))
+        return any(here in ring for ring in rings)
 
     def can_capture(facts: FactDB, point: Value) -> bool:
         if str(point) not in tsps:
@@ -813,6 +852,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         "attack_spot": attack_spot,
         "spread_spot": spread_spot,
         "spread_around": spread_around,
+        "escort_near": escort_near,
         "shot_from": shot_from,
         "cover_spot": cover_spot,
         "nearest_open_tsp": nearest_open_tsp,
