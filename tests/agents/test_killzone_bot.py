@@ -728,3 +728,35 @@ def test_escorts_stay_within_two_links_of_their_vip_and_off_crowded_spots() -> N
     around_e3 = list(itertools.islice(WARZONE.rings("e3"), 2))
     assert all(escort_near(FactDB(), w, "e3") for w in around_e3[0])
     assert not any(escort_near(FactDB(), w, "e3") for w in around_e3[1])
+
+
+def _mirrored(waypoint: str) -> str:
+    """The Warzone waypoint's mirror image east-west (a1 <-> i1, house-west <-> house-east)."""
+    if waypoint.startswith("house-"):
+        return waypoint.replace("west", "@").replace("east", "west").replace("@", "east")
+    return chr(ord("a") + ord("i") - ord(waypoint[0])) + waypoint[1:]
+
+
+def test_the_teams_pick_positions_as_mirror_images_on_the_mirrored_map() -> None:
+    # Spots that scored alike went to the smaller waypoint id, which is no mirror image of
+    # itself: the west team fell back on a tie, the east team stepped forward (284 of the
+    # pairs below picked asymmetrically).
+    functions = bot_functions(WARZONE)
+
+    def facts(me: str, team: str, enemy: str, enemy_team: str, enemy_at: str) -> FactDB:
+        known = FactDB()
+        known.assert_fact("self", me, team, "assault")
+        known.assert_fact("ammo", "rifle", 30)
+        known.assert_fact("sees", enemy, enemy_at, 10.0, enemy_team)
+        return known
+
+    grid = sorted(w.id for w in WARZONE.waypoints if len(w.id) == 2)
+    for here, there in itertools.permutations(grid, 2):
+        red = facts("red-1", "red", "blue-1", "blue", there)
+        blue = facts("blue-1", "blue", "red-1", "red", _mirrored(there))
+        red_attack = functions["attack_spot"](red, here, there)
+        blue_attack = functions["attack_spot"](blue, _mirrored(here), _mirrored(there))
+        assert blue_attack == (red_attack and _mirrored(str(red_attack))), (here, there)
+        red_cover = functions["cover_spot"](red, here, 15.0)
+        blue_cover = functions["cover_spot"](blue, _mirrored(here), 15.0)
+        assert blue_cover == (red_cover and _mirrored(str(red_cover))), (here, there)

@@ -483,6 +483,16 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             if (s.team != team) == enemies
         ]
 
+    def _ties_back(ranked: list[ScoredPosition], team: Value) -> list[ScoredPosition]:
+        """``ranked`` with spots that score alike nearer the team's home first, then by id.
+        The position picker breaks ties by id, and an id is no mirror image of itself: on
+        Warzone, mirrored east-west, the west team fell back on a tie and the east team
+        stepped forward."""
+        home = homes.get(str(team))
+        if home is None:
+            return ranked
+        return sorted(ranked, key=lambda c: (-c.score, float(travel(c.waypoint, home)), c.waypoint))
+
     def _my_team(facts: FactDB) -> Value:
         me = SELF.first(facts.facts("self"))
         return me.team if me is not None else None
@@ -542,7 +552,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             blocked_links=closed(facts),
         )
         refused = refused_spots(facts)
-        ranked = [c for c in ranked if c.waypoint not in refused]
+        ranked = [c for c in _ties_back(ranked, team) if c.waypoint not in refused]
         if not ranked or ranked[0].cover <= 0.0:
             return None
         return ranked[0].waypoint
@@ -596,7 +606,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         )
         shunned = {s.waypoint for s in SEES.all(facts.facts("sees")) if s.team != team}
         shunned |= refused_spots(facts)
-        return [c for c in ranked if c.waypoint not in shunned]
+        return [c for c in _ties_back(ranked, team) if c.waypoint not in shunned]
 
     def attack_spot(facts: FactDB, here: Value, enemy_at: Value) -> Value:
         """Default combat's position picking (:func:`_attack_positions`); None when the best is
