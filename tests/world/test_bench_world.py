@@ -46,3 +46,24 @@ def test_tiny_run_reports_tick_times_and_an_agreeing_all_pairs_baseline(
     assert {"8", "30"} == set(report["baseline_allpairs_ms"])
     assert {} == report["targets"]  # checked only when 100 and 1000 entities both ran
     assert "all-pairs" in captured.out and "[bench world]" in captured.err
+    # The same-density series: the largest size is the fixed map's own run (12 x 8 = 96
+    # waypoints for 30 entities), the smaller one plays on a map as crowded (3.2 waypoints
+    # per entity: 8 entities on 6 x 4).
+    density = report["same_density"]
+    assert 3.2 == density["waypoints_per_entity"]
+    assert [(8, 6, 4), (30, 12, 8)] == [
+        (row["entities"], row["columns"], row["rows"]) for row in density["results"]
+    ]
+    assert density["results"][1]["tick_ms"] == report["results"][1]["tick_ms"]
+    assert all(row["agree"] is True for row in density["results"])
+    assert "same density" in captured.out
+
+
+def test_the_same_density_series_can_be_left_out(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _load_benchmark()
+    argv = ["--json", "--sizes", "8", "--ticks", "1", "--warmup", "0", "--no-same-density"]
+    argv += ["--columns", "6", "--rows", "4"]
+
+    assert 0 == bench.main(argv)
+
+    assert "same_density" not in last_json_line(capsys.readouterr().out)
