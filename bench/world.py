@@ -104,7 +104,8 @@ def _map(columns: int, rows: int, seed: int) -> Map:
 
 def _same_density(fixed: list[dict[str, Any]], ticks: int, args: argparse.Namespace) -> dict:
     """Every size again on a map grown to keep the fixed map's crowding at the largest size:
-    as many waypoints per entity, the same proportions. A size whose grid comes out as the
+    as many waypoints per entity (as near as whole columns and rows come), the same
+    proportions. A size whose grid comes out as the
     fixed map is that run's row (the same map, roster and bots: measured once)."""
     largest = max(row["entities"] for row in fixed)
     per_entity = args.columns * args.rows / largest
@@ -113,7 +114,7 @@ def _same_density(fixed: list[dict[str, Any]], ticks: int, args: argparse.Namesp
     for row in fixed:
         entities = row["entities"]
         columns = max(3, round(math.sqrt(per_entity * entities * aspect)))
-        height = max(1, round(columns / aspect))
+        height = max(1, round(per_entity * entities / columns))
         if (columns, height) == (args.columns, args.rows):
             found = dict(row)
         else:
