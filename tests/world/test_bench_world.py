@@ -67,3 +67,22 @@ def test_the_same_density_series_can_be_left_out(capsys: pytest.CaptureFixture[s
     assert 0 == bench.main(argv)
 
     assert "same_density" not in last_json_line(capsys.readouterr().out)
+
+
+def test_the_phase_counter_times_every_phase_of_the_bench_world_without_valgrind(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = REPO / "bench" / "world_callgrind.py"
+    spec = importlib.util.spec_from_file_location("warband_bench_world_callgrind_test", path)
+    assert spec is not None and spec.loader is not None
+    counter = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(counter)
+    argv = ["--entities", "6", "--columns", "5", "--rows", "3", "--ticks", "3", "--warmup", "1"]
+
+    assert 0 == counter.main([*argv, "--no-valgrind"])
+
+    report = last_json_line(capsys.readouterr().out)
+    assert ("cpu_ms", 6, 3) == (report["unit"], report["entities"], report["ticks"])
+    assert all(report[phase] >= 0 for phase in counter.PHASES)
+    assert report["tick_min"] <= report["tick"] <= report["tick_max"]
+    assert report["tick_max"] > 0
