@@ -290,7 +290,7 @@ _PACK_POINT = struct.Struct("<dd").pack
 
 def _spot_key(point: Point) -> bytes:
     """A point's key in a :class:`SightIndex`'s memory: its two coordinates' bits (16 bytes);
-    a sight line's key is its two ends' keys, from then to."""
+    a sight line's key is its two ends' keys, the one it starts from first."""
     return _PACK_POINT(point[0], point[1])
 
 
