@@ -102,11 +102,13 @@ def _map(columns: int, rows: int, seed: int) -> Map:
     return grid_map(columns, rows, spacing=5.0, wall_fraction=0.15, seed=seed)
 
 
-def _same_density(fixed: list[dict[str, Any]], ticks: int, args: argparse.Namespace) -> dict:
+def _same_density(
+    fixed: list[dict[str, Any]], ticks: int, args: argparse.Namespace
+) -> dict[str, Any]:
     """Every size again on a map grown to keep the fixed map's crowding at the largest size:
     as many waypoints per entity (as near as whole columns and rows come), the same
-    proportions. A size whose grid comes out as the
-    fixed map is that run's row (the same map, roster and bots: measured once)."""
+    proportions. A size whose grid comes out as the fixed map is that run's row (the same
+    map, roster and bots: measured once)."""
     largest = max(row["entities"] for row in fixed)
     per_entity = args.columns * args.rows / largest
     aspect = args.columns / args.rows
