@@ -3,6 +3,7 @@ disguise change what is seen, and the grid implementation agrees with the all-pa
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 
@@ -309,9 +310,31 @@ def test_a_full_sight_memory_forgets_its_older_half_and_keeps_answering_like_eve
 
     assert expected == [index.clear(a, b) for a, b in lines]
     assert 8 >= len(index._memory)
-    assert lines[-1] in index._memory  # the newest answer is kept, the oldest ones went
-    assert lines[0] not in index._memory
+    assert index.remembers(*lines[-1])  # the newest answer is kept, the oldest ones went
+    assert not index.remembers(*lines[0])
     assert expected == [index.clear(a, b) for a, b in lines]  # asked again, from memory or not
+
+
+def test_the_sight_memory_is_never_walked_by_the_garbage_collector() -> None:
+    # Keyed by the points' bits, the memory holds no tuples: the collector never tracks it
+    # (a dict taking in tuples is walked, entry by entry, at every full collection).
+    rng = random.Random(5)
+    walls = [((rng.uniform(0, 50), rng.uniform(0, 50)), (rng.uniform(0, 50), 25.0))]
+    index = SightIndex(walls)
+    lines = [((rng.uniform(0, 50), 0.0), (rng.uniform(0, 50), 50.0)) for _ in range(30)]
+
+    assert [line_of_sight(a, b, walls) for a, b in lines] == [index.clear(a, b) for a, b in lines]
+    assert 30 <= len(index._memory) and not gc.is_tracked(index._memory)
+
+
+def test_zero_and_minus_zero_are_two_keys_of_the_sight_memory_with_one_answer() -> None:
+    walls = [((-1.0, 5.0), (1.0, 5.0))]
+    index = SightIndex(walls)
+
+    assert index.clear((0.0, 0.0), (0.0, 10.0)) is False
+    assert not index.remembers((-0.0, 0.0), (0.0, 10.0))  # bits differ: not the same key
+    assert index.clear((-0.0, 0.0), (0.0, 10.0)) is False  # the same arithmetic, the same answer
+    assert index.clear((0.0, 0.0), (0.0, 4.0)) is line_of_sight((0.0, 0.0), (0.0, 4.0), walls)
 
 
 @settings(max_examples=150, deadline=None)

@@ -24,23 +24,32 @@ from .vocabulary import ALIVE, DEAD, DOWNED
 
 def perception_inputs(state: WorldState) -> tuple[list[Observer], list[Body]]:
     """The observers (living agents) and bodies (everyone not dead, turrets) of this tick."""
-    eyes = [_observer(a) for _, a in sorted(state.agents.items()) if a.life == ALIVE]
-    return eyes, bodies(state)
+    agents = [agent for _, agent in sorted(state.agents.items())]
+    eyes = [_observer(a) for a in agents if a.life == ALIVE]
+    return eyes, _bodies(state, agents)
 
 
 def bodies(state: WorldState) -> list[Body]:
     """Everything that can be seen: characters not dead, then turrets, in id order."""
+    return _bodies(state, [agent for _, agent in sorted(state.agents.items())])
+
+
+def _bodies(state: WorldState, agents: list[Character]) -> list[Body]:
     found = [
-        Body(a.id, a.team, a.position, a.cloaked, a.disguised)
-        for _, a in sorted(state.agents.items())
-        if a.life != DEAD
+        Body(a.id, a.team, a.position, a.cloaked, a.disguised) for a in agents if a.life != DEAD
     ]
     found.extend(Body(t.id, t.team, t.position) for _, t in sorted(state.turrets.items()))
     return found
 
 
+_SCOUT_SENSES = Senses(view_distance=60.0)
+"""A scout sees farther; the rest of its senses, and everyone else's, are the defaults (one
+object each, shared: senses are immutable)."""
+_SENSES = Senses()
+
+
 def _observer(agent: Character) -> Observer:
-    senses = Senses(view_distance=60.0) if agent.cls.name == "scout" else Senses()
+    senses = _SCOUT_SENSES if agent.cls.name == "scout" else _SENSES
     return Observer(agent.id, agent.team, agent.position, agent.heading, senses)
 
 

@@ -28,6 +28,7 @@ thousands of them a tick.
 from __future__ import annotations
 
 import math
+import struct
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -284,6 +285,14 @@ _PAD = 1e-6
 """Widening of wall boxes and sight-line cells: the intersection test tolerates a tiny epsilon,
 so a wall just across a grid-cell border may still touch the line."""
 
+_PACK_POINT = struct.Struct("<dd").pack
+
+
+def _spot_key(point: Point) -> bytes:
+    """A point's key in a :class:`SightIndex`'s memory: its two coordinates' bits (16 bytes);
+    a sight line's key is its two ends' keys, the one it starts from first."""
+    return _PACK_POINT(point[0], point[1])
+
 
 class SightIndex:
     """Line-of-sight tests against fixed walls, fast enough for many entities per tick.
@@ -296,6 +305,13 @@ class SightIndex:
     answers are remembered per ``(from, to)`` pair: characters standing on waypoints ask the
     same questions tick after tick. When the memory holds ``cache_limit`` pairs, the older half
     is forgotten.
+
+    The memory is keyed by the bytes of the two points' coordinates (:func:`_spot_key`), not by
+    the points: a dict of bytes and booleans is one Python's garbage collector never tracks,
+    while a dict that takes in new tuples is tracked again and walked entry by entry at every
+    full collection, which came every tick or two in a 1000-entity world (hundreds of
+    thousands of entries). Two points equal as numbers but not as bits (``0.0`` and ``-0.0``)
+    get two entries with the same answer: the test on either is the same arithmetic.
     """
 
     def __init__(
@@ -325,27 +341,36 @@ class SightIndex:
                 column = self._columns.setdefault(cx, {})
                 for cy in range(math.floor(y0 / cell_size), math.floor(y1 / cell_size) + 1):
                     column.setdefault(cy, []).append(wall)
-        self._memory: dict[tuple[Point, Point], bool] = {}
+        self._memory: dict[bytes, bool] = {}
         self._longest = max(
             (abs(q[0] - p[0]) + abs(q[1] - p[1]) for p, q in self.walls), default=0.0
         )
 
     def clear(self, a: Point, b: Point) -> bool:
         """True when no wall touches the segment from ``a`` to ``b``."""
-        key = (a, b)
+        key_a, key_b = _spot_key(a), _spot_key(b)
+        known = self._memory.get(key_a + key_b)
+        return self._learn(a, b, key_a, key_b) if known is None else known
+
+    def remembers(self, a: Point, b: Point) -> bool:
+        """True when the answer for the line from ``a`` to ``b`` is in memory (it will not be
+        tested again)."""
+        return _spot_key(a) + _spot_key(b) in self._memory
+
+    def _learn(self, a: Point, b: Point, key_a: bytes, key_b: bytes) -> bool:
+        """Test the line from ``a`` to ``b`` (keys: :func:`_spot_key` of each) and remember the
+        answer, for the line back too when it holds for it."""
         memory = self._memory
-        known = memory.get(key)
-        if known is None:
-            known, mirrored = self._test(a, b)
-            if len(memory) + 2 > self.cache_limit:
-                # Forget the older half (a dict keeps the order answers were learnt in), not
-                # everything: a thousand characters on the move meet most of their pairs again
-                # within a few ticks, and a memory emptied at once makes one tick pay for all.
-                for old in list(islice(memory, len(memory) // 2 + 1)):
-                    del memory[old]
-            memory[key] = known
-            if mirrored:  # the body looking back at the observer asks the same question
-                memory[b, a] = known
+        known, mirrored = self._test(a, b)
+        if len(memory) + 2 > self.cache_limit:
+            # Forget the older half (a dict keeps the order answers were learnt in), not
+            # everything: a thousand characters on the move meet most of their pairs again
+            # within a few ticks, and a memory emptied at once makes one tick pay for all.
+            for old in list(islice(memory, len(memory) // 2 + 1)):
+                del memory[old]
+        memory[key_a + key_b] = known
+        if mirrored:  # the body looking back at the observer asks the same question
+            memory[key_b + key_a] = known
         return known
 
     def _test(self, a: Point, b: Point) -> tuple[bool, bool]:
@@ -466,7 +491,17 @@ class _Strips:
         rows: dict[int, list[_Entry]] = {}
         for number, body in enumerate(bodies):
             x, y = body.position
-            entry = (x, y, body.id, body.team, body.cloaked, body.disguised, body.position, number)
+            entry = (
+                x,
+                y,
+                body.id,
+                body.team,
+                body.cloaked,
+                body.disguised,
+                body.position,
+                _spot_key(body.position),
+                number,
+            )
             rows.setdefault(math.floor(y / height), []).append(entry)
         self.rows: dict[int, tuple[list[float], list[_Entry]]] = {}
         for row, entries in rows.items():
@@ -486,9 +521,9 @@ class _Strips:
         return found
 
 
-_Entry: TypeAlias = tuple[float, float, str, str, bool, bool, Point, int]
-"""A body in a strip: x, y, id, team, cloaked, disguised, position, index in the bodies given
-(the fields the hot loop reads, unpacked in one go)."""
+_Entry: TypeAlias = tuple[float, float, str, str, bool, bool, Point, bytes, int]
+"""A body in a strip: x, y, id, team, cloaked, disguised, position, its key in a sight index's
+memory, index in the bodies given (the fields the hot loop reads, unpacked in one go)."""
 
 
 def _seen_by(eye: _Eye, strips: _Strips, index: SightIndex) -> list[SeenBody]:
@@ -497,19 +532,20 @@ def _seen_by(eye: _Eye, strips: _Strips, index: SightIndex) -> list[SeenBody]:
     x, y, fx, fy, reach, cos_half = eye.x, eye.y, eye.fx, eye.fy, eye.reach, eye.cos_half
     cone, own, team, cloak_reach = not eye.all_around, eye.id, eye.team, eye.cloak_reach
     spot = eye.observer.position
-    hypot, memory, clear = math.hypot, index._memory, index.clear
+    spot_key = _spot_key(spot)
+    hypot, memory, learn = math.hypot, index._memory, index._learn
     found: list[SeenBody] = []
     for strip in strips.in_box(*eye.view_box()):
-        for bx, by, body, side, cloaked, disguised, there, number in strip:
+        for bx, by, body, side, cloaked, disguised, there, there_key, number in strip:
             dx, dy = bx - x, by - y
             d = hypot(dx, dy)
             if d > reach or (cone and d > 0.0 and dx * fx + dy * fy < d * cos_half - 1e-9):
                 continue
             if body == own or (cloaked and side != team and d > cloak_reach):
                 continue
-            sight = memory.get((spot, there))
+            sight = memory.get(spot_key + there_key)
             if sight is None:
-                sight = clear(spot, there)
+                sight = learn(spot, there, spot_key, there_key)
             if sight:
                 seen_as = team if disguised and side != team else side
                 found.append((d, body, len(found), seen_as, number))

@@ -1,0 +1,193 @@
+"""Instructions of ``bench world``'s tick, phase by phase, under callgrind.
+
+``python bench/world_callgrind.py --entities 1000 [--columns 64 --rows 40 --ticks 10]`` runs
+itself again under ``valgrind --tool=callgrind --dump-before=getloadavg``: the same map, world
+and simple bots as ``warband bench world`` (seed 1, 2 warm-up ticks), with ``os.getloadavg()``
+called between the phases of every tick, so that callgrind writes one dump per phase. It then
+prints, per phase, the median over the measured ticks in instructions: ``acts`` (the bots'
+acts, not part of the tick), ``step``, ``senses`` (who sees and hears whom, worked out once),
+``facts`` (every agent's percept) and ``deltas`` (every agent's delta percept); ``tick`` is
+step + senses + facts + deltas. Instructions do not depend on the machine's load, which the
+wall clock of ``warband bench world`` does.
+
+``--no-valgrind`` runs the phases in this process and reads ``time.process_time()`` at the
+same marks instead (CPU time, noisy under load; labelled so). ``PYTHONHASHSEED`` is set to 0
+for the counted run, so two runs of the same code count the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+PHASES = ("acts", "step", "senses", "facts", "deltas")
+"""The marks of one tick, in order; the tick is every phase but ``acts``."""
+
+
+def main(argv: list[str]) -> int:
+    """Count (or time) the phases; prints a summary line and one JSON line; 0 on success."""
+    args = _parser().parse_args(argv)
+    if args.child is not None:
+        _run_phases(args, mark=os.getloadavg if args.child == "callgrind" else None)
+        return 0
+    if args.no_valgrind:
+        counts = _run_phases(args, mark=None)
+        unit = "cpu_ms"
+    else:
+        counts = _under_callgrind(args)
+        unit = "instructions"
+    report = _summary(counts, args, unit)
+    per = "M" if unit == "instructions" else "ms"
+    scale = 1e6 if unit == "instructions" else 1.0
+    print(
+        f"{args.entities} entities on {args.columns}x{args.rows}: tick "
+        f"{report['tick'] / scale:.1f} {per} (median of {args.ticks}; "
+        + ", ".join(f"{p} {report[p] / scale:.1f}" for p in PHASES)
+        + f"; ticks from {report['tick_min'] / scale:.0f} to {report['tick_max'] / scale:.0f})"
+    )
+    print(json.dumps(report, sort_keys=True))
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python bench/world_callgrind.py", description=__doc__)
+    parser.add_argument("--entities", type=int, default=1000)
+    parser.add_argument("--columns", type=int, default=64, help="map width in waypoints")
+    parser.add_argument("--rows", type=int, default=40, help="map height in waypoints")
+    parser.add_argument("--ticks", type=int, default=10, help="measured ticks")
+    parser.add_argument("--warmup", type=int, default=2, help="ticks before the measured ones")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-valgrind", action="store_true", help="CPU time in this process")
+    parser.add_argument("--child", choices=("callgrind",), help=argparse.SUPPRESS)
+    return parser
+
+
+def _bench_world() -> Any:
+    """``bench/world.py``, loaded by path as ``warband bench world`` loads it."""
+    path = Path(__file__).with_name("world.py")
+    spec = importlib.util.spec_from_file_location("warband_bench_world_phases", path)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {path}: is the bench directory complete?")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run_phases(args: argparse.Namespace, mark: Callable[..., Any] | None) -> list[float]:
+    """Play the bench's world; between phases, ``mark()`` (callgrind dumps there) or, without
+    one, read the CPU clock. Returns the CPU milliseconds per phase when timing itself."""
+    from warband.world import PerceptDeltas
+    from warband.world._senses import senses
+
+    bench = _bench_world()
+    world = bench._build_world(bench._map(args.columns, args.rows, args.seed), args.entities, 1)
+    rng = random.Random(args.seed)
+    facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
+    deltas = PerceptDeltas()
+    for agent in world.agent_ids:
+        deltas.next(agent, facts[agent], world.tick)
+    spent: list[float] = []
+    clock = [time.process_time()]
+
+    def border() -> None:
+        if mark is not None:
+            mark()
+        else:
+            now = time.process_time()
+            spent.append((now - clock[0]) * 1000)
+            clock[0] = now
+
+    border()  # set-up ends
+    for _ in range(args.warmup + args.ticks):
+        for agent in world.agent_ids:
+            bench._act(world, agent, facts[agent], rng)
+        border()
+        world.step()
+        border()
+        senses(world._state)
+        border()
+        facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
+        border()
+        for agent in world.agent_ids:
+            deltas.next(agent, facts[agent], world.tick)
+        border()
+    return spent[1:]  # the first: set-up
+
+
+def _under_callgrind(args: argparse.Namespace) -> list[float]:
+    """Run the phases in a child under callgrind; the instructions of every dump, in order."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("valgrind is not installed: install it, or pass --no-valgrind")
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "cg.out"
+        child = [sys.executable, __file__, "--child", "callgrind", *_settings(args)]
+        command = [valgrind, "--tool=callgrind", "--dump-before=getloadavg"]
+        command += [f"--callgrind-out-file={out}", *child]
+        env = dict(os.environ, PYTHONHASHSEED="0")
+        print(f"[world callgrind] {args.entities} entities under callgrind...", file=sys.stderr)
+        done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if done.returncode != 0:
+            tail = done.stderr.decode(errors="replace")[-2000:]
+            raise RuntimeError(f"the counted run failed (exit {done.returncode}):\n{tail}")
+        dumps = sorted(Path(folder).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
+        # Dump n holds what ran before the n-th mark: the first is the set-up; what ran after
+        # the last mark (the exit) is in the final file, not a dump.
+        return [_instructions(dump) for dump in dumps][1:]
+
+
+def _settings(args: argparse.Namespace) -> list[str]:
+    return [
+        f"--entities={args.entities}",
+        f"--columns={args.columns}",
+        f"--rows={args.rows}",
+        f"--ticks={args.ticks}",
+        f"--warmup={args.warmup}",
+        f"--seed={args.seed}",
+    ]
+
+
+def _instructions(dump: Path) -> float:
+    for line in dump.read_text().splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return float(line.split()[1])
+    raise RuntimeError(f"{dump}: no summary line; is it a callgrind dump?")
+
+
+def _summary(counts: list[float], args: argparse.Namespace, unit: str) -> dict[str, Any]:
+    """Medians per phase over the measured ticks (the warm-up ones left out)."""
+    ticks = [counts[i : i + len(PHASES)] for i in range(0, len(counts), len(PHASES))]
+    measured = [tick for tick in ticks[args.warmup :] if len(tick) == len(PHASES)]
+    if not measured:
+        raise RuntimeError(f"no measured tick in {len(counts)} marks: was --ticks 0?")
+    totals = [sum(tick[1:]) for tick in measured]
+    report: dict[str, Any] = {
+        phase: statistics.median(tick[i] for tick in measured) for i, phase in enumerate(PHASES)
+    }
+    report.update(
+        tick=statistics.median(totals),
+        tick_min=min(totals),
+        tick_max=max(totals),
+        unit=unit,
+        entities=args.entities,
+        columns=args.columns,
+        rows=args.rows,
+        ticks=len(measured),
+    )
+    return report
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
