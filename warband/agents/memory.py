@@ -39,6 +39,10 @@ class Memory:
         # Each source's facts by fact_key, so ("armed", True) and ("armed", 1) stay two facts.
         self._sources: dict[str, dict[Fact, Fact]] = {}
         self._remembered: dict[Fact, Fact] = {}
+        # The keys of the remembered facts by name, in the order remembered: forget() looks at
+        # the facts of one name, not at everything the plan remembered (a bot forgets an
+        # enemy's last sighting for every enemy gone out of sight).
+        self._remembered_names: dict[Value, dict[Fact, None]] = {}
         # The union, kept up to date fact by fact: a source changes a few facts a tick, and
         # rebuilding the whole database on every change cost a quarter of a Warzone match.
         self._db = FactDB()
@@ -54,11 +58,11 @@ class Memory:
             raise ConfigurationError(
                 f"the source {MEMORY!r} changes only by remember() and forget()"
             )
-        old = self._sources.get(source, {})
+        old = self._sources.get(source, _NOTHING)
         new = {}
         for fact in facts:
-            known = _as_fact(fact)
-            new[fact_key(known)] = known
+            known, key = _keyed(fact, old)
+            new[key] = known
         for key, fact in old.items():
             if key not in new:
                 self._drop(key, fact)
@@ -83,10 +87,10 @@ class Memory:
         held = self._sources.setdefault(source, {})
         coming: dict[Fact, Fact] = {}
         for fact in added:
-            known = _as_fact(fact)
-            coming[fact_key(known)] = known
+            known, key = _keyed(fact, _NOTHING)
+            coming[key] = known
         for fact in removed:
-            key = fact_key(_as_fact(fact))
+            key = _keyed(fact, held)[1]
             if key not in coming and key in held:
                 self._drop(key, held.pop(key))
         for key, fact in coming.items():
@@ -105,6 +109,7 @@ class Memory:
         key = fact_key(known)
         if key not in self._remembered:
             self._remembered[key] = known
+            self._remembered_names.setdefault(known[0], {})[key] = None
             self._hold(key, known)
 
     def forget(self, *pattern: Value) -> int:
@@ -117,9 +122,16 @@ class Memory:
             pattern = pattern[:-1]
         if not pattern:
             raise ConfigurationError("forget needs at least the fact's name")
-        gone = [key for key, fact in self._remembered.items() if _starts_with(fact, pattern)]
+        named = self._remembered_names.get(pattern[0])
+        if named is None:
+            return 0
+        remembered = self._remembered
+        gone = [key for key in named if _starts_with(remembered[key], pattern)]
         for key in gone:
-            self._drop(key, self._remembered.pop(key))
+            del named[key]
+            self._drop(key, remembered.pop(key))
+        if not named:
+            del self._remembered_names[pattern[0]]
         return len(gone)
 
     def _hold(self, key: Fact, fact: Fact) -> None:
@@ -168,8 +180,32 @@ class Memory:
         return {name: list(self.source(name)) for name in self.sources()}
 
 
+_NOTHING: dict[Fact, Fact] = {}
+
+
 def _as_fact(fact: Sequence[Value]) -> Fact:
     return check_fact(tuple(fact))
+
+
+def _keyed(fact: Sequence[Value], held: dict[Fact, Fact]) -> tuple[Fact, Fact]:
+    """``fact`` as a checked tuple, and its :func:`~warband.values.fact_key`.
+
+    Most facts a source gives were in what it gave before: a fact holding no bool and no list
+    is its own key, and one equal to a fact already ``held`` was checked when that one came
+    (equal values are valid alike), so it is neither checked nor keyed again. The types are
+    looked at first because ``==`` alone takes ``True`` for ``1``.
+    """
+    known = fact if fact.__class__ is tuple else tuple(fact)
+    if bool not in map(type, known) and tuple not in map(type, known):
+        try:
+            if known in held:
+                return known, known
+        except TypeError:  # unhashable (a list inside): check_fact names it
+            pass
+        known = check_fact(known)
+        return known, known
+    known = check_fact(known)
+    return known, fact_key(known)
 
 
 def _starts_with(fact: Fact, pattern: Sequence[Value]) -> bool:
