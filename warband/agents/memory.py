@@ -138,8 +138,7 @@ class Memory:
         """One more source says ``fact``; the first one puts it in the database."""
         held = self._holders.get(key, 0)
         if held == 0:
-            name, *args = fact
-            self._db.assert_fact(name, *args)  # type: ignore[arg-type]  # a name: checked
+            self._db.add_new(fact)  # checked on the way in
         self._holders[key] = held + 1
 
     def _drop(self, key: Fact, fact: Fact) -> None:
@@ -147,8 +146,7 @@ class Memory:
         held = self._holders[key] - 1
         if held == 0:
             del self._holders[key]
-            name, *args = fact
-            self._db.retract(name, *args)  # type: ignore[arg-type]
+            self._db.remove_fact(fact)
         else:
             self._holders[key] = held
 
