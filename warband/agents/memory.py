@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..exceptions import ConfigurationError
 from ..planning import FactDB
-from ..values import Fact, Value, check_fact, fact_key, values_equal
+from ..values import Fact, Value, check_fact, fact_key, value_key, values_equal
 
 MEMORY = "memory"
 """The source ``!remember`` and ``!forget`` write: the only one that lasts until changed."""
@@ -39,10 +39,10 @@ class Memory:
         # Each source's facts by fact_key, so ("armed", True) and ("armed", 1) stay two facts.
         self._sources: dict[str, dict[Fact, Fact]] = {}
         self._remembered: dict[Fact, Fact] = {}
-        # The keys of the remembered facts by name, in the order remembered: forget() looks at
-        # the facts of one name, not at everything the plan remembered (a bot forgets an
-        # enemy's last sighting for every enemy gone out of sight).
-        self._remembered_names: dict[Value, dict[Fact, None]] = {}
+        # The keys of the remembered facts by name, and by name and first value, in the order
+        # remembered: forget() looks only at the facts its pattern can match, not at all the
+        # plan remembered (a bot forgets an enemy's last sighting for each enemy out of sight).
+        self._remembered_groups: dict[object, dict[Fact, None]] = {}
         # The union, kept up to date fact by fact: a source changes a few facts a tick, and
         # rebuilding the whole database on every change cost a quarter of a Warzone match.
         self._db = FactDB()
@@ -109,7 +109,8 @@ class Memory:
         key = fact_key(known)
         if key not in self._remembered:
             self._remembered[key] = known
-            self._remembered_names.setdefault(known[0], {})[key] = None
+            for group in _groups_of(known):
+                self._remembered_groups.setdefault(group, {})[key] = None
             self._hold(key, known)
 
     def forget(self, *pattern: Value) -> int:
@@ -122,16 +123,17 @@ class Memory:
             pattern = pattern[:-1]
         if not pattern:
             raise ConfigurationError("forget needs at least the fact's name")
-        named = self._remembered_names.get(pattern[0])
-        if named is None:
-            return 0
-        remembered = self._remembered
-        gone = [key for key in named if _starts_with(remembered[key], pattern)]
+        remembered, groups = self._remembered, self._remembered_groups
+        candidates = groups.get(_group_of(pattern), _NO_KEYS)
+        gone = [key for key in candidates if _starts_with(remembered[key], pattern)]
         for key in gone:
-            del named[key]
-            self._drop(key, remembered.pop(key))
-        if not named:
-            del self._remembered_names[pattern[0]]
+            fact = remembered.pop(key)
+            for group in _groups_of(fact):
+                keys = groups[group]
+                del keys[key]
+                if not keys:
+                    del groups[group]
+            self._drop(key, fact)
         return len(gone)
 
     def _hold(self, key: Fact, fact: Fact) -> None:
@@ -179,6 +181,18 @@ class Memory:
 
 
 _NOTHING: dict[Fact, Fact] = {}
+_NO_KEYS: dict[Fact, None] = {}
+
+
+def _group_of(pattern: Sequence[Value]) -> object:
+    """The narrowest group of remembered facts that holds every fact ``pattern`` matches: its
+    name and first value (as a key: True apart from 1), or its name alone."""
+    return (pattern[0], value_key(pattern[1])) if len(pattern) > 1 else pattern[0]
+
+
+def _groups_of(fact: Fact) -> tuple[object, ...]:
+    """The groups a remembered ``fact`` is in (:func:`_group_of` each pattern it may match)."""
+    return (fact[0], (fact[0], value_key(fact[1]))) if len(fact) > 1 else (fact[0],)
 
 
 def _as_fact(fact: Sequence[Value]) -> Fact:
