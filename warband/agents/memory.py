@@ -192,7 +192,9 @@ def _group_of(pattern: Sequence[Value]) -> object:
 
 def _groups_of(fact: Fact) -> tuple[object, ...]:
     """The groups a remembered ``fact`` is in (:func:`_group_of` each pattern it may match)."""
-    return (fact[0], (fact[0], value_key(fact[1]))) if len(fact) > 1 else (fact[0],)
+    if len(fact) == 1:
+        return (fact[0],)  # by index: any fact's name (memory holds facts of every kind)
+    return (fact[0], (fact[0], value_key(fact[1])))  # by index: its name and first value
 
 
 def _as_fact(fact: Sequence[Value]) -> Fact:
