@@ -204,7 +204,7 @@ _step = st.one_of(
 )  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(_step, max_size=30))
 def test_memory_kept_up_to_date_equals_memory_recomputed_fact_for_fact_and_in_order(
     steps: list[Any],
