@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib.util
 
 import pytest
@@ -40,3 +41,24 @@ def test_an_unknown_loop_name_is_an_error_naming_the_choices(
     with pytest.raises(ConfigurationError, match=r"'trio'.*uvloop, asyncio"):
         event_loop.run(coroutine)
     assert coroutine.cr_frame is None  # closed, not left to warn "never awaited"
+
+
+async def _thresholds() -> tuple[int, ...]:
+    return gc.get_threshold()
+
+
+def test_actors_run_with_the_collector_run_less_often_and_the_thresholds_come_back() -> None:
+    before = gc.get_threshold()
+    during = event_loop.run(_thresholds())
+    assert (event_loop.YOUNG_THRESHOLD, *before[1:]) == during
+    assert before == gc.get_threshold()
+
+
+def test_fewer_collections_never_lowers_a_threshold_raised_already() -> None:
+    before = gc.get_threshold()
+    gc.set_threshold(10 * event_loop.YOUNG_THRESHOLD, *before[1:])
+    try:
+        with event_loop.fewer_collections():
+            assert 10 * event_loop.YOUNG_THRESHOLD == gc.get_threshold()[0]
+    finally:
+        gc.set_threshold(*before)

@@ -261,3 +261,25 @@ def test_an_unpickled_or_deep_copied_database_has_a_version_of_its_own() -> None
         assert facts.version != twin.version
         twin.assert_fact("c")
         assert ("c",) not in facts
+
+
+_checked_fact = st.tuples(
+    st.sampled_from(["at", "armed"]),
+    # No list value holding a bool: assert_fact takes (True, 2) for (1, 2) (add_new as well).
+    st.lists(st.sampled_from(["a", "b", True, 1, 1.0, 0, (1, 2), ("x", 2)]), max_size=2),
+).map(lambda named: (named[0], *named[1]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), _checked_fact), max_size=30))
+def test_add_new_and_remove_fact_change_the_database_as_assert_fact_and_retract_do(
+    steps: list[tuple[bool, tuple[object, ...]]],
+) -> None:
+    fast, slow = FactDB(), FactDB()
+    for adding, fact in steps:
+        if adding:
+            assert slow.assert_fact(*fact) == fast.add_new(fact)  # type: ignore[arg-type]
+        else:
+            assert slow.retract(*fact) == fast.remove_fact(fact)  # type: ignore[arg-type]
+        assert repr(list(slow)) == repr(list(fast))  # repr: == takes True for 1
+        assert slow.names() == fast.names()

@@ -88,6 +88,8 @@ def test_a_fact_kind_reads_fields_by_name() -> None:
 def test_reading_a_fact_of_another_kind_names_the_expected_fields() -> None:
     with pytest.raises(VocabularyError, match=r"expected \('sees', id, waypoint, distance, team\)"):
         SEES.read(("sees", "b", "m3"))
+    with pytest.raises(VocabularyError, match=r"expected \('sees', id, waypoint, distance, team\)"):
+        SEES.all([("sees", "b", "m3", 10.0, "blue"), ("sees", "b", "m3")])  # all() as read()
 
 
 def test_check_fact_name_knows_facts_and_events_and_lists_them_otherwise() -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..exceptions import ConfigurationError
 from ..planning import FactDB
-from ..values import Fact, Value, check_fact, fact_key, values_equal
+from ..values import Fact, Value, check_fact, fact_key, value_key, values_equal
 
 MEMORY = "memory"
 """The source ``!remember`` and ``!forget`` write: the only one that lasts until changed."""
@@ -39,6 +39,10 @@ class Memory:
         # Each source's facts by fact_key, so ("armed", True) and ("armed", 1) stay two facts.
         self._sources: dict[str, dict[Fact, Fact]] = {}
         self._remembered: dict[Fact, Fact] = {}
+        # The keys of the remembered facts by name, and by name and first value, in the order
+        # remembered: forget() looks only at the facts its pattern can match, not at all the
+        # plan remembered (a bot forgets an enemy's last sighting for each enemy out of sight).
+        self._remembered_groups: dict[object, dict[Fact, None]] = {}
         # The union, kept up to date fact by fact: a source changes a few facts a tick, and
         # rebuilding the whole database on every change cost a quarter of a Warzone match.
         self._db = FactDB()
@@ -54,11 +58,11 @@ class Memory:
             raise ConfigurationError(
                 f"the source {MEMORY!r} changes only by remember() and forget()"
             )
-        old = self._sources.get(source, {})
+        old = self._sources.get(source, _NOTHING)
         new = {}
         for fact in facts:
-            known = _as_fact(fact)
-            new[fact_key(known)] = known
+            known, key = _keyed(fact, old)
+            new[key] = known
         for key, fact in old.items():
             if key not in new:
                 self._drop(key, fact)
@@ -83,10 +87,10 @@ class Memory:
         held = self._sources.setdefault(source, {})
         coming: dict[Fact, Fact] = {}
         for fact in added:
-            known = _as_fact(fact)
-            coming[fact_key(known)] = known
+            known, key = _keyed(fact, _NOTHING)
+            coming[key] = known
         for fact in removed:
-            key = fact_key(_as_fact(fact))
+            key = _keyed(fact, held)[1]
             if key not in coming and key in held:
                 self._drop(key, held.pop(key))
         for key, fact in coming.items():
@@ -105,6 +109,8 @@ class Memory:
         key = fact_key(known)
         if key not in self._remembered:
             self._remembered[key] = known
+            for group in _groups_of(known):
+                self._remembered_groups.setdefault(group, {})[key] = None
             self._hold(key, known)
 
     def forget(self, *pattern: Value) -> int:
@@ -117,17 +123,24 @@ class Memory:
             pattern = pattern[:-1]
         if not pattern:
             raise ConfigurationError("forget needs at least the fact's name")
-        gone = [key for key, fact in self._remembered.items() if _starts_with(fact, pattern)]
+        remembered, groups = self._remembered, self._remembered_groups
+        candidates = groups.get(_group_of(pattern), _NO_KEYS)
+        gone = [key for key in candidates if _starts_with(remembered[key], pattern)]
         for key in gone:
-            self._drop(key, self._remembered.pop(key))
+            fact = remembered.pop(key)
+            for group in _groups_of(fact):
+                keys = groups[group]
+                del keys[key]
+                if not keys:
+                    del groups[group]
+            self._drop(key, fact)
         return len(gone)
 
     def _hold(self, key: Fact, fact: Fact) -> None:
         """One more source says ``fact``; the first one puts it in the database."""
         held = self._holders.get(key, 0)
         if held == 0:
-            name, *args = fact
-            self._db.assert_fact(name, *args)  # type: ignore[arg-type]  # a name: checked
+            self._db.add_new(fact)  # checked on the way in
         self._holders[key] = held + 1
 
     def _drop(self, key: Fact, fact: Fact) -> None:
@@ -135,8 +148,7 @@ class Memory:
         held = self._holders[key] - 1
         if held == 0:
             del self._holders[key]
-            name, *args = fact
-            self._db.retract(name, *args)  # type: ignore[arg-type]
+            self._db.remove_fact(fact)
         else:
             self._holders[key] = held
 
@@ -168,8 +180,46 @@ class Memory:
         return {name: list(self.source(name)) for name in self.sources()}
 
 
+_NOTHING: dict[Fact, Fact] = {}
+_NO_KEYS: dict[Fact, None] = {}
+
+
+def _group_of(pattern: Sequence[Value]) -> object:
+    """The narrowest group of remembered facts that holds every fact ``pattern`` matches: its
+    name and first value (as a key: True apart from 1), or its name alone."""
+    return (pattern[0], value_key(pattern[1])) if len(pattern) > 1 else pattern[0]
+
+
+def _groups_of(fact: Fact) -> tuple[object, ...]:
+    """The groups a remembered ``fact`` is in (:func:`_group_of` each pattern it may match)."""
+    if len(fact) == 1:
+        return (fact[0],)  # by index: any fact's name (memory holds facts of every kind)
+    return (fact[0], (fact[0], value_key(fact[1])))  # by index: its name and first value
+
+
 def _as_fact(fact: Sequence[Value]) -> Fact:
     return check_fact(tuple(fact))
+
+
+def _keyed(fact: Sequence[Value], held: dict[Fact, Fact]) -> tuple[Fact, Fact]:
+    """``fact`` as a checked tuple, and its :func:`~warband.values.fact_key`.
+
+    Most facts a source gives were in what it gave before: a fact holding no bool and no list
+    is its own key, and one equal to a fact already ``held`` was checked when that one came
+    (equal values are valid alike), so it is neither checked nor keyed again. The types are
+    looked at first because ``==`` alone takes ``True`` for ``1``.
+    """
+    known = fact if fact.__class__ is tuple else tuple(fact)
+    if bool not in map(type, known) and tuple not in map(type, known):
+        try:
+            if known in held:
+                return known, known
+        except TypeError:  # unhashable (a list inside): check_fact names it
+            pass
+        known = check_fact(known)
+        return known, known
+    known = check_fact(known)
+    return known, fact_key(known)
 
 
 def _starts_with(fact: Fact, pattern: Sequence[Value]) -> bool:

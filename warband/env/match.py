@@ -443,9 +443,10 @@ class _RunMatch(Match):
     def _play(self) -> StepResult:
         assert self._loop is not None and self._task is not None and self._all_wait is not None
         waiting = self._all_wait
-        self._loop.run_until_complete(
-            asyncio.wait([waiting, self._task], return_when=asyncio.FIRST_COMPLETED)
-        )
+        with event_loop.fewer_collections():  # as in every run's processes
+            self._loop.run_until_complete(
+                asyncio.wait([waiting, self._task], return_when=asyncio.FIRST_COMPLETED)
+            )
         if self._task.done():
             return self._ended()
         views = {a: learner.step_view() for a, learner in self._learners.items()}
