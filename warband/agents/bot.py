@@ -61,6 +61,7 @@ from ..world import (
     HEALTH,
     HEARD,
     MAX_HEALTH,
+    MOVING,
     OBJECT_AT,
     OBJECTIVE,
     OPEN,
@@ -154,6 +155,11 @@ ATTACK_GAIN = 0.2
 """A bot in default combat moves to the picked position only when it scores this much more
 than where it stands."""
 
+GUARD = PositionWeights(cover=1.0, line_of_fire=-2.0, friend_distance=0.3, travel=-0.5)
+"""Position picking for a bot defending a spot (``guard_spot``, ``relocate_spot``): among the
+spots that see the enemy it fights, the one the fewest of the enemies it knows of can see (on
+a map whose walls give cover, cover and a line of fire exclude each other: a spot is safer
+for the enemies it hides from), not on top of a team mate, near."""
 
 # --- the facts a bot writes --------------------------------------------------------------------
 
@@ -200,6 +206,16 @@ class FiredOn(NamedTuple):
     tick: int
 
 
+class FoughtAt(NamedTuple):
+    waypoint: str
+    since: int
+
+
+class FightingHere(NamedTuple):
+    waypoint: str
+    ticks: int
+
+
 class Outnumbered(NamedTuple):
     enemies: int
     friends: int
@@ -236,6 +252,12 @@ DOWNED_MATE: Final = FactKind("downed_mate", MateAt, "the nearest downed team ma
 HEALTH_SHARE: Final = FactKind("health_share", Percent, "health in percent of the maximum")
 UNDER_FIRE: Final = FactKind("under_fire", UnderFire, "hit by an attacker a few ticks ago")
 FIRED_ON: Final = FactKind("fired_on", FiredOn, "the last hit: who and when")
+FOUGHT_AT: Final = FactKind(
+    "fought_at", FoughtAt, "the waypoint the bot stands on with an enemy in sight, since when"
+)
+FIGHTING_HERE: Final = FactKind(
+    "fighting_here", FightingHere, "ticks the bot has stood on a waypoint with an enemy in sight"
+)
 OUTNUMBERED: Final = FactKind("outnumbered", Outnumbered, "more enemies in sight than mates")
 OWN_TURRET: Final = FactKind("own_turret", OwnTurret, "an engineer's own turret")
 SQUAD: Final = FactKind("squad", SquadOf, "the squad the commander put the bot in (!join)")
@@ -320,6 +342,32 @@ def downed_mate_daemon(memory: Memory, tick: int) -> list[Fact]:
         key=lambda seen: (seen.distance, seen.id),
     )
     return [DOWNED_MATE.fact(mates[0].id, mates[0].waypoint)] if mates else []
+
+
+@declares(FOUGHT_AT, FIGHTING_HERE)
+def fighting_daemon(memory: Memory, tick: int) -> list[Fact]:
+    """``(fighting_here waypoint ticks)``: how many ticks in a row the bot has stood on
+    ``waypoint`` (alive, not walking) with an enemy in sight, counting this one; it remembers
+    ``(fought_at waypoint since)``. A walk, or no enemy in sight, starts the count again."""
+    me = _me(memory)
+    if me is None:
+        return []
+    facts = memory.facts
+    state = STATE.first(facts.facts(STATE.name))
+    here = next((a.waypoint for a in AT.all(facts.facts(AT.name)) if a.id == me[0]), None)
+    walking = any(m.id == me[0] for m in MOVING.all(facts.facts(MOVING.name)))
+    seen = [*SEES.all(facts.facts(SEES.name)), *SEES_TURRET.all(facts.facts(SEES_TURRET.name))]
+    fighting = any(s.team != me[1] for s in seen)
+    before = FOUGHT_AT.first(facts.facts(FOUGHT_AT.name))
+    if here is None or walking or not fighting or state is None or state.life != "alive":
+        if before is not None:
+            memory.forget(FOUGHT_AT.name)
+        return []
+    if before is None or before.waypoint != here:
+        memory.forget(FOUGHT_AT.name)
+        memory.remember(*FOUGHT_AT.fact(here, tick))
+        before = FoughtAt(here, tick)
+    return [FIGHTING_HERE.fact(here, tick - before.since + 1)]
 
 
 @declares(HEALTH_SHARE, UNDER_FIRE, FIRED_ON, OUTNUMBERED, OWN_TURRET)
@@ -514,17 +562,21 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             for refused in ACT_REFUSED.all(facts.facts(ACT_REFUSED.name))
         )
 
+    def _known_enemies(facts: FactDB, team: Value) -> list[tuple[float, float]]:
+        """Where the enemies the bot knows of are: those in sight and those seen lately
+        (``last_seen``: an enemy behind a corner is still one)."""
+        return _seen(facts, team, enemies=True) + [
+            game_map.position(gone.waypoint)
+            for gone in LAST_SEEN.all(facts.facts(LAST_SEEN.name))
+            if game_map.has_waypoint(gone.waypoint)
+        ]
+
     def cover_spot(facts: FactDB, here: Value, radius: Value) -> Value:
         """The waypoint within ``radius`` (travel, in the corridor) that covers best
         from the enemies in sight and those seen lately (``last_seen``: an enemy behind a
         corner is still one), by position picking with :data:`COVER`; ``here`` when it is the
         best; None when nothing near gives cover or no enemy is known."""
-        team = _my_team(facts)
-        threats = _seen(facts, team, enemies=True) + [
-            game_map.position(gone.waypoint)
-            for gone in LAST_SEEN.all(facts.facts(LAST_SEEN.name))
-            if game_map.has_waypoint(gone.waypoint)
-        ]
+        threats = _known_enemies(facts, _my_team(facts))
         if not threats:
             return None
         ranked = pick_positions(
@@ -603,6 +655,71 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         if stay is not None and ranked[0].score < stay + ATTACK_GAIN:
             return None  # not worth the walk: no hopping between spots that score alike
         return ranked[0].waypoint
+
+    def _guard_positions(
+        facts: FactDB, here: str, spot: str, target_at: str | None
+    ) -> tuple[list[ScoredPosition], ScoredPosition | None, int]:
+        """Position picking with :data:`GUARD` over ``spot`` and the waypoints a link from it
+        (the place a defend order holds) against the enemies the bot knows of (in sight and
+        seen lately), best first: only spots that see ``target_at`` (the enemy fought; with
+        None, any known enemy), never one an enemy stands on or was last seen on, nor one the
+        world just refused a move towards. Also the score of ``here`` (None when it is not in
+        the place) and the number of enemies known."""
+        if not game_map.has_waypoint(spot) or not game_map.has_waypoint(here):
+            return [], None, 0
+        place = {spot, *game_map.neighbours(spot)}
+        team = _my_team(facts)
+        threats = _known_enemies(facts, team)
+        if here not in place or not threats:
+            return [], None, len(threats)
+        ranked = pick_positions(
+            game_map,
+            origin=here,
+            behaviour=GUARD,
+            threats=threats,
+            friends=_seen(facts, team, enemies=False),
+            centre=spot,
+            radius=max(game_map.link_length(spot, w) for w in place),
+            allowed=_corridor(facts),
+            blocked_links=closed(facts),
+        )
+        stay = next((c for c in ranked if c.waypoint == here), None)
+        shunned = {s.waypoint for s in SEES.all(facts.facts(SEES.name)) if s.team != team}
+        shunned |= {gone.waypoint for gone in LAST_SEEN.all(facts.facts(LAST_SEEN.name))}
+        shunned |= refused_spots(facts)
+        aim = game_map.position(target_at) if target_at is not None else None
+        options = [
+            c
+            for c in ranked
+            if c.waypoint in place
+            and c.waypoint not in shunned
+            and c.line_of_fire > 0.0
+            and (aim is None or game_map.line_of_sight(game_map.position(c.waypoint), aim))
+        ]
+        return options, stay, len(threats)
+
+    def guard_spot(facts: FactDB, here: Value, spot: Value) -> Value:
+        """Where a bot defending ``spot`` fights from, picked before the fight (the enemies it
+        knows of are beyond close range): of the place the order holds
+        (:func:`_guard_positions`), the best spot that fewer of those enemies can see than
+        ``here`` and that still sees one of them. None (stay) when the bot is not in that
+        place, knows of no enemy, or no spot is seen by fewer."""
+        options, stay, known = _guard_positions(facts, str(here), str(spot), None)
+        if stay is None or not known:
+            return None
+        fewer = [c for c in options if c.line_of_fire * known <= stay.line_of_fire * known - 1]
+        return fewer[0].waypoint if fewer and fewer[0].waypoint != here else None
+
+    def relocate_spot(facts: FactDB, here: Value, spot: Value, enemy_at: Value) -> Value:
+        """Where a bot defending ``spot`` that has fought from ``here`` for a while (the
+        domain's ``@fight_in_place``) moves to: the best other spot of the place the order
+        holds that sees the enemy at ``enemy_at`` (:func:`_guard_positions`); None when there
+        is none, or the bot is not in that place."""
+        if not game_map.has_waypoint(str(enemy_at)):
+            return None
+        options, stay, _known = _guard_positions(facts, str(here), str(spot), str(enemy_at))
+        moves = [c.waypoint for c in options if c.waypoint != here]
+        return moves[0] if stay is not None and moves else None
 
     def shot_from(facts: FactDB, here: Value) -> Value:
         """Where a bot hit by an enemy it cannot see should look: the nearest place it heard
@@ -750,6 +867,11 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         time."""
         if task in ("capture", "attack"):
             return point_waypoint(facts, arg)
+        if task == "defend":
+            # A defender fights from the spot it picked beside the one it holds (guard_spot).
+            for guarding in facts.facts("guarding"):
+                if guarding[2:3] == (arg,) and game_map.has_waypoint(str(guarding[1])):
+                    return guarding[1]
         if task in ("goto", "defend", "hide") and game_map.has_waypoint(str(arg)):
             return arg
         return None
@@ -811,6 +933,8 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     return {
         "attack_spot": attack_spot,
+        "guard_spot": guard_spot,
+        "relocate_spot": relocate_spot,
         "spread_spot": spread_spot,
         "spread_around": spread_around,
         "shot_from": shot_from,
@@ -991,6 +1115,7 @@ def bot_role(
         "threat": threat_daemon,
         "downed_mate": downed_mate_daemon,
         "condition": condition_daemon,
+        "fighting": fighting_daemon,
     }
     return Role(
         "bot",
