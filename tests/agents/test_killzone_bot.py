@@ -702,3 +702,76 @@ def test_escorts_of_a_vip_in_a_dead_end_spread_over_the_next_ring_of_waypoints_t
     ]
     # The house has one neighbour, its yard: the others stand a link further, not on top.
     assert {"house-east-yard", "g3", "h3"} <= set(places), places
+
+
+# --- a defender picks where it fights from, before the fight, and fights in place briefly -----
+
+POST_MAP = map_from_data(
+    {
+        "name": "post",
+        "teams": ["red", "blue"],
+        "waypoints": [
+            {"id": "post", "pos": [0.0, 0.0]},
+            {"id": "nook", "pos": [0.0, -8.0]},
+            {"id": "east", "pos": [34.0, 0.0]},
+            {"id": "north-east", "pos": [30.0, 16.0]},
+        ],
+        "links": [["post", "nook"], ["post", "east"], ["east", "north-east"]],
+        "walls": [[[5.0, -5.0], [5.0, -3.0]]],
+        "markers": [
+            {"id": "spawn-red", "kind": "spawn", "waypoint": "post", "team": "red"},
+            {"id": "spawn-blue", "kind": "spawn", "waypoint": "east", "team": "blue"},
+        ],
+    },
+    source="<post test map>",
+)
+"""A spot to defend (post) and a nook a link south of it; enemies 34 units away (beyond close
+range, within a rifle's reach) at east, which both see, and at north-east, which a short wall
+hides from the nook only."""
+
+
+def _defending(*enemies: tuple[str, str], ticks: int = 1) -> list[list[tuple[str, Any]]]:
+    """The acts, tick by tick, of red-1 at post, unhurt, ordered to defend post, while it sees
+    ``enemies`` (id, waypoint) 34 units away; the world takes every act and nothing moves."""
+    facts = [
+        ("self", "red-1", "red", "medic"), ("state", "alive"), ("at", "red-1", "post"),
+        ("position", 0.0, 0.0), ("health", 100), ("max_health", 100),
+        ("weapon", "rifle"), ("ammo", "rifle", 30), ("spare_ammo", "rifle", 90),
+        *(("sees", enemy, where, 34.0, "blue") for enemy, where in enemies),
+    ]  # fmt: skip
+    bot = Agent("red-1", bot_role(POST_MAP), superior="squad-1", team="red")
+    order = Order(recipient="red-1", sender="squad-1", task="defend", args=["post"])
+    acts: list[list[tuple[str, Any]]] = []
+    with Drive(bot) as drive:
+        sent = drive.tick(order, Percept(recipient="red-1", facts=[list(f) for f in facts]))
+        acts.append([(a.verb, a.args) for a in sent if isinstance(a, Act)])
+        for _ in range(ticks - 1):
+            percept = Percept(recipient="red-1", facts=[list(f) for f in facts])
+            sent = drive.tick(*_accepted(sent), percept)
+            acts.append([(a.verb, a.args) for a in sent if isinstance(a, Act)])
+    return acts
+
+
+def test_a_defender_picks_a_spot_fewer_enemies_see_before_the_fight_and_fires_as_it_goes() -> None:
+    acts = _defending(("blue-1", "east"), ("blue-2", "north-east"))
+    # Both enemies see post; from the nook only blue-1 does: the bot steps there, firing.
+    moves = [args for verb, args in acts[0] if verb == "move"]
+    assert [{"waypoint": "nook"}] == moves, acts
+    assert any(verb == "fire" for verb, _args in acts[0]), acts
+
+
+def test_a_defender_stays_where_no_spot_is_seen_by_fewer_enemies() -> None:
+    acts = _defending(("blue-1", "east"), ticks=9)
+    # Every spot that sees blue-1 is seen by it: the bot stays at post and fires from there.
+    assert not [verb for tick in acts for verb, _args in tick if verb == "move"], acts
+    assert sum(("fire", {"target": "blue-1"}) in tick for tick in acts) >= 4, acts
+
+
+def test_a_defender_unhurt_fights_from_one_spot_only_briefly_then_moves_firing() -> None:
+    acts = _defending(("blue-1", "east"), ticks=12)
+    moved = [n for n, tick in enumerate(acts) if any(verb == "move" for verb, _a in tick)]
+    # It fires from post until its tenth tick there with blue-1 in sight, then steps to the
+    # nook, which sees blue-1 too (the percepts keep it on post: a world would walk it).
+    assert moved and moved[0] == 9, acts
+    assert ("move", {"waypoint": "nook"}) in acts[moved[0]], acts
+    assert ("fire", {"target": "blue-1"}) in acts[moved[0]], acts
