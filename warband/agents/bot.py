@@ -7,7 +7,8 @@ gives that domain what it needs from Python:
   its waypoint and distance), ``nearest_threat`` and ``close_threat`` (the nearest, when it is
   within :data:`CLOSE_RANGE`), ``downed_mate`` (a downed team mate in sight, for medics), and the
   bot's condition (:func:`condition_daemon`: ``health_share``, ``under_fire``,
-  ``outnumbered``, ``own_turret``);
+  ``outnumbered``, ``own_turret``), and how long it has fought from one waypoint
+  (:func:`fighting_daemon`: ``fighting_here``);
 - **functions** the domain calls: ``next_hop`` (the next waypoint towards a goal, within the area
   restrictions its squad set), ``point_waypoint`` (where a marker is), ``place_of`` (where an
   entity is: a marker, the retrieval object, a VIP, an agent in sight), ``home_point`` (the
@@ -16,8 +17,10 @@ gives that domain what it needs from Python:
   distance), ``nearest_open_point`` and ``nearest_open_tsp`` (what a bot on its own, or a
   tactician, goes for), ``recent`` (a tick at most :data:`RECENT_TICKS` ago), and position
   picking (:mod:`warband.world.positions`): ``cover_spot`` (take cover), ``retreat_spot``
-  (fall back), ``attack_spot`` (default combat) and ``spread_spot`` (a crowd of team mates
-  deals the attack positions around out among its members, :data:`SPREAD_AT`);
+  (fall back), ``attack_spot`` (default combat), ``spread_spot`` (a crowd of team mates
+  deals the attack positions around out among its members, :data:`SPREAD_AT`), and a
+  defender's ``guard_spot`` (before the fight: a spot of the place it holds that fewer known
+  enemies see) and ``relocate_spot`` (after fighting from one spot a while), :data:`GUARD`;
   ``spawn_near`` (a dead bot's spawn: the best travel cost to its squad,
   :func:`~warband.agents.assignment.choose_spawn`) and ``spawn_class`` (the class it comes
   back as, :data:`SPAWN_NEEDS`); ``sniping_spot`` (where a scout holds a spot from,
@@ -861,7 +864,8 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     def order_place(facts: FactDB, task: Value, arg: Value) -> Value:
         """Where an order sends the bot: a goto's waypoint, a capture point's waypoint, the
-        waypoint it defends or hides at, an attacked destroy target's waypoint; None for an
+        waypoint it defends (or the spot beside it the bot picked to fight from: a
+        ``guarding`` fact) or hides at, an attacked destroy target's waypoint; None for an
         order without a fixed place (an attack on an agent follows it). Attackers of a target
         that stood and fought wherever they met a defender were order-starved a fifth of the
         time."""
