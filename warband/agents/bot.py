@@ -19,8 +19,9 @@ gives that domain what it needs from Python:
   picking (:mod:`warband.world.positions`): ``cover_spot`` (take cover), ``retreat_spot``
   (fall back), ``attack_spot`` (default combat), ``spread_spot`` (a crowd of team mates
   deals the attack positions around out among its members, :data:`SPREAD_AT`), and a
-  defender's ``guard_spot`` (before the fight: a spot of the place it holds that fewer known
-  enemies see) and ``relocate_spot`` (after fighting from one spot a while), :data:`GUARD`;
+  defender's ``guard_spot`` (before the fight: a spot of the place it holds that sees where
+  an enemy it lost sight of was) and ``relocate_spot`` (after fighting from one spot a
+  while), :data:`GUARD`;
   ``spawn_near`` (a dead bot's spawn: the best travel cost to its squad,
   :func:`~warband.agents.assignment.choose_spawn`) and ``spawn_class`` (the class it comes
   back as, :data:`SPAWN_NEEDS`); ``sniping_spot`` (where a scout holds a spot from,
@@ -46,6 +47,7 @@ gives that domain what it needs from Python:
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
@@ -92,6 +94,7 @@ from ..world import (
     pick_positions,
     waypoint_path,
 )
+from ..world.geometry import angle_difference, heading
 from .commander import travel_distance
 from .execute import TaskStatus, check_acts
 from .facts import ACT_REFUSED, Status, declares
@@ -158,11 +161,17 @@ ATTACK_GAIN = 0.2
 """A bot in default combat moves to the picked position only when it scores this much more
 than where it stands."""
 
-GUARD = PositionWeights(cover=1.0, line_of_fire=-2.0, friend_distance=0.3, travel=-0.5)
-"""Position picking for a bot defending a spot (``guard_spot``, ``relocate_spot``): among the
-spots that see the enemy it fights, the one the fewest of the enemies it knows of can see (on
-a map whose walls give cover, cover and a line of fire exclude each other: a spot is safer
-for the enemies it hides from), not on top of a team mate, near."""
+GUARD = PositionWeights(line_of_fire=2.0, friend_distance=0.3, travel=-0.5)
+"""Position picking for a bot defending a spot (``guard_spot``, ``relocate_spot``): a line of
+fire to the enemies it knows of first (on a map whose walls give cover, cover and a line of
+fire exclude each other, so an attack position is one that sees them), not on top of a team
+mate, near."""
+
+VIEW_HALF_ANGLE = math.radians(60.0)
+"""Half the view cone of a bot (the world's ``Senses.view_angle``, 120 degrees): a bot that
+walks a link faces along it, so a step that keeps an enemy within this angle of the way keeps
+it in sight (``relocate_spot``)."""
+
 
 # --- the facts a bot writes --------------------------------------------------------------------
 
@@ -702,26 +711,34 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         return options, stay, len(threats)
 
     def guard_spot(facts: FactDB, here: Value, spot: Value) -> Value:
-        """Where a bot defending ``spot`` fights from, picked before the fight (the enemies it
-        knows of are beyond close range): of the place the order holds
-        (:func:`_guard_positions`), the best spot that fewer of those enemies can see than
-        ``here`` and that still sees one of them. None (stay) when the bot is not in that
-        place, knows of no enemy, or no spot is seen by fewer."""
-        options, stay, known = _guard_positions(facts, str(here), str(spot), None)
-        if stay is None or not known:
+        """Where a bot defending ``spot`` waits for the enemies it lost sight of, picked before
+        the fight: when ``here`` has no line of fire to where any of them was last seen, the
+        best spot of the place the order holds (:func:`_guard_positions`) that has one. None
+        (stay) when the bot is not in that place, knows of no enemy, or sees where one was."""
+        options, stay, _known = _guard_positions(facts, str(here), str(spot), None)
+        if stay is None or stay.line_of_fire > 0.0:
             return None
-        fewer = [c for c in options if c.line_of_fire * known <= stay.line_of_fire * known - 1]
-        return fewer[0].waypoint if fewer and fewer[0].waypoint != here else None
+        moves = [c.waypoint for c in options if c.waypoint != here]
+        return moves[0] if moves else None
 
     def relocate_spot(facts: FactDB, here: Value, spot: Value, enemy_at: Value) -> Value:
         """Where a bot defending ``spot`` that has fought from ``here`` for a while (the
-        domain's ``@fight_in_place``) moves to: the best other spot of the place the order
-        holds that sees the enemy at ``enemy_at`` (:func:`_guard_positions`); None when there
-        is none, or the bot is not in that place."""
-        if not game_map.has_waypoint(str(enemy_at)):
+        domain's ``@fight_in_place``) moves to: the best spot of the place the order holds
+        (:func:`_guard_positions`) a link from ``here`` that sees the enemy at ``enemy_at``,
+        on a link that keeps that enemy in the bot's view cone as it walks
+        (:data:`VIEW_HALF_ANGLE`); None when there is none, or the bot is not in that place."""
+        if not game_map.has_waypoint(str(enemy_at)) or not game_map.has_waypoint(str(here)):
             return None
         options, stay, _known = _guard_positions(facts, str(here), str(spot), str(enemy_at))
-        moves = [c.waypoint for c in options if c.waypoint != here]
+        origin = game_map.position(str(here))
+        bearing = heading(origin, game_map.position(str(enemy_at)))
+        moves = [
+            c.waypoint
+            for c in options
+            if game_map.has_link(str(here), c.waypoint)
+            and angle_difference(heading(origin, game_map.position(c.waypoint)), bearing)
+            <= VIEW_HALF_ANGLE
+        ]
         return moves[0] if stay is not None and moves else None
 
     def shot_from(facts: FactDB, here: Value) -> Value:
