@@ -83,7 +83,6 @@ ATTACK_POSITION_BRANCHES = frozenset(
         "move to a position picked for the attack",
         "fire on the way to a position picked for the attack",
         "close combat in a crowd: spread out, firing",
-        "defend: pick a position beside the spot, before the fight",
         "fight from a new position beside the spot defended, unhurt after a while",
     }
 )

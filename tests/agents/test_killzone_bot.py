@@ -704,7 +704,7 @@ def test_escorts_of_a_vip_in_a_dead_end_spread_over_the_next_ring_of_waypoints_t
     assert {"house-east-yard", "g3", "h3"} <= set(places), places
 
 
-# --- a defender picks where it fights from, before the fight, and fights in place briefly -----
+# --- a defender fights in place only briefly: it steps on, keeping the enemy in view --------
 
 POST_MAP = map_from_data(
     {
@@ -715,10 +715,9 @@ POST_MAP = map_from_data(
             {"id": "nook", "pos": [0.0, -8.0]},
             {"id": "fore", "pos": [8.0, -4.0]},
             {"id": "east", "pos": [34.0, 0.0]},
-            {"id": "yard", "pos": [30.0, 16.0]},
+            {"id": "west", "pos": [-34.0, 0.0]},
         ],
-        "links": [["post", "nook"], ["post", "fore"], ["post", "east"], ["east", "yard"]],
-        "walls": [[[5.0, 2.0], [5.0, 4.0]]],
+        "links": [["post", "nook"], ["post", "fore"], ["post", "east"], ["nook", "west"]],
         "markers": [
             {"id": "spawn-red", "kind": "spawn", "waypoint": "post", "team": "red"},
             {"id": "spawn-blue", "kind": "spawn", "waypoint": "east", "team": "blue"},
@@ -726,63 +725,48 @@ POST_MAP = map_from_data(
     },
     source="<post test map>",
 )
-"""A spot to defend (post), a nook a link south of it and a spot a link south-east (fore);
-enemies 34 units away (beyond close range, within a rifle's reach) at east, which all three
-see, and at yard, which a short wall hides from post only."""
+"""A spot to defend (post), with a nook a link south of it and a spot a link south-east
+(fore); enemies 34 units away (beyond close range, within a rifle's reach) at east and west.
+No wall: every spot sees both."""
 
 
-def _defending(*percepts: list[tuple[Any, ...]]) -> list[list[tuple[str, Any]]]:
-    """The acts, tick by tick, of red-1, unhurt, ordered to defend post, given one percept a
-    tick (its body, where it is, what it sees); the world takes every act."""
-    body = [
+def _defending(enemy_at: str, ticks: int) -> list[list[tuple[str, Any]]]:
+    """The acts, tick by tick, of red-1 standing on post, unhurt, ordered to defend post,
+    while it sees blue-1 at ``enemy_at``; the world takes every act and walks nobody."""
+    facts = [
         ("self", "red-1", "red", "medic"), ("state", "alive"), ("health", 100),
         ("max_health", 100), ("weapon", "rifle"), ("ammo", "rifle", 30),
-        ("spare_ammo", "rifle", 90),
+        ("spare_ammo", "rifle", 90), ("at", "red-1", "post"), ("position", 0.0, 0.0),
+        ("sees", "blue-1", enemy_at, 34.0, "blue"),
     ]  # fmt: skip
     bot = Agent("red-1", bot_role(POST_MAP), superior="squad-1", team="red")
     order = Order(recipient="red-1", sender="squad-1", task="defend", args=["post"])
     acts: list[list[tuple[str, Any]]] = []
     delivered: list[Any] = [order]
     with Drive(bot) as drive:
-        for facts in percepts:
-            percept = Percept(recipient="red-1", facts=[list(f) for f in (*body, *facts)])
+        for _ in range(ticks):
+            percept = Percept(recipient="red-1", facts=[list(f) for f in facts])
             sent = drive.tick(*delivered, percept)
             delivered = _accepted(sent)
             acts.append([(a.verb, a.args) for a in sent if isinstance(a, Act)])
     return acts
 
 
-def _standing(waypoint: str, *seen: tuple[str, str]) -> list[tuple[Any, ...]]:
-    """red-1 standing at ``waypoint`` and seeing the enemies ``seen`` (id, waypoint)."""
-    x, y = POST_MAP.position(waypoint)
-    return [
-        ("at", "red-1", waypoint), ("position", x, y),
-        *(("sees", enemy, where, 34.0, "blue") for enemy, where in seen),
-    ]  # fmt: skip
-
-
-def test_a_defender_that_lost_sight_of_an_enemy_picks_a_spot_that_sees_where_it_was() -> None:
-    # On its way in, the bot saw blue-2 at yard from the nook; at post the wall hides yard.
-    acts = _defending(_standing("nook", ("blue-2", "yard")), _standing("post"))
-    moves = [args["waypoint"] for verb, args in acts[-1] if verb == "move"]
-    assert len(moves) == 1 and moves[0] in ("nook", "fore"), acts
-    assert POST_MAP.line_of_sight(POST_MAP.position(moves[0]), POST_MAP.position("yard"))
-
-
-def test_a_defender_that_sees_where_the_enemy_was_stays_and_looks_there() -> None:
-    # blue-1 went out of sight at east, which post sees: nothing to walk to.
-    acts = _defending(_standing("post", ("blue-1", "east")), *[_standing("post")] * 4)
-    assert not [verb for tick in acts for verb, _args in tick if verb == "move"], acts
-    assert any(("look", {"waypoint": "east"}) in tick for tick in acts), acts
-
-
 def test_a_defender_unhurt_fights_from_one_spot_only_briefly_then_steps_on_firing() -> None:
-    acts = _defending(*[_standing("post", ("blue-1", "east"))] * 12)
+    acts = _defending("east", ticks=12)
     moved = [n for n, tick in enumerate(acts) if any(verb == "move" for verb, _a in tick)]
     # It fires from post until its tenth tick there with blue-1 in sight, then steps to fore,
-    # which sees blue-1 too, on a link that keeps it in view (the nook's turns its back to
-    # blue-1); the percepts keep it on post: a world would walk it.
+    # a position picked that sees blue-1 on a link that keeps it in view (the nook's link
+    # would turn its back on blue-1), firing as it goes.
     assert sum(("fire", {"target": "blue-1"}) in tick for tick in acts[:9]) >= 4, acts
     assert moved and moved[0] == 9, acts
-    assert ("move", {"waypoint": "fore"}) in acts[moved[0]], acts
-    assert ("fire", {"target": "blue-1"}) in acts[moved[0]], acts
+    assert ("move", {"waypoint": "fore"}) in acts[9], acts
+    assert ("fire", {"target": "blue-1"}) in acts[9], acts
+
+
+def test_a_defender_stays_where_no_step_keeps_the_enemy_in_view() -> None:
+    acts = _defending("west", ticks=12)
+    # Every link from post leads away from blue-1 (west): a step would lose it from view, so
+    # the bot stays on post and fights from there.
+    assert not [verb for tick in acts for verb, _args in tick if verb == "move"], acts
+    assert sum(("fire", {"target": "blue-1"}) in tick for tick in acts[9:]) >= 1, acts

@@ -18,10 +18,9 @@ gives that domain what it needs from Python:
   tactician, goes for), ``recent`` (a tick at most :data:`RECENT_TICKS` ago), and position
   picking (:mod:`warband.world.positions`): ``cover_spot`` (take cover), ``retreat_spot``
   (fall back), ``attack_spot`` (default combat), ``spread_spot`` (a crowd of team mates
-  deals the attack positions around out among its members, :data:`SPREAD_AT`), and a
-  defender's ``guard_spot`` (before the fight: a spot of the place it holds that sees where
-  an enemy it lost sight of was) and ``relocate_spot`` (after fighting from one spot a
-  while), :data:`GUARD`;
+  deals the attack positions around out among its members, :data:`SPREAD_AT`), and
+  ``relocate_spot`` (where a defender that fought from one spot a while steps on,
+  :data:`GUARD`);
   ``spawn_near`` (a dead bot's spawn: the best travel cost to its squad,
   :func:`~warband.agents.assignment.choose_spawn`) and ``spawn_class`` (the class it comes
   back as, :data:`SPAWN_NEEDS`); ``sniping_spot`` (where a scout holds a spot from,
@@ -47,7 +46,6 @@ gives that domain what it needs from Python:
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
@@ -87,6 +85,7 @@ from ..world import (
     Map,
     PositionWeights,
     ScoredPosition,
+    Senses,
     StrategicGraph,
     build_strategic_graph,
     get_weapon,
@@ -162,15 +161,14 @@ ATTACK_GAIN = 0.2
 than where it stands."""
 
 GUARD = PositionWeights(line_of_fire=2.0, friend_distance=0.3, travel=-0.5)
-"""Position picking for a bot defending a spot (``guard_spot``, ``relocate_spot``): a line of
-fire to the enemies it knows of first (on a map whose walls give cover, cover and a line of
-fire exclude each other, so an attack position is one that sees them), not on top of a team
-mate, near."""
+"""Position picking for a bot defending a spot that steps on (``relocate_spot``): a line of
+fire to the enemies it knows of first (where walls give cover, cover and a line of fire
+exclude each other on the Warzone map, so an attack position is one that sees them), not on
+top of a team mate, near."""
 
-VIEW_HALF_ANGLE = math.radians(60.0)
-"""Half the view cone of a bot (the world's ``Senses.view_angle``, 120 degrees): a bot that
-walks a link faces along it, so a step that keeps an enemy within this angle of the way keeps
-it in sight (``relocate_spot``)."""
+VIEW_HALF_ANGLE = Senses().view_angle / 2.0
+"""Half a bot's view cone (the world's): a bot that walks a link faces along it, so a step
+that keeps an enemy within this angle of the way keeps it in sight (``relocate_spot``)."""
 
 
 # --- the facts a bot writes --------------------------------------------------------------------
@@ -668,22 +666,24 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             return None  # not worth the walk: no hopping between spots that score alike
         return ranked[0].waypoint
 
-    def _guard_positions(
-        facts: FactDB, here: str, spot: str, target_at: str | None
-    ) -> tuple[list[ScoredPosition], ScoredPosition | None, int]:
-        """Position picking with :data:`GUARD` over ``spot`` and the waypoints a link from it
-        (the place a defend order holds) against the enemies the bot knows of (in sight and
-        seen lately), best first: only spots that see ``target_at`` (the enemy fought; with
-        None, any known enemy), never one an enemy stands on or was last seen on, nor one the
-        world just refused a move towards. Also the score of ``here`` (None when it is not in
-        the place) and the number of enemies known."""
-        if not game_map.has_waypoint(spot) or not game_map.has_waypoint(here):
-            return [], None, 0
+    def relocate_spot(facts: FactDB, here: Value, spot: Value, enemy_at: Value) -> Value:
+        """Where a bot defending ``spot`` that has fought from ``here`` for a while (the
+        domain's ``@fight_in_place``) steps to, by position picking with :data:`GUARD`: a
+        waypoint of the place the order holds (``spot`` and those a link from it) a link from
+        ``here`` that sees the enemy at ``enemy_at``, on a link that keeps that enemy in the
+        bot's view cone as it walks (:data:`VIEW_HALF_ANGLE`: a bot faces the way it walks,
+        and a step that loses the enemy from view costs it the fight); never a waypoint an
+        enemy stands on, nor one the world just refused a move towards. None when there is
+        none, or the bot is not in that place."""
+        places = (str(here), str(spot), str(enemy_at))
+        if not all(game_map.has_waypoint(w) for w in places):
+            return None
+        here, spot, enemy_at = places
         place = {spot, *game_map.neighbours(spot)}
         team = _my_team(facts)
         threats = _known_enemies(facts, team)
         if here not in place or not threats:
-            return [], None, len(threats)
+            return None
         ranked = pick_positions(
             game_map,
             origin=here,
@@ -695,51 +695,22 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             allowed=_corridor(facts),
             blocked_links=closed(facts),
         )
-        stay = next((c for c in ranked if c.waypoint == here), None)
         shunned = {s.waypoint for s in SEES.all(facts.facts(SEES.name)) if s.team != team}
-        shunned |= {gone.waypoint for gone in LAST_SEEN.all(facts.facts(LAST_SEEN.name))}
         shunned |= refused_spots(facts)
-        aim = game_map.position(target_at) if target_at is not None else None
-        options = [
-            c
-            for c in ranked
-            if c.waypoint in place
-            and c.waypoint not in shunned
-            and c.line_of_fire > 0.0
-            and (aim is None or game_map.line_of_sight(game_map.position(c.waypoint), aim))
-        ]
-        return options, stay, len(threats)
-
-    def guard_spot(facts: FactDB, here: Value, spot: Value) -> Value:
-        """Where a bot defending ``spot`` waits for the enemies it lost sight of, picked before
-        the fight: when ``here`` has no line of fire to where any of them was last seen, the
-        best spot of the place the order holds (:func:`_guard_positions`) that has one. None
-        (stay) when the bot is not in that place, knows of no enemy, or sees where one was."""
-        options, stay, _known = _guard_positions(facts, str(here), str(spot), None)
-        if stay is None or stay.line_of_fire > 0.0:
-            return None
-        moves = [c.waypoint for c in options if c.waypoint != here]
-        return moves[0] if moves else None
-
-    def relocate_spot(facts: FactDB, here: Value, spot: Value, enemy_at: Value) -> Value:
-        """Where a bot defending ``spot`` that has fought from ``here`` for a while (the
-        domain's ``@fight_in_place``) moves to: the best spot of the place the order holds
-        (:func:`_guard_positions`) a link from ``here`` that sees the enemy at ``enemy_at``,
-        on a link that keeps that enemy in the bot's view cone as it walks
-        (:data:`VIEW_HALF_ANGLE`); None when there is none, or the bot is not in that place."""
-        if not game_map.has_waypoint(str(enemy_at)) or not game_map.has_waypoint(str(here)):
-            return None
-        options, stay, _known = _guard_positions(facts, str(here), str(spot), str(enemy_at))
-        origin = game_map.position(str(here))
-        bearing = heading(origin, game_map.position(str(enemy_at)))
-        moves = [
-            c.waypoint
-            for c in options
-            if game_map.has_link(str(here), c.waypoint)
-            and angle_difference(heading(origin, game_map.position(c.waypoint)), bearing)
-            <= VIEW_HALF_ANGLE
-        ]
-        return moves[0] if stay is not None and moves else None
+        origin, aim = game_map.position(here), game_map.position(enemy_at)
+        bearing = heading(origin, aim)
+        for candidate in ranked:
+            step = candidate.waypoint
+            if (
+                step in place
+                and step not in shunned
+                and game_map.has_link(here, step)
+                and game_map.line_of_sight(game_map.position(step), aim)
+                and angle_difference(heading(origin, game_map.position(step)), bearing)
+                <= VIEW_HALF_ANGLE
+            ):
+                return step
+        return None
 
     def shot_from(facts: FactDB, here: Value) -> Value:
         """Where a bot hit by an enemy it cannot see should look: the nearest place it heard
@@ -889,7 +860,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         if task in ("capture", "attack"):
             return point_waypoint(facts, arg)
         if task == "defend":
-            # A defender fights from the spot it picked beside the one it holds (guard_spot).
+            # A defender fights from the spot it stepped to beside the one it holds.
             for guarding in facts.facts("guarding"):
                 if guarding[2:3] == (arg,) and game_map.has_waypoint(str(guarding[1])):
                     return guarding[1]
@@ -954,7 +925,6 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     return {
         "attack_spot": attack_spot,
-        "guard_spot": guard_spot,
         "relocate_spot": relocate_spot,
         "spread_spot": spread_spot,
         "spread_around": spread_around,
