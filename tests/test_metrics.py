@@ -235,3 +235,26 @@ def test_an_order_waiting_behind_a_corridor_order_counts_for_order_starved(tmp_p
             events.append(_plan("red-1", tick, "kept", ["(!fire blue-1)"]))
     (tmp_path / "main.1.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
     assert 4 == measure(load_match(tmp_path))["teams"]["red"]["order_starved"]
+
+
+def test_bots_walking_away_from_a_waypoint_are_no_crowd_on_it(tmp_path: Path) -> None:
+    # Four red bots stand on c at tick 1; at tick 2 three of them walk off (half-way along
+    # their links, the world still naming c as their waypoint), and at tick 3 all four stand.
+    def walker(to: str) -> dict[str, Any]:
+        body = _body("red", "c", target=to)
+        (x0, y0), (x1, y1) = TEST_MAP.position("c"), TEST_MAP.position(to)
+        body["x"], body["y"] = (x0 + x1) / 2, (y0 + y1) / 2
+        return body
+
+    def snapshot(tick: int, walking: bool) -> dict[str, Any]:
+        agents = {f"red-{n}": _body("red", "c") for n in range(1, 5)}
+        if walking:
+            agents.update({"red-2": walker("m1"), "red-3": walker("m2"), "red-4": walker("m3")})
+        return {"tick": tick, "map_source": "test", "agents": agents}
+
+    events = [
+        {"event": "world.snapshot", "tick": t, "snapshot": snapshot(t, walking=t == 2)}
+        for t in (1, 2, 3)
+    ]
+    (tmp_path / "main.1.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    assert 8 == measure(load_match(tmp_path))["teams"]["red"]["crowded"]  # ticks 1 and 3

@@ -20,7 +20,9 @@ at one tick) unless it says otherwise:
     that fires as it walks is carrying its order out, in the tick it reaches a waypoint on its
     way too (it walked in that tick: the snapshot at its end shows it there).
 ``crowded``
-    Bot-ticks on a waypoint with :data:`CROWD` or more team mates alive on it, the bot included.
+    Bot-ticks standing on a waypoint with :data:`CROWD` or more team mates alive standing on it,
+    the bot included. A bot walking a link is on neither end (the world names the waypoint it
+    left until it arrives: four bots leaving a junction four ways were counted a crowd there).
 ``oscillations``
     A-B-A-B-A walks: a bot back and forth between two waypoints, five visits within
     :data:`OSCILLATION_TICKS` ticks.
@@ -69,6 +71,9 @@ STUCK_TICKS = 20
 """A bot on one waypoint this long is stuck."""
 CROWD = 4
 """Team mates on one waypoint (the bot included) that make a crowd."""
+ON_WAYPOINT = 1.0
+"""How near (in map units) a body is to a waypoint's position to stand on it, for ``crowded``: a
+body walking a link is between two waypoints (a step takes it 2 to 5 units along)."""
 TICK_MEASURES: Final = ("stuck", "order_starved", "crowded", "enemies_ignored")
 """The measures :func:`tick_flags` gives per tick (``warband view`` shows them)."""
 OSCILLATION_TICKS = 30
@@ -480,12 +485,25 @@ def _place(game_map: Map | None, args: Sequence[Any]) -> str | None:
 
 def _crowded(match: Match, team: str, ticks: Sequence[int]) -> Iterator[tuple[int, str]]:
     for tick in ticks:
-        snap = match.snapshots[tick]
-        places = Counter(b.waypoint for b in snap.values() if b.team == team and b.alive)
-        for bot, body in snap.items():
-            here = body.waypoint
-            if body.team == team and body.alive and here is not None and places[here] >= CROWD:
-                yield tick, bot
+        standing = {
+            bot: here
+            for bot, body in match.snapshots[tick].items()
+            if body.team == team and body.alive and (here := _standing_on(match, body))
+        }
+        places = Counter(standing.values())
+        yield from ((tick, bot) for bot, here in standing.items() if places[here] >= CROWD)
+
+
+def _standing_on(match: Match, body: _Bot) -> str | None:
+    """The waypoint ``body`` stands on: its own, when it is within :data:`ON_WAYPOINT` of it
+    (the world names the waypoint a walker left until it arrives, half a link behind it);
+    without the map, the one the world names."""
+    if body.waypoint is None or match.game_map is None:
+        return body.waypoint
+    if not match.game_map.has_waypoint(body.waypoint):
+        return None
+    x, y = match.game_map.position(body.waypoint)
+    return body.waypoint if math.dist((x, y), (body.x, body.y)) <= ON_WAYPOINT else None
 
 
 def _enemies_ignored(

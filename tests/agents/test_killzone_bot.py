@@ -3,6 +3,7 @@ group and the class abilities, each with the shipped ``bot.htn`` against a real 
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -702,6 +703,63 @@ def test_escorts_of_a_vip_in_a_dead_end_spread_over_the_next_ring_of_waypoints_t
     ]
     # The house has one neighbour, its yard: the others stand a link further, not on top.
     assert {"house-east-yard", "g3", "h3"} <= set(places), places
+
+
+def test_escorts_stay_within_two_links_of_their_vip_and_off_crowded_spots() -> None:
+    functions = bot_functions(WARZONE)
+    spread_around, escort_near = functions["spread_around"], functions["escort_near"]
+    crowd = [f"blue-{n}" for n in range(1, 6)]
+
+    def facts_of(me: str) -> FactDB:
+        facts = _crowd_facts(me, "blue", crowd, "house-east")
+        for defender in ("blue-8", "blue-9"):  # the squad defending the VIP holds its yard
+            facts.assert_fact("sees", defender, "house-east-yard", 0.0, "blue")
+        return facts
+
+    places = [spread_around(facts_of(me), "house-east", "house-east") for me in crowd[1:]]
+    assert "house-east-yard" not in places, places  # two team mates hold it already
+    assert len(set(places)) == len(places), places  # a place of its own each
+    assert all(escort_near(FactDB(), p, "house-east") for p in places), places
+    # An escort three links out stays (it is near); four links out it catches up.
+    rings = list(itertools.islice(WARZONE.rings("house-east"), 4))
+    assert all(escort_near(FactDB(), w, "house-east") for w in rings[2])
+    assert rings[3] and not any(escort_near(FactDB(), w, "house-east") for w in rings[3])
+    # Around an entity on the move (the object's carrier at e3), one link.
+    around_e3 = list(itertools.islice(WARZONE.rings("e3"), 2))
+    assert all(escort_near(FactDB(), w, "e3") for w in around_e3[0])
+    assert not any(escort_near(FactDB(), w, "e3") for w in around_e3[1])
+
+
+def _mirrored(waypoint: str) -> str:
+    """The Warzone waypoint's mirror image east-west (a1 <-> i1, house-west <-> house-east)."""
+    if waypoint.startswith("house-"):
+        return waypoint.replace("west", "@").replace("east", "west").replace("@", "east")
+    return chr(ord("a") + ord("i") - ord(waypoint[0])) + waypoint[1:]
+
+
+def test_the_teams_pick_positions_as_mirror_images_on_the_mirrored_map() -> None:
+    # Spots that scored alike went to the smaller waypoint id, which is no mirror image of
+    # itself: the west team fell back on a tie, the east team stepped forward (284 of the
+    # pairs below picked asymmetrically).
+    functions = bot_functions(WARZONE)
+
+    def facts(me: str, team: str, enemy: str, enemy_team: str, enemy_at: str) -> FactDB:
+        known = FactDB()
+        known.assert_fact("self", me, team, "assault")
+        known.assert_fact("ammo", "rifle", 30)
+        known.assert_fact("sees", enemy, enemy_at, 10.0, enemy_team)
+        return known
+
+    grid = sorted(w.id for w in WARZONE.waypoints if len(w.id) == 2)
+    for here, there in itertools.permutations(grid, 2):
+        red = facts("red-1", "red", "blue-1", "blue", there)
+        blue = facts("blue-1", "blue", "red-1", "red", _mirrored(there))
+        red_attack = functions["attack_spot"](red, here, there)
+        blue_attack = functions["attack_spot"](blue, _mirrored(here), _mirrored(there))
+        assert blue_attack == (red_attack and _mirrored(str(red_attack))), (here, there)
+        red_cover = functions["cover_spot"](red, here, 15.0)
+        blue_cover = functions["cover_spot"](blue, _mirrored(here), 15.0)
+        assert blue_cover == (red_cover and _mirrored(str(red_cover))), (here, there)
 
 
 # --- a defender fights in place only briefly: it steps on, keeping the enemy in view --------

@@ -48,6 +48,19 @@ def test_candidates_stay_inside_the_allowed_corridor() -> None:
     assert corridor == {s.waypoint for s in ranked}
 
 
+def test_a_centre_outside_the_corridor_still_has_candidates_inside_it() -> None:
+    # An enemy at b2 stands outside a squad's corridor r1-m1-c-m3: the reach is measured from
+    # it over the whole map, the candidates are the corridor's waypoints within that reach.
+    game_map = load_map("test")
+    corridor = {"r1", "m1", "c", "m3"}
+    within = pick_positions(game_map, origin="r1", behaviour="attack", centre="b2", radius=50)
+    ranked = pick_positions(
+        game_map, origin="r1", behaviour="attack", centre="b2", radius=50, allowed=corridor
+    )
+    assert {s.waypoint for s in ranked} == corridor & {s.waypoint for s in within}
+    assert "m3" in {s.waypoint for s in ranked}
+
+
 def test_unknown_behaviour_lists_the_known_ones() -> None:
     with pytest.raises(ConfigurationError, match="known behaviours: attack, defend, flee, snipe"):
         pick_positions(load_map("test"), origin="r1", behaviour="dance")

@@ -46,6 +46,7 @@ gives that domain what it needs from Python:
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
@@ -142,6 +143,10 @@ ATTACK = PositionWeights(
 SPREAD_AT = 3
 """Team mates on one waypoint (the bot included) that spread out when they fight there
 (``spread_spot``): a crowd is one grenade's target and blocks its own lines of fire."""
+
+ESCORT_LINKS = 3
+"""How far (in links) from a VIP in its hiding spot an escort stays (``escort_near``), and its
+escorts in a crowd look for spots (``spread_around``): a VIP in a dead end has one neighbour."""
 
 DETOUR = 1.3
 """How much longer than the shortest a way to the goal may be for a bot in a crowd to take
@@ -536,6 +541,16 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             if (s.team != team) == enemies
         ]
 
+    def _ties_back(ranked: list[ScoredPosition], team: Value) -> list[ScoredPosition]:
+        """``ranked`` with spots that score alike nearer the team's home first, then by id.
+        The position picker breaks ties by id, and an id is no mirror image of itself: on
+        Warzone, mirrored east-west, the west team fell back on a tie and the east team
+        stepped forward."""
+        home = homes.get(str(team))
+        if home is None:
+            return ranked
+        return sorted(ranked, key=lambda c: (-c.score, float(travel(c.waypoint, home)), c.waypoint))
+
     def _my_team(facts: FactDB) -> Value:
         me = SELF.first(facts.facts("self"))
         return me.team if me is not None else None
@@ -586,7 +601,8 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         from the enemies in sight and those seen lately (``last_seen``: an enemy behind a
         corner is still one), by position picking with :data:`COVER`; ``here`` when it is the
         best; None when nothing near gives cover or no enemy is known."""
-        threats = _known_enemies(facts, _my_team(facts))
+        team = _my_team(facts)
+        threats = _known_enemies(facts, team)
         if not threats:
             return None
         ranked = pick_positions(
@@ -599,7 +615,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             blocked_links=closed(facts),
         )
         refused = refused_spots(facts)
-        ranked = [c for c in ranked if c.waypoint not in refused]
+        ranked = [c for c in _ties_back(ranked, team) if c.waypoint not in refused]
         if not ranked or ranked[0].cover <= 0.0:
             return None
         return ranked[0].waypoint
@@ -653,7 +669,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         )
         shunned = {s.waypoint for s in SEES.all(facts.facts("sees")) if s.team != team}
         shunned |= refused_spots(facts)
-        return [c for c in ranked if c.waypoint not in shunned]
+        return [c for c in _ties_back(ranked, team) if c.waypoint not in shunned]
 
     def attack_spot(facts: FactDB, here: Value, enemy_at: Value) -> Value:
         """Default combat's position picking (:func:`_attack_positions`); None when the best is
@@ -699,7 +715,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         shunned |= refused_spots(facts)
         origin, aim = game_map.position(here), game_map.position(enemy_at)
         bearing = heading(origin, aim)
-        for candidate in ranked:
+        for candidate in _ties_back(ranked, team):
             step = candidate.waypoint
             if (
                 step in place
@@ -764,21 +780,45 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         ]
         return spots[(rank - 1) % len(spots)] if spots else None
 
+    hiding_spots = {m.waypoint for m in game_map.markers_of("hiding")}
+
+    def _escort_links(centre: str) -> int:
+        """How far (in links) escorts stand from ``centre``: :data:`ESCORT_LINKS` around a VIP
+        in its hiding spot (a dead end: a house and its yard), one link around a moving one
+        (as the object's carrier: escorts two and three links back lost Search and Retrieve
+        matches, 12 of 16 against 16 of 16)."""
+        return ESCORT_LINKS if centre in hiding_spots else 1
+
     def spread_around(facts: FactDB, here: Value, centre: Value) -> Value:
         """Where a bot in a crowd (:func:`_crowd_rank`) around ``centre`` (an escorted VIP's
-        waypoint) stands instead: the k-th of the crowd takes the k-th of the centre and its
-        neighbours (and theirs, when there are fewer than the crowd), the fewest team mates
-        first; None when it is not in a crowd or is its first."""
+        waypoint) stands instead: the k-th of the crowd takes the k-th of the centre and the
+        rings around it. Around a hiding VIP, ring after ring (at most :data:`ESCORT_LINKS`)
+        until there is a spot with fewer than two team mates for each rank, those first, then
+        the nearer, then the fewest team mates; around a moving one, its neighbours (and
+        theirs, when there are fewer than the crowd), the fewest team mates first. None when
+        the bot is not in a crowd or is its first."""
         ranked = _crowd_rank(facts, here)
         if ranked is None or not game_map.has_waypoint(str(centre)):
             return None
         rank, held = ranked
         rings = game_map.rings(str(centre))
-        around = [str(centre), *next(rings, ())]
-        if len(around) <= rank:
-            # A VIP in a dead end (a house and its yard): the next ring too.
-            around += next(rings, ())
-        spots = sorted((w for w in around if w != here), key=lambda w: (held[w], w))
+        if _escort_links(str(centre)) == 1:
+            ring = [str(centre), *next(rings, ())]
+            if len(ring) <= rank:
+                ring += next(rings, ())
+            spots = sorted((w for w in ring if w != here), key=lambda w: (held[w], w))
+            return spots[(rank - 1) % len(spots)] if spots else None
+        # The VIP, its escorts and the squad that defends it crowded the house and its yard
+        # when the spots stopped at the second ring.
+        around = {str(centre): 0}
+        for distance, layer in enumerate(rings, 1):
+            free = sum(1 for w in around if w != here and held[w] < 2)
+            if distance > ESCORT_LINKS or free >= rank:
+                break
+            around.update(dict.fromkeys(layer, distance))
+        spots = sorted(
+            (w for w in around if w != here), key=lambda w: (held[w] >= 2, around[w], held[w], w)
+        )
         return spots[(rank - 1) % len(spots)] if spots else None
 
     def nearest_open_tsp(facts: FactDB, team: Value, here: Value) -> Value:
@@ -812,6 +852,16 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     def near(facts: FactDB, here: Value, there: Value) -> bool:
         return here == there or game_map.has_link(str(here), str(there))
+
+    def escort_near(facts: FactDB, here: Value, there: Value) -> bool:
+        """``here`` is near enough ``there`` (the escorted entity's waypoint) for an escort
+        (:func:`_escort_links`)."""
+        if here == there:
+            return True
+        if not game_map.has_waypoint(str(there)):
+            return False
+        rings = itertools.islice(game_map.rings(str(there)), _escort_links(str(there)))
+        return any(here in ring for ring in rings)
 
     def can_capture(facts: FactDB, point: Value) -> bool:
         if str(point) not in tsps:
@@ -928,6 +978,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         "relocate_spot": relocate_spot,
         "spread_spot": spread_spot,
         "spread_around": spread_around,
+        "escort_near": escort_near,
         "shot_from": shot_from,
         "cover_spot": cover_spot,
         "nearest_open_tsp": nearest_open_tsp,

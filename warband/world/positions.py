@@ -96,7 +96,13 @@ def pick_positions(
         game_map.waypoint(centre)
     around = centre if centre is not None else origin
     blocked = {link_key(a, b) for a, b in blocked_links}
-    candidates = _within(game_map, around, radius, allowed, blocked)
+    # The radius is measured over the whole map: the centre (an enemy, say) often stands outside
+    # the corridor, and a walk out from it that kept to the corridor found no candidate at all
+    # (a bot in a crowd at a corridor's end never spread out). The candidates themselves, and
+    # the bot's way to them, keep to the corridor.
+    candidates = _within(game_map, around, radius, None, blocked)
+    if allowed is not None:
+        candidates = {wp: d for wp, d in candidates.items() if wp in allowed}
     travel = _within(game_map, origin, math.inf, allowed, blocked)
     scored: list[ScoredPosition] = []
     for wp in sorted(candidates):
