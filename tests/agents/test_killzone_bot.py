@@ -760,3 +760,71 @@ def test_the_teams_pick_positions_as_mirror_images_on_the_mirrored_map() -> None
         red_cover = functions["cover_spot"](red, here, 15.0)
         blue_cover = functions["cover_spot"](blue, _mirrored(here), 15.0)
         assert blue_cover == (red_cover and _mirrored(str(red_cover))), (here, there)
+
+
+# --- a defender fights in place only briefly: it steps on, keeping the enemy in view --------
+
+POST_MAP = map_from_data(
+    {
+        "name": "post",
+        "teams": ["red", "blue"],
+        "waypoints": [
+            {"id": "post", "pos": [0.0, 0.0]},
+            {"id": "nook", "pos": [0.0, -8.0]},
+            {"id": "fore", "pos": [8.0, -4.0]},
+            {"id": "east", "pos": [34.0, 0.0]},
+            {"id": "west", "pos": [-34.0, 0.0]},
+        ],
+        "links": [["post", "nook"], ["post", "fore"], ["post", "east"], ["nook", "west"]],
+        "markers": [
+            {"id": "spawn-red", "kind": "spawn", "waypoint": "post", "team": "red"},
+            {"id": "spawn-blue", "kind": "spawn", "waypoint": "east", "team": "blue"},
+        ],
+    },
+    source="<post test map>",
+)
+"""A spot to defend (post), with a nook a link south of it and a spot a link south-east
+(fore); enemies 34 units away (beyond close range, within a rifle's reach) at east and west.
+No wall: every spot sees both."""
+
+
+def _defending(enemy_at: str, ticks: int) -> list[list[tuple[str, Any]]]:
+    """The acts, tick by tick, of red-1 standing on post, unhurt, ordered to defend post,
+    while it sees blue-1 at ``enemy_at``; the world takes every act and walks nobody."""
+    facts = [
+        ("self", "red-1", "red", "medic"), ("state", "alive"), ("health", 100),
+        ("max_health", 100), ("weapon", "rifle"), ("ammo", "rifle", 30),
+        ("spare_ammo", "rifle", 90), ("at", "red-1", "post"), ("position", 0.0, 0.0),
+        ("sees", "blue-1", enemy_at, 34.0, "blue"),
+    ]  # fmt: skip
+    bot = Agent("red-1", bot_role(POST_MAP), superior="squad-1", team="red")
+    order = Order(recipient="red-1", sender="squad-1", task="defend", args=["post"])
+    acts: list[list[tuple[str, Any]]] = []
+    delivered: list[Any] = [order]
+    with Drive(bot) as drive:
+        for _ in range(ticks):
+            percept = Percept(recipient="red-1", facts=[list(f) for f in facts])
+            sent = drive.tick(*delivered, percept)
+            delivered = _accepted(sent)
+            acts.append([(a.verb, a.args) for a in sent if isinstance(a, Act)])
+    return acts
+
+
+def test_a_defender_unhurt_fights_from_one_spot_only_briefly_then_steps_on_firing() -> None:
+    acts = _defending("east", ticks=12)
+    moved = [n for n, tick in enumerate(acts) if any(verb == "move" for verb, _a in tick)]
+    # It fires from post until its tenth tick there with blue-1 in sight, then steps to fore,
+    # a position picked that sees blue-1 on a link that keeps it in view (the nook's link
+    # would turn its back on blue-1), firing as it goes.
+    assert sum(("fire", {"target": "blue-1"}) in tick for tick in acts[:9]) >= 4, acts
+    assert moved and moved[0] == 9, acts
+    assert ("move", {"waypoint": "fore"}) in acts[9], acts
+    assert ("fire", {"target": "blue-1"}) in acts[9], acts
+
+
+def test_a_defender_stays_where_no_step_keeps_the_enemy_in_view() -> None:
+    acts = _defending("west", ticks=12)
+    # Every link from post leads away from blue-1 (west): a step would lose it from view, so
+    # the bot stays on post and fights from there.
+    assert not [verb for tick in acts for verb, _args in tick if verb == "move"], acts
+    assert sum(("fire", {"target": "blue-1"}) in tick for tick in acts[9:]) >= 1, acts
