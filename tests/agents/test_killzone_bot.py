@@ -740,7 +740,7 @@ def _mirrored(waypoint: str) -> str:
 def test_the_teams_pick_positions_as_mirror_images_on_the_mirrored_map() -> None:
     # Spots that scored alike went to the smaller waypoint id, which is no mirror image of
     # itself: the west team fell back on a tie, the east team stepped forward (284 of the
-    # pairs below picked asymmetrically).
+    # pairs below picked asymmetrically). Now both step forward.
     functions = bot_functions(WARZONE)
 
     def facts(me: str, team: str, enemy: str, enemy_team: str, enemy_at: str) -> FactDB:
