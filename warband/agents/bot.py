@@ -7,8 +7,7 @@ gives that domain what it needs from Python:
   its waypoint and distance), ``nearest_threat`` and ``close_threat`` (the nearest, when it is
   within :data:`CLOSE_RANGE`), ``downed_mate`` (a downed team mate in sight, for medics), and the
   bot's condition (:func:`condition_daemon`: ``health_share``, ``under_fire``,
-  ``outnumbered``, ``own_turret``), and how long it has fought from one waypoint
-  (:func:`fighting_daemon`: ``fighting_here``);
+  ``outnumbered``, ``own_turret``);
 - **functions** the domain calls: ``next_hop`` (the next waypoint towards a goal, within the area
   restrictions its squad set), ``point_waypoint`` (where a marker is), ``place_of`` (where an
   entity is: a marker, the retrieval object, a VIP, an agent in sight), ``home_point`` (the
@@ -17,10 +16,8 @@ gives that domain what it needs from Python:
   distance), ``nearest_open_point`` and ``nearest_open_tsp`` (what a bot on its own, or a
   tactician, goes for), ``recent`` (a tick at most :data:`RECENT_TICKS` ago), and position
   picking (:mod:`warband.world.positions`): ``cover_spot`` (take cover), ``retreat_spot``
-  (fall back), ``attack_spot`` (default combat), ``spread_spot`` (a crowd of team mates
-  deals the attack positions around out among its members, :data:`SPREAD_AT`), and
-  ``relocate_spot`` (where a defender that fought from one spot a while steps on,
-  :data:`GUARD`);
+  (fall back), ``attack_spot`` (default combat) and ``spread_spot`` (a crowd of team mates
+  deals the attack positions around out among its members, :data:`SPREAD_AT`);
   ``spawn_near`` (a dead bot's spawn: the best travel cost to its squad,
   :func:`~warband.agents.assignment.choose_spawn`) and ``spawn_class`` (the class it comes
   back as, :data:`SPAWN_NEEDS`); ``sniping_spot`` (where a scout holds a spot from,
@@ -65,7 +62,6 @@ from ..world import (
     HEALTH,
     HEARD,
     MAX_HEALTH,
-    MOVING,
     OBJECT_AT,
     OBJECTIVE,
     OPEN,
@@ -86,7 +82,6 @@ from ..world import (
     Map,
     PositionWeights,
     ScoredPosition,
-    Senses,
     StrategicGraph,
     build_strategic_graph,
     get_weapon,
@@ -94,7 +89,6 @@ from ..world import (
     pick_positions,
     waypoint_path,
 )
-from ..world.geometry import angle_difference, heading
 from .commander import travel_distance
 from .execute import TaskStatus, check_acts
 from .facts import ACT_REFUSED, Status, declares
@@ -165,16 +159,6 @@ ATTACK_GAIN = 0.2
 """A bot in default combat moves to the picked position only when it scores this much more
 than where it stands."""
 
-GUARD = PositionWeights(line_of_fire=2.0, friend_distance=0.3, travel=-0.5)
-"""Position picking for a bot defending a spot that steps on (``relocate_spot``): a line of
-fire to the enemies it knows of first (where walls give cover, cover and a line of fire
-exclude each other on the Warzone map, so an attack position is one that sees them), not on
-top of a team mate, near."""
-
-VIEW_HALF_ANGLE = Senses().view_angle / 2.0
-"""Half a bot's view cone (the world's): a bot that walks a link faces along it, so a step
-that keeps an enemy within this angle of the way keeps it in sight (``relocate_spot``)."""
-
 
 # --- the facts a bot writes --------------------------------------------------------------------
 
@@ -221,16 +205,6 @@ class FiredOn(NamedTuple):
     tick: int
 
 
-class FoughtAt(NamedTuple):
-    waypoint: str
-    since: int
-
-
-class FightingHere(NamedTuple):
-    waypoint: str
-    ticks: int
-
-
 class Outnumbered(NamedTuple):
     enemies: int
     friends: int
@@ -267,12 +241,6 @@ DOWNED_MATE: Final = FactKind("downed_mate", MateAt, "the nearest downed team ma
 HEALTH_SHARE: Final = FactKind("health_share", Percent, "health in percent of the maximum")
 UNDER_FIRE: Final = FactKind("under_fire", UnderFire, "hit by an attacker a few ticks ago")
 FIRED_ON: Final = FactKind("fired_on", FiredOn, "the last hit: who and when")
-FOUGHT_AT: Final = FactKind(
-    "fought_at", FoughtAt, "the waypoint the bot stands on with an enemy in sight, since when"
-)
-FIGHTING_HERE: Final = FactKind(
-    "fighting_here", FightingHere, "ticks the bot has stood on a waypoint with an enemy in sight"
-)
 OUTNUMBERED: Final = FactKind("outnumbered", Outnumbered, "more enemies in sight than mates")
 OWN_TURRET: Final = FactKind("own_turret", OwnTurret, "an engineer's own turret")
 SQUAD: Final = FactKind("squad", SquadOf, "the squad the commander put the bot in (!join)")
@@ -357,32 +325,6 @@ def downed_mate_daemon(memory: Memory, tick: int) -> list[Fact]:
         key=lambda seen: (seen.distance, seen.id),
     )
     return [DOWNED_MATE.fact(mates[0].id, mates[0].waypoint)] if mates else []
-
-
-@declares(FOUGHT_AT, FIGHTING_HERE)
-def fighting_daemon(memory: Memory, tick: int) -> list[Fact]:
-    """``(fighting_here waypoint ticks)``: how many ticks in a row the bot has stood on
-    ``waypoint`` (alive, not walking) with an enemy in sight, counting this one; it remembers
-    ``(fought_at waypoint since)``. A walk, or no enemy in sight, starts the count again."""
-    me = _me(memory)
-    if me is None:
-        return []
-    facts = memory.facts
-    state = STATE.first(facts.facts(STATE.name))
-    here = next((a.waypoint for a in AT.all(facts.facts(AT.name)) if a.id == me[0]), None)
-    walking = any(m.id == me[0] for m in MOVING.all(facts.facts(MOVING.name)))
-    seen = [*SEES.all(facts.facts(SEES.name)), *SEES_TURRET.all(facts.facts(SEES_TURRET.name))]
-    fighting = any(s.team != me[1] for s in seen)
-    before = FOUGHT_AT.first(facts.facts(FOUGHT_AT.name))
-    if here is None or walking or not fighting or state is None or state.life != "alive":
-        if before is not None:
-            memory.forget(FOUGHT_AT.name)
-        return []
-    if before is None or before.waypoint != here:
-        memory.forget(FOUGHT_AT.name)
-        memory.remember(*FOUGHT_AT.fact(here, tick))
-        before = FoughtAt(here, tick)
-    return [FIGHTING_HERE.fact(here, tick - before.since + 1)]
 
 
 @declares(HEALTH_SHARE, UNDER_FIRE, FIRED_ON, OUTNUMBERED, OWN_TURRET)
@@ -593,22 +535,17 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             for refused in ACT_REFUSED.all(facts.facts(ACT_REFUSED.name))
         )
 
-    def _known_enemies(facts: FactDB, team: Value) -> list[tuple[float, float]]:
-        """Where the enemies the bot knows of are: those in sight and those seen lately
-        (``last_seen``: an enemy behind a corner is still one)."""
-        return _seen(facts, team, enemies=True) + [
-            game_map.position(gone.waypoint)
-            for gone in LAST_SEEN.all(facts.facts(LAST_SEEN.name))
-            if game_map.has_waypoint(gone.waypoint)
-        ]
-
     def cover_spot(facts: FactDB, here: Value, radius: Value) -> Value:
         """The waypoint within ``radius`` (travel, in the corridor) that covers best
         from the enemies in sight and those seen lately (``last_seen``: an enemy behind a
         corner is still one), by position picking with :data:`COVER`; ``here`` when it is the
         best; None when nothing near gives cover or no enemy is known."""
         team = _my_team(facts)
-        threats = _known_enemies(facts, team)
+        threats = _seen(facts, team, enemies=True) + [
+            game_map.position(gone.waypoint)
+            for gone in LAST_SEEN.all(facts.facts(LAST_SEEN.name))
+            if game_map.has_waypoint(gone.waypoint)
+        ]
         if not threats:
             return None
         ranked = pick_positions(
@@ -688,52 +625,6 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             return None  # not worth the walk: no hopping between spots that score alike
         return ranked[0].waypoint
 
-    def relocate_spot(facts: FactDB, here: Value, spot: Value, enemy_at: Value) -> Value:
-        """Where a bot defending ``spot`` that has fought from ``here`` for a while (the
-        domain's ``@fight_in_place``) steps to, by position picking with :data:`GUARD`: a
-        waypoint of the place the order holds (``spot`` and those a link from it) a link from
-        ``here`` that sees the enemy at ``enemy_at``, on a link that keeps that enemy in the
-        bot's view cone as it walks (:data:`VIEW_HALF_ANGLE`: a bot faces the way it walks,
-        and a step that loses the enemy from view costs it the fight); never a waypoint an
-        enemy stands on, nor one the world just refused a move towards. None when there is
-        none, or the bot is not in that place."""
-        places = (str(here), str(spot), str(enemy_at))
-        if not all(game_map.has_waypoint(w) for w in places):
-            return None
-        here, spot, enemy_at = places
-        place = {spot, *game_map.neighbours(spot)}
-        team = _my_team(facts)
-        threats = _known_enemies(facts, team)
-        if here not in place or not threats:
-            return None
-        ranked = pick_positions(
-            game_map,
-            origin=here,
-            behaviour=GUARD,
-            threats=threats,
-            friends=_seen(facts, team, enemies=False),
-            centre=spot,
-            radius=max(game_map.link_length(spot, w) for w in place),
-            allowed=_corridor(facts),
-            blocked_links=closed(facts),
-        )
-        shunned = {s.waypoint for s in SEES.all(facts.facts(SEES.name)) if s.team != team}
-        shunned |= refused_spots(facts)
-        origin, aim = game_map.position(here), game_map.position(enemy_at)
-        bearing = heading(origin, aim)
-        for candidate in _ties_forward(ranked, team):
-            step = candidate.waypoint
-            if (
-                step in place
-                and step not in shunned
-                and game_map.has_link(here, step)
-                and game_map.line_of_sight(game_map.position(step), aim)
-                and angle_difference(heading(origin, game_map.position(step)), bearing)
-                <= VIEW_HALF_ANGLE
-            ):
-                return step
-        return None
-
     def shot_from(facts: FactDB, here: Value) -> Value:
         """Where a bot hit by an enemy it cannot see should look: the nearest place it heard
         gunfire or an explosion this tick, other than its own and its team mates' in sight;
@@ -809,19 +700,19 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         rank, held = ranked
         rings = game_map.rings(str(centre))
         if _escort_links(str(centre)) == 1:
-            ring = [str(centre), *next(rings, ())]
-            if len(ring) <= rank:
-                ring += next(rings, ())
-            spots = sorted((w for w in ring if w != here), key=lambda w: (held[w], w))
+            near = [str(centre), *next(rings, ())]
+            if len(near) <= rank:
+                near += next(rings, ())
+            spots = sorted((w for w in near if w != here), key=lambda w: (held[w], w))
             return spots[(rank - 1) % len(spots)] if spots else None
         # The VIP, its escorts and the squad that defends it crowded the house and its yard
         # when the spots stopped at the second ring.
         around = {str(centre): 0}
-        for distance, layer in enumerate(rings, 1):
+        for distance, ring in enumerate(rings, 1):
             free = sum(1 for w in around if w != here and held[w] < 2)
             if distance > ESCORT_LINKS or free >= rank:
                 break
-            around.update(dict.fromkeys(layer, distance))
+            around.update(dict.fromkeys(ring, distance))
         spots = sorted(
             (w for w in around if w != here), key=lambda w: (held[w] >= 2, around[w], held[w], w)
         )
@@ -908,18 +799,12 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     def order_place(facts: FactDB, task: Value, arg: Value) -> Value:
         """Where an order sends the bot: a goto's waypoint, a capture point's waypoint, the
-        waypoint it defends (or the spot beside it the bot picked to fight from: a
-        ``guarding`` fact) or hides at, an attacked destroy target's waypoint; None for an
+        waypoint it defends or hides at, an attacked destroy target's waypoint; None for an
         order without a fixed place (an attack on an agent follows it). Attackers of a target
         that stood and fought wherever they met a defender were order-starved a fifth of the
         time."""
         if task in ("capture", "attack"):
             return point_waypoint(facts, arg)
-        if task == "defend":
-            # A defender fights from the spot it stepped to beside the one it holds.
-            for guarding in facts.facts("guarding"):
-                if guarding[2:3] == (arg,) and game_map.has_waypoint(str(guarding[1])):
-                    return guarding[1]
         if task in ("goto", "defend", "hide") and game_map.has_waypoint(str(arg)):
             return arg
         return None
@@ -981,7 +866,6 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     return {
         "attack_spot": attack_spot,
-        "relocate_spot": relocate_spot,
         "spread_spot": spread_spot,
         "spread_around": spread_around,
         "escort_near": escort_near,
@@ -1163,7 +1047,6 @@ def bot_role(
         "threat": threat_daemon,
         "downed_mate": downed_mate_daemon,
         "condition": condition_daemon,
-        "fighting": fighting_daemon,
     }
     return Role(
         "bot",
