@@ -61,6 +61,20 @@ def test_a_centre_outside_the_corridor_still_has_candidates_inside_it() -> None:
     assert "m3" in {s.waypoint for s in ranked}
 
 
+def test_ties_break_on_the_tie_break_given_then_on_the_id() -> None:
+    game_map = load_map("test")
+    flat = PositionWeights()  # every spot scores 0
+    by_id = pick_positions(game_map, origin="c", behaviour=flat, radius=8)
+    assert [s.waypoint for s in by_id] == sorted(s.waypoint for s in by_id)
+    far_from_c = pick_positions(
+        game_map, origin="c", behaviour=flat, radius=8, tie_break=lambda w: -len(w)
+    )
+    assert "c" == far_from_c[-1].waypoint  # the one-letter id last
+    assert [s.waypoint for s in far_from_c[:-1]] == sorted(
+        s.waypoint for s in by_id if s.waypoint != "c"
+    )
+
+
 def test_unknown_behaviour_lists_the_known_ones() -> None:
     with pytest.raises(ConfigurationError, match="known behaviours: attack, defend, flee, snipe"):
         pick_positions(load_map("test"), origin="r1", behaviour="dance")

@@ -43,10 +43,9 @@ gives that domain what it needs from Python:
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from itertools import pairwise
+from collections.abc import Callable, Mapping, Sequence
+from itertools import islice, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
@@ -483,21 +482,16 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             if (s.team != team) == enemies
         ]
 
-    def _ties_forward(ranked: list[ScoredPosition], team: Value) -> list[ScoredPosition]:
-        """``ranked`` with spots that score alike nearer the enemy's home first, then by id.
-        The position picker breaks ties by id, and an id is no mirror image of itself: on
-        Warzone, mirrored east-west, the west team fell back on a tie and the east team
-        stepped forward. Forward, as the squads' spots (against freelance, seeds 1-20 on each
-        side: Search and Retrieve 40 of 40 forward, 34 back; Body Count 28 and 29)."""
+    def _forward(team: Value) -> Callable[[str], float] | None:
+        """Position picking's ``tie_break`` for ``team``: of spots that score alike, the nearer
+        the enemy's home first. The picker's own tie-break, the id, is no mirror image of
+        itself: on Warzone, mirrored east-west, the west team fell back on a tie and the east
+        team stepped forward. Forward, as the squads' spots (against freelance, seeds 1-20 on
+        each side: Search and Retrieve 40 of 40 forward, 34 back; Body Count 28 and 29)."""
         theirs = [home for side, home in sorted(homes.items()) if side != str(team) and home]
         if not theirs:
-            return ranked
-
-        def key(spot: ScoredPosition) -> tuple[float, float, str]:
-            ahead = min(float(travel(spot.waypoint, home)) for home in theirs)
-            return (-spot.score, ahead, spot.waypoint)
-
-        return sorted(ranked, key=key)
+            return None
+        return lambda waypoint: min(float(travel(waypoint, home)) for home in theirs)
 
     def _my_team(facts: FactDB) -> Value:
         me = SELF.first(facts.facts("self"))
@@ -556,9 +550,10 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             radius=float(radius) if isinstance(radius, int | float) else 0.0,
             allowed=_corridor(facts),
             blocked_links=closed(facts),
+            tie_break=_forward(team),
         )
         refused = refused_spots(facts)
-        ranked = [c for c in _ties_forward(ranked, team) if c.waypoint not in refused]
+        ranked = [c for c in ranked if c.waypoint not in refused]
         if not ranked or ranked[0].cover <= 0.0:
             return None
         return ranked[0].waypoint
@@ -609,10 +604,11 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             radius=reach,
             allowed=_corridor(facts),
             blocked_links=closed(facts),
+            tie_break=_forward(team),
         )
         shunned = {s.waypoint for s in SEES.all(facts.facts("sees")) if s.team != team}
         shunned |= refused_spots(facts)
-        return [c for c in _ties_forward(ranked, team) if c.waypoint not in shunned]
+        return [c for c in ranked if c.waypoint not in shunned]
 
     def attack_spot(facts: FactDB, here: Value, enemy_at: Value) -> Value:
         """Default combat's position picking (:func:`_attack_positions`); None when the best is
@@ -757,7 +753,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             return True
         if not game_map.has_waypoint(str(there)):
             return False
-        rings = itertools.islice(game_map.rings(str(there)), _escort_links(str(there)))
+        rings = islice(game_map.rings(str(there)), _escort_links(str(there)))
         return any(here in ring for ring in rings)
 
     def can_capture(facts: FactDB, point: Value) -> bool:

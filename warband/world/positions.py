@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from warband.exceptions import ConfigurationError
@@ -81,12 +81,15 @@ def pick_positions(
     allowed: Collection[str] | None = None,
     distance_scale: float = 30.0,
     blocked_links: Collection[tuple[str, str]] = (),
+    tie_break: Callable[[str], float] | None = None,
 ) -> list[ScoredPosition]:
     """Candidates within travel distance ``radius`` of ``centre`` (default: ``origin``), best first.
 
     ``origin`` is the bot's waypoint (travel is measured from it); ``allowed`` restricts
     candidates and travel to a corridor; travel never crosses ``blocked_links`` (links closed
-    now), so every candidate is one the bot can reach. Ties break on waypoint id. Raises
+    now), so every candidate is one the bot can reach. Ties break on ``tie_break`` of the
+    waypoint (the smaller first), then on its id: an id is no mirror image of itself, so on a
+    mirrored map a side-aware ``tie_break`` keeps both sides' picks mirror images. Raises
     ConfigurationError for an unknown behaviour name (listing the known ones) and
     :class:`~warband.exceptions.UnknownIdError` for unknown waypoints.
     """
@@ -127,7 +130,8 @@ def pick_positions(
             + weights.travel * trip
         )
         scored.append(ScoredPosition(wp, score, cover, threat_d, friend_d, fire, trip))
-    scored.sort(key=lambda s: (-s.score, s.waypoint))
+    prefer = tie_break or (lambda _waypoint: 0.0)
+    scored.sort(key=lambda s: (-s.score, prefer(s.waypoint), s.waypoint))
     return scored
 
 
