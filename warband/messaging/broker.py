@@ -31,6 +31,7 @@ import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import msgspec
 import zmq
@@ -381,27 +382,21 @@ class Broker:
         try:
             self._start_authenticators(router)
         except zmq.ZMQError as error:
-            router.close(linger=0)
-            self._stop_authenticators()
-            self._bind_error = ConfigurationError(
+            self._refuse_to_start(
+                router,
                 f"broker for {self.endpoint!r} cannot check proofs of identity: {error}; another "
                 "broker with a run secret or CURVE keys already answers the handshakes of its "
-                "ZeroMQ context: give each broker a context of its own"
+                "ZeroMQ context: give each broker a context of its own",
             )
-            self._bound.set()
-            raise self._bind_error from None
         try:
             router.bind(self.endpoint)
             self.bound_endpoint = router.getsockopt_string(zmq.LAST_ENDPOINT)
         except zmq.ZMQError as error:
-            router.close(linger=0)
-            self._stop_authenticators()
-            self._bind_error = ConfigurationError(
+            self._refuse_to_start(
+                router,
                 f"broker cannot bind {self.endpoint!r}: {error}; "
-                "pick a free endpoint such as tcp://127.0.0.1:5555 or ipc:///tmp/warband.sock"
+                "pick a free endpoint such as tcp://127.0.0.1:5555 or ipc:///tmp/warband.sock",
             )
-            self._bound.set()
-            raise self._bind_error from None
         self._log.info("broker.start", endpoint=self.bound_endpoint, proof=self._proof_name())
 
         def route_queued() -> None:
@@ -430,6 +425,15 @@ class Broker:
                 unreachable=self.stats.unreachable,
                 notices_lost=self.stats.notices_lost,
             )
+
+    def _refuse_to_start(self, router: zmq.Socket[bytes], why: str) -> NoReturn:
+        """Close ``router`` and the authenticators, and fail the start with ``why`` (also for
+        whoever waits for the broker to be bound)."""
+        router.close(linger=0)
+        self._stop_authenticators()
+        self._bind_error = ConfigurationError(why)
+        self._bound.set()
+        raise self._bind_error from None
 
     def _start_authenticators(self, router: zmq.Socket[bytes]) -> None:
         if self.curve is not None:
