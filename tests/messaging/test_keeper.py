@@ -69,8 +69,14 @@ async def test_without_a_keeper_the_same_hold_departs_every_actor_of_the_process
         await asyncio.to_thread(broker.stop)
         await asyncio.to_thread(context.term)
 
-    assert clock.result is not None
-    assert {f"bot-{i}" for i in range(1, 5)} <= set(clock.result.departed)
+    # The broker counts every actor silent; which of them the clock then records as departed,
+    # and which only as missing from the end (its departure raced the clock's own return),
+    # depends on the order the loop resumes in. Either way, every one of them was lost.
+    result = clock.result
+    assert result is not None
+    bots = {f"bot-{i}" for i in range(1, 5)}
+    assert bots <= set(result.departed) | set(result.missing)
+    assert not bots & set(result.final_states)
 
 
 def test_a_keeper_stops_vouching_while_the_loop_is_stuck_past_its_limit_and_resumes_after() -> None:
