@@ -760,3 +760,29 @@ def test_the_teams_pick_positions_as_mirror_images_on_the_mirrored_map() -> None
         red_cover = functions["cover_spot"](red, here, 15.0)
         blue_cover = functions["cover_spot"](blue, _mirrored(here), 15.0)
         assert blue_cover == (red_cover and _mirrored(str(red_cover))), (here, there)
+
+
+def _crowding(team: str, here: str) -> FactDB:
+    """Bot 3 of ``team`` on ``here`` with three team mates in sight there: a crowd to leave."""
+    known = FactDB()
+    known.assert_fact("self", f"{team}-3", team, "assault")
+    for mate in (1, 2, 4):
+        known.assert_fact("sees", f"{team}-{mate}", here, 1.0, team)
+    return known
+
+
+def test_the_teams_walk_mirror_images_on_the_mirrored_map() -> None:
+    # Equal ways were taken by waypoint id: round a house, the west team went by its outer side
+    # and the east team by its inner side (16 of the paths below), and a crowd fanning out took
+    # its k-th step by id (912 of the pairs below differed). Now both by nearness to the centre.
+    functions = bot_functions(WARZONE)
+    ids = [w.id for w in WARZONE.waypoints]
+    for here, there in itertools.permutations(ids, 2):
+        path = waypoint_path(WARZONE, here, there)
+        mirrored = waypoint_path(WARZONE, _mirrored(here), _mirrored(there))
+        assert mirrored == (path and tuple(map(_mirrored, path))), (here, there)
+        red = functions["next_hop"](_crowding("red", here), here, there)
+        blue = functions["next_hop"](
+            _crowding("blue", _mirrored(here)), _mirrored(here), _mirrored(there)
+        )
+        assert blue == (red and _mirrored(str(red))), (here, there)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from warband.world import load_map
+from warband.world import load_map, map_from_data
 from warband.world.influence import InfluenceMap, InfluenceSettings
 from warband.world.pathfinding import (
     RouteSettings,
@@ -109,3 +109,33 @@ def test_route_settings_change_the_tradeoff() -> None:
         graph, graph.area_of("S"), influence=influence, settings=RouteSettings(influence_weight=1.0)
     )
     assert ["S", "M", "T"] == _names(graph, cheap.corridor_to(graph.area_of("T")))
+
+
+def test_of_two_equal_ways_the_path_takes_the_one_nearer_the_maps_centre() -> None:
+    # A square of four waypoints: from "south" to "north" by "west" or by "east", the same
+    # length. A far waypoint further east moves the map's centre east of the square, so "east"
+    # lies nearer it, though "west" sorts first by id.
+    square = map_from_data(
+        {
+            "name": "square",
+            "teams": ["red", "blue"],
+            "waypoints": [
+                {"id": "south", "pos": [10.0, 0.0]},
+                {"id": "west", "pos": [0.0, 10.0]},
+                {"id": "east", "pos": [20.0, 10.0]},
+                {"id": "north", "pos": [10.0, 20.0]},
+                {"id": "far", "pos": [60.0, 10.0]},
+            ],
+            "links": [
+                ["south", "west"],
+                ["south", "east"],
+                ["west", "north"],
+                ["east", "north"],
+                ["east", "far"],
+            ],
+        },
+        source="<square test map>",
+    )
+    assert square.from_centre("east") < square.from_centre("west")
+    assert ("south", "east", "north") == waypoint_path(square, "south", "north")
+    assert ("north", "east", "south") == waypoint_path(square, "north", "south")

@@ -414,7 +414,9 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         shortest = length(path)
         shut = {frozenset(link) for link in closed(facts)}
         allowed = _corridor(facts)
-        options: list[tuple[float, str]] = []
+        # Equal ways nearer the map's centre first (as waypoint_path): mirror images on a
+        # mirror-symmetric map, where the id alone favoured the side whose ids sort first.
+        options: list[tuple[float, float, str]] = []
         for step in game_map.neighbours(str(here)):
             if frozenset((str(here), step)) in shut or (allowed and step not in allowed):
                 continue
@@ -423,10 +425,10 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
                 continue
             cost = game_map.link_length(str(here), step) + length(onward)
             if cost <= DETOUR * shortest:
-                options.append((cost, step))
+                options.append((cost, game_map.from_centre(step), step))
         options.sort()
         rank, _held = ranked
-        return options[rank % len(options)][1] if options else path[1]
+        return options[rank % len(options)][2] if options else path[1]
 
     def point_waypoint(facts: FactDB, point: Value) -> Value:
         return points.get(str(point))

@@ -10,6 +10,7 @@ the map (check with :meth:`Map.has_waypoint` and friends first when the id comes
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NoReturn
@@ -153,6 +154,7 @@ class Map:
     _objects_by_id: dict[str, MapObject] = field(init=False, repr=False)
     _blockers: dict[Link, tuple[MapObject, ...]] = field(init=False, repr=False)
     _wall_index: WallIndex = field(init=False, repr=False)
+    _from_centre: dict[str, float] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         # Frozen dataclass: indexes are derived once here, hence object.__setattr__.
@@ -172,6 +174,9 @@ class Map:
         object.__setattr__(self, "_objects_by_id", {o.id: o for o in self.objects})
         object.__setattr__(self, "_blockers", {k: tuple(v) for k, v in blockers.items()})
         object.__setattr__(self, "_wall_index", WallIndex(self.walls))
+        cx, cy = self.centre
+        from_centre = {w.id: math.hypot(w.pos[0] - cx, w.pos[1] - cy) for w in self.waypoints}
+        object.__setattr__(self, "_from_centre", from_centre)
 
     # --- waypoints and links ---
 
@@ -188,6 +193,15 @@ class Map:
         """The waypoint with this id (:class:`UnknownIdError` if unknown)."""
         try:
             return self._waypoints_by_id[waypoint_id]
+        except KeyError:
+            self._unknown("waypoint", waypoint_id, "has_waypoint")
+
+    def from_centre(self, waypoint_id: str) -> float:
+        """How far a waypoint lies from :attr:`centre`: the same for a waypoint and its mirror
+        image on a mirror-symmetric map, so a tie broken by it favours neither side (a tie
+        broken by waypoint id favours the side whose ids sort first)."""
+        try:
+            return self._from_centre[waypoint_id]
         except KeyError:
             self._unknown("waypoint", waypoint_id, "has_waypoint")
 
