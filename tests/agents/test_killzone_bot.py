@@ -786,3 +786,24 @@ def test_the_teams_walk_mirror_images_on_the_mirrored_map() -> None:
             _crowding("blue", _mirrored(here)), _mirrored(here), _mirrored(there)
         )
         assert blue == (red and _mirrored(str(red))), (here, there)
+
+
+def _acts_seeing(*seen: tuple[str, str, float, str]) -> list[tuple[str, dict[str, Any]]]:
+    """What an assault bot on r1 (machine gun selected, a rocket loaded) does on its first tick
+    seeing ``seen`` (id, waypoint, distance, team)."""
+    bot = Agent("red-1", bot_role(TEST_MAP), team="red")
+    sights = [("sees", *s) for s in seen]
+    with Drive(bot) as drive:
+        sent = drive.tick(_percept("red-1", ("ammo", "rocket_launcher", 1), *sights))
+    return [(a.verb, a.args) for a in sent if isinstance(a, Act)]
+
+
+def test_a_bot_fires_a_missile_at_a_group_and_bullets_at_one_enemy_or_beside_a_mate() -> None:
+    # Listing 29.1 and the issue: missiles at turrets and groups.
+    group = [("blue-1", "b1", 24.0, "blue"), ("blue-2", "b1", 24.5, "blue")]
+    assert [("select_weapon", {"weapon": "rocket_launcher"})] == _acts_seeing(*group)
+    assert [("fire", {"target": "blue-1"})] == _acts_seeing(group[0])
+    mate = ("red-2", "b1", 24.2, "red")
+    assert [("fire", {"target": "blue-1"})] == _acts_seeing(*group, mate)
+    near = [("blue-1", "m1", 7.0, "blue"), ("blue-2", "m1", 7.5, "blue")]
+    assert all(verb != "select_weapon" for verb, _ in _acts_seeing(*near))  # the blast

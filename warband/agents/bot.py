@@ -137,6 +137,10 @@ SPREAD_AT = 3
 """Team mates on one waypoint (the bot included) that spread out when they fight there
 (``spread_spot``): a crowd is one grenade's target and blocks its own lines of fire."""
 
+SAFE_BLAST = 2 * get_weapon("rocket_launcher").splash_radius
+"""How far a group must be for a bot to fire a missile at it (``missile_target``): a rocket
+that falls short still misses the shooter."""
+
 ESCORT_LINKS = 3
 """How far (in links) from a VIP in its hiding spot an escort stays (``escort_near``), and its
 escorts in a crowd look for spots (``spread_around``): a VIP in a dead end has one neighbour."""
@@ -441,10 +445,25 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         return _reaching(facts, distance, first="bullet")
 
     def weapon_against(facts: FactDB, target: Value, distance: Value) -> Value:
-        """Listing 29.1's choice: missiles at a turret, bullets at anyone else (among the
-        carried weapons with rounds that reach ``distance``)."""
-        turrets = {s.id for s in SEES_TURRET.all(facts.facts(SEES_TURRET.name))}
-        return _reaching(facts, distance, first="missile" if target in turrets else "bullet")
+        """Listing 29.1's choice: missiles at a turret or a group (:func:`missile_target`),
+        bullets at anyone else (among the carried weapons with rounds that reach
+        ``distance``)."""
+        first = "missile" if missile_target(facts, target, distance) else "bullet"
+        return _reaching(facts, distance, first=first)
+
+    def missile_target(facts: FactDB, target: Value, distance: Value) -> bool:
+        """A turret in sight, or an enemy in a group: another enemy in sight on its waypoint
+        and no team mate there (a team kill costs the team), at least :data:`SAFE_BLAST` away
+        so that the blast misses the shooter."""
+        if any(s.id == target for s in SEES_TURRET.all(facts.facts(SEES_TURRET.name))):
+            return True
+        me = SELF.first(facts.facts(SELF.name))
+        if me is None or not isinstance(distance, int | float) or distance < SAFE_BLAST:
+            return False
+        seen = SEES.all(facts.facts(SEES.name))
+        spot = next((s.waypoint for s in seen if s.id == target and s.team != me.team), None)
+        there = [s.team for s in seen if s.waypoint == spot]
+        return spot is not None and me.team not in there and len(there) >= 2
 
     def _reaching(facts: FactDB, distance: Value, *, first: str) -> Value:
         if not isinstance(distance, int | float):
@@ -882,6 +901,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         "in_range": in_range,
         "weapon_for": weapon_for,
         "weapon_against": weapon_against,
+        "missile_target": missile_target,
         "spawn_near": spawn_near,
         "spawn_class": spawn_class,
         "sniping_spot": sniping_spot,
