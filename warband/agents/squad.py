@@ -324,6 +324,22 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
             return ()
         return tuple(sorted(strategic.waypoints_in({strategic.area_of(w) for w in path})))
 
+    def defended_area(facts: FactDB, target: Value, spot: Value) -> Value:
+        """The waypoints a member holding ``spot`` for ``target`` keeps to once there (Listing
+        29.3's ``set_defend_area_restriction``), a list: the strategic areas of the target's
+        place, of its group's defend markers (the map's word for where it is held from: on
+        Warzone a capture point's own area is that one waypoint) and of the member's own spot
+        (one two links from a marker may lie in another area). Its position picking (attack
+        and cover spots) picks there, instead of along the route it came by. Empty (no
+        restriction) for a spot off the map."""
+        place, own = _where(str(target)), str(spot)
+        if not game_map.has_waypoint(own):
+            return ()
+        held = [own, *groups.get(str(target), [])]
+        if place is not None:
+            held.append(place)
+        return tuple(sorted(strategic.waypoints_in({strategic.area_of(w) for w in held})))
+
     def all_arrived(facts: FactDB, order: Value) -> bool:
         """Every member alive has reported its arrival for ``order``."""
         alive = _members(facts, MEMBER_ALIVE)
@@ -471,6 +487,7 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         "defend_spot": defend_spot,
         "attack_order": attack_order,
         "corridor": corridor,
+        "defended_area": defended_area,
     }
 
 
@@ -706,6 +723,7 @@ def squad_role(
     whereabouts = whereabouts_daemon
     if not corridors:
         functions["corridor"] = _no_corridor
+        functions["defended_area"] = _no_defended_area
         whereabouts = _whereabouts_without_returns
     htn = load_domain_file(domain, {**functions, **(extra_functions or {})}, check=check_acts)
     return Role(
@@ -729,6 +747,10 @@ def squad_role(
 
 
 def _no_corridor(facts: FactDB, team: Value, member: Value, target: Value) -> Value:
+    return None
+
+
+def _no_defended_area(facts: FactDB, target: Value, spot: Value) -> Value:
     return None
 
 
