@@ -18,7 +18,8 @@ gives the domain:
   regroup ended by arrival from one ended by the time-out (``regrouped``: either);
   ``defend_spot`` (members spread over a marker and the defend markers of its group);
   ``attack_order`` (which objectives the squad attacks together, and the member order they
-  become); ``corridor`` (Listing 29.3's area restriction, below);
+  become); ``corridor`` (Listing 29.3's area restriction, below) and ``defended_area`` (the
+  one a defending member keeps to once it arrived);
 - **tasks**: ``!take_members ?list [?lane]`` (the commander's ``lead`` order names the members
   and, when several squads share an objective, which of the routes there this squad takes);
 - **reports** up: every few ticks, where its members are.
@@ -33,7 +34,11 @@ routes*: the squad on lane ``k`` pays :data:`LANE_PENALTY` for every area the ro
 - ``corridor`` is the comma-joined waypoints of the areas of the squad's route from where the
   member last reported it stood to where it is sent (each end's waypoint included); every
   command sequence starts by restricting the member to it (``restrict``), as in Listing 29.3.
-  "" (no restriction) when the member has not reported a place yet.
+  "" (no restriction) when the member has not reported a place yet. A member sent to defend or
+  advance is restricted again on its arrival, to ``defended_area``: the areas of the marker,
+  of its group's defend markers and of its own spot (Listing 29.3's
+  ``set_defend_area_restriction``), where its position picking then finds its attack
+  positions.
 - ``rally_point`` lies on the squad's route: the waypoints :data:`REGROUP_HOPS` links short of
   the objective and the regroup markers within :data:`RALLY_REACH` links of it (and nearer the
   members than it is) are the candidates, and the one with the least enemy influence wins;
