@@ -9,7 +9,7 @@ from typing import Any
 
 from warband.agents import Agent, Role
 from warband.agents.bot import AreaGroups, BotReports, bot_functions, bot_role
-from warband.agents.squad import SquadReports
+from warband.agents.squad import SquadReports, squad_functions
 from warband.messaging import Act, ActResult, Order, Percept, configure_logging
 from warband.planning import FactDB, parse_domain
 from warband.testing import Drive, run_actors
@@ -807,3 +807,141 @@ def test_a_bot_fires_a_missile_at_a_group_and_bullets_at_one_enemy_or_beside_a_m
     assert [("fire", {"target": "blue-1"})] == _acts_seeing(*group, mate)
     near = [("blue-1", "m1", 7.0, "blue"), ("blue-2", "m1", 7.5, "blue")]
     assert all(verb != "select_weapon" for verb, _ in _acts_seeing(*near))  # the blast
+
+
+# --- a defender kept to the area it defends picks its attack positions there ----------------
+
+POST_MAP = map_from_data(
+    {
+        "name": "post",
+        "teams": ["red", "blue"],
+        "waypoints": [
+            {"id": "post", "pos": [0.0, 0.0]},
+            {"id": "nook", "pos": [0.0, -8.0]},
+            {"id": "fore", "pos": [8.0, -4.0]},
+            {"id": "east", "pos": [34.0, 0.0]},
+            {"id": "west", "pos": [-34.0, 0.0]},
+        ],
+        "links": [
+            ["post", "nook"],
+            ["post", "fore"],
+            ["fore", "east"],
+            ["nook", "west"],
+        ],
+        "markers": [
+            {"id": "spawn-red", "kind": "spawn", "waypoint": "post", "team": "red"},
+            {"id": "spawn-blue", "kind": "spawn", "waypoint": "east", "team": "blue"},
+        ],
+    },
+    source="<post test map>",
+)
+"""A spot to defend (post) with a nook a link south and a spot a link south-east (fore): the
+area the squad keeps its defender to once it arrived. It came from the west by the nook (the
+route's corridor). Enemies 34 units away (beyond close range, in a rifle's reach) at east or
+west. No wall: every spot sees both."""
+
+DEFENDED = ("fore", "nook", "post")
+ROUTE = ("nook", "post", "west")
+
+
+def _defending(
+    enemy_at: str, ticks: int, health: int = 100, kept_to: tuple[str, ...] = DEFENDED
+) -> list[list[tuple[str, Any]]]:
+    """The acts, tick by tick, of red-1 on post, kept to ``kept_to`` (the squad's sequence
+    after an arrival: the defended area) and ordered to defend post, while it sees blue-1 at
+    ``enemy_at``; the world takes every act and walks nobody."""
+    facts = [
+        ("self", "red-1", "red", "medic"), ("state", "alive"), ("health", health),
+        ("max_health", 100), ("weapon", "rifle"), ("ammo", "rifle", 30),
+        ("spare_ammo", "rifle", 90), ("at", "red-1", "post"), ("position", 0.0, 0.0),
+        ("sees", "blue-1", enemy_at, 34.0, "blue"),
+    ]  # fmt: skip
+    bot = Agent("red-1", bot_role(POST_MAP), superior="squad-1", team="red")
+    orders = [
+        Order(recipient="red-1", sender="squad-1", task=task, args=args, sequence="s")
+        for task, args in (("restrict", [kept_to]), ("defend", ["post"]))
+    ]
+    acts: list[list[tuple[str, Any]]] = []
+    delivered: list[Any] = orders
+    with Drive(bot) as drive:
+        for _ in range(ticks):
+            percept = Percept(recipient="red-1", facts=[list(f) for f in facts])
+            sent = drive.tick(*delivered, percept)
+            delivered = _accepted(sent)
+            acts.append([(a.verb, a.args) for a in sent if isinstance(a, Act)])
+    return acts
+
+
+def _moves(acts: list[list[tuple[str, Any]]]) -> list[tuple[int, str]]:
+    return [
+        (n, args["waypoint"])
+        for n, tick in enumerate(acts)
+        for verb, args in tick
+        if verb == "move"
+    ]
+
+
+def test_a_defender_unhurt_moves_to_an_attack_position_in_the_area_it_defends() -> None:
+    acts = _defending("east", ticks=12)
+    # It fires from post until its tenth tick there with blue-1 in sight, then walks to the
+    # attack position picked in the defended area (fore: the nook's link would turn its back
+    # on blue-1), firing as it goes.
+    assert sum(("fire", {"target": "blue-1"}) in tick for tick in acts[:9]) >= 4, acts
+    assert [(9, "fore")] == _moves(acts)[:1], acts
+    assert ("fire", {"target": "blue-1"}) in acts[9], acts
+
+
+def test_a_defender_still_kept_to_the_route_it_came_by_has_no_attack_position_to_pick() -> None:
+    # The route's corridor (west, nook, post) holds no spot that keeps blue-1 in view: the
+    # defender fired from post for good, stuck (why the squad keeps it to the area it defends).
+    acts = _defending("east", ticks=12, kept_to=ROUTE)
+    assert [] == _moves(acts), acts
+    assert sum(("fire", {"target": "blue-1"}) in tick for tick in acts[9:]) >= 1, acts
+
+
+def test_a_defender_stays_where_no_attack_position_of_its_area_keeps_the_enemy_in_view() -> None:
+    # Every step from post towards the area's other spots turns away from blue-1 (west).
+    acts = _defending("west", ticks=12)
+    assert [] == _moves(acts), acts
+    assert sum(("fire", {"target": "blue-1"}) in tick for tick in acts[9:]) >= 1, acts
+
+
+def test_a_hurt_defender_does_not_leave_its_spot_to_pick_another() -> None:
+    acts = _defending("east", ticks=12, health=90)
+    assert [] == _moves(acts), acts
+
+
+def test_defenders_pick_attack_positions_as_mirror_images_on_the_mirrored_map() -> None:
+    # Each team's defender on a defend marker of its half, kept to the area it defends, with
+    # an enemy on any waypoint of the grid: the two picks are each other's mirror images.
+    functions = bot_functions(WARZONE)
+    defended_area = squad_functions(WARZONE)["defended_area"]
+    markers = {m.waypoint: m for m in WARZONE.markers_of("defend")}
+
+    def facts(me: str, team: str, enemy_at: str, area: Value) -> FactDB:
+        known = FactDB()
+        known.assert_fact("self", me, team, "assault")
+        known.assert_fact("ammo", "rifle", 30)
+        known.assert_fact("sees", "enemy", enemy_at, 10.0, "blue" if team == "red" else "red")
+        for waypoint in area if isinstance(area, tuple) else ():
+            known.assert_fact("allowed_waypoint", waypoint)
+        return known
+
+    grid = sorted(w.id for w in WARZONE.waypoints if len(w.id) == 2)
+    picked = 0
+    for spot in sorted(w for w in markers if w < "e"):  # the west half's markers
+        twin = _mirrored(spot)
+        red_area = defended_area(FactDB(), markers[spot].id, spot)
+        blue_area = defended_area(FactDB(), markers[twin].id, twin)
+        assert {_mirrored(str(w)) for w in red_area} == set(blue_area), spot
+        for there in grid:
+            red = functions["defend_attack_spot"](
+                facts("red-1", "red", there, red_area), spot, spot, there
+            )
+            blue = functions["defend_attack_spot"](
+                facts("blue-1", "blue", _mirrored(there), blue_area), twin, twin, _mirrored(there)
+            )
+            assert blue == (red and _mirrored(str(red))), (spot, there)
+            assert red is None or red in red_area
+            picked += red is not None
+    assert picked  # some pick happened, or the comparison says nothing
