@@ -283,3 +283,32 @@ def test_add_new_and_remove_fact_change_the_database_as_assert_fact_and_retract_
             assert slow.retract(*fact) == fast.remove_fact(fact)  # type: ignore[arg-type]
         assert repr(list(slow)) == repr(list(fast))  # repr: == takes True for 1
         assert slow.names() == fast.names()
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(_checked_fact, max_size=10),
+    st.lists(
+        st.tuples(st.lists(_checked_fact, max_size=5), st.lists(_checked_fact, max_size=5)),
+        max_size=4,
+    ),
+)
+def test_exchange_changes_the_database_as_remove_fact_then_add_new_do(
+    start: list[tuple[object, ...]],
+    rounds: list[tuple[list[tuple[object, ...]], list[tuple[object, ...]]]],
+) -> None:
+    # A copy taken before each round shares buckets with the database it came from: the
+    # exchange must write its own buckets and leave the copy as it was.
+    fast, slow = FactDB(), FactDB()
+    for fact in start:
+        slow.add_new(fact)  # type: ignore[arg-type]
+        fast.add_new(fact)  # type: ignore[arg-type]
+    for removed, added in rounds:
+        kept, before = fast.copy(), repr(list(fast))
+        version = fast.version
+        changed = [slow.remove_fact(f) for f in removed] + [slow.add_new(f) for f in added]  # type: ignore[arg-type]
+        fast.exchange(removed, added)  # type: ignore[arg-type]
+        assert repr(list(slow)) == repr(list(fast))  # repr: == takes True for 1
+        assert slow.names() == fast.names() and len(slow) == len(fast)
+        assert repr(list(kept)) == before
+        assert (fast.version != version) == any(changed)

@@ -134,6 +134,32 @@ def test_wall_index_gives_the_same_answer_as_checking_every_wall(
     assert line_of_sight(a, b, walls) == index.line_of_sight(a, b)
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    limit=st.integers(1, 12),
+    lines=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=60),
+)
+def test_wall_index_answers_from_memory_as_it_would_work_out_again(
+    seed: int, limit: int, lines: list[tuple[int, int]]
+) -> None:
+    # Few points, many questions: most answers come from memory, and a small memory_limit
+    # empties it now and then; every answer must be the one worked out from every wall.
+    rng = random.Random(seed)
+    walls = [(w[0], w[1]) for w in _random_walls(rng, 40)]
+    points = [(rng.uniform(0, 100), rng.uniform(0, 100)) for _ in range(5)] + [(-0.0, 0.0)]
+    index = WallIndex(walls, cell_size=7.0, memory_limit=limit)
+    for i, j in lines:
+        a, b = points[i], points[j]
+        assert index.line_of_sight(a, b) == line_of_sight(a, b, walls)
+        assert 1 <= index.remembered() <= limit
+
+
+def test_wall_index_refuses_an_empty_memory() -> None:
+    with pytest.raises(ConfigurationError, match="memory_limit"):
+        WallIndex([], memory_limit=0)
+
+
 def test_wall_index_sees_a_wall_touching_the_line_across_a_cell_border() -> None:
     # The wall's end sits at y=0 (cell row 0); the line runs a hair below, in cell row -1. The
     # intersection test counts the touch, so the index must offer the wall as a candidate.

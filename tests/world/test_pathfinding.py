@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import math
+import random
 
-from warband.world import load_map, map_from_data
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from warband.world import Map, load_map, map_from_data, pathfinding
 from warband.world.influence import InfluenceMap, InfluenceSettings
 from warband.world.pathfinding import (
     RouteSettings,
@@ -100,6 +105,44 @@ def test_waypoint_path_is_shortest_and_respects_corridor_and_doors() -> None:
     )
     assert None is waypoint_path(game_map, "m2", "s", blocked_links=[("s", "d")])
     assert ("m2", "d", "s") == waypoint_path(game_map, "m2", "s")
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), limit=st.integers(1, 8))
+def test_a_remembered_waypoint_path_is_the_one_searched_again(seed: int, limit: int) -> None:
+    # Few ends, corridors and closed links, asked many times in any order (the corridor and the
+    # closed links in another order or form each time): every answer, from memory or not, is
+    # the one a fresh search gives; a small limit empties the memory now and then.
+    rng = random.Random(seed)
+    game_map = load_map("warzone")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pathfinding, "PATH_MEMORY_LIMIT", limit)
+        _ask_again_and_again(rng, game_map, limit)
+
+
+def _ask_again_and_again(rng: random.Random, game_map: Map, limit: int) -> None:
+    ids = list(game_map.waypoint_ids)
+    ends = rng.sample(ids, 4)
+    corridors = [None, set(rng.sample(ids, len(ids) // 2)), set(ids)]
+    closed = [(), rng.sample(list(game_map.links), 6)]
+    for _ in range(40):
+        start, goal = rng.choice(ends), rng.choice(ends)
+        allowed = rng.choice(corridors)
+        shut = [link[::-1] if rng.random() < 0.5 else link for link in rng.choice(closed)]
+        asked = None if allowed is None else sorted(allowed, key=lambda _: rng.random())
+        found = waypoint_path(game_map, start, goal, allowed=asked, blocked_links=shut)
+        searched = pathfinding._search_path(
+            game_map, start, goal, allowed, {pathfinding.link_key(a, b) for a, b in shut}
+        )
+        assert searched == found
+        assert 1 <= len(pathfinding._PATHS[game_map]) <= limit
+
+
+def test_a_remembered_path_still_refuses_an_unknown_waypoint() -> None:
+    game_map = load_map("test")
+    assert ("r1", "m1", "m3", "b1") == waypoint_path(game_map, "r1", "b1")
+    with pytest.raises(KeyError):
+        waypoint_path(game_map, "r1", "nowhere")
 
 
 def test_route_settings_change_the_tradeoff() -> None:

