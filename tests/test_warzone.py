@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import REPO, CommandResult, last_json_line, read_log_events
 from tests.proc import stat, wait_until
+from tests.runs import Ran, ScenarioRuns
 from warband.agents import Agent, Role, ideal_distribution, objective_source
 from warband.planning import parse_domain
 from warband.values import Value
@@ -24,6 +25,36 @@ from warband.world import World, load_map
 
 WARZONE = "scenarios/warzone.py"
 Cli = Callable[..., CommandResult]
+
+
+HIERARCHY = ("--param", "bots=3", "--ticks", "120")
+ROUND = (
+    *("--param", "bots=2", "--param", "round=body_count,assassination"),
+    *("--param", "time_limit=40"),
+)
+VIP = ("--param", "bots=3", "--param", "mode=assassination", "--ticks", "10")
+FREELANCE = ("--param", "bots=2", "--param", "blue=freelance", "--ticks", "40")
+
+
+def _mode_args(mode: str) -> tuple[str, ...]:
+    return (
+        "--param", "bots=2", "--param", f"mode={mode}", "--param", "time_limit=150",
+        "--seed", str(MODE_SEEDS.get(mode, 0)),
+    )  # fmt: skip
+
+
+@pytest.fixture
+def matches(scenario_runs: ScenarioRuns) -> Callable[[tuple[str, ...]], Ran]:
+    """The one-process match of WARZONE with the given arguments, logged. The first test to ask
+    plays every match of this file, two at a time (tests/runs.py): each test reads the match it
+    would have played alone (same command; lockstep in one process plays the same at any speed)."""
+    every = [HIERARCHY, ROUND, VIP, FREELANCE, *(_mode_args(mode) for mode in MODE_OBJECTIVES)]
+    scenario_runs.side_by_side((WARZONE, args) for args in every)
+
+    def match(args: tuple[str, ...]) -> Ran:
+        return scenario_runs.run(WARZONE, *args)
+
+    return match
 
 
 def _chain(events: list[dict[str, object]], kind: str, sender: str, recipient: str) -> bool:
@@ -37,20 +68,16 @@ def _chain(events: list[dict[str, object]], kind: str, sender: str, recipient: s
 
 
 def test_a_hierarchy_match_sends_orders_down_and_reports_up_across_three_layers(
-    warband_cli: Cli, tmp_path: Path
+    matches: Callable[[tuple[str, ...]], Ran],
 ) -> None:
-    logs = tmp_path / "logs"
-    result = warband_cli(
-        "run", WARZONE, "--param", "bots=3", "--ticks", "120", "--log", str(logs), "--json", "-q"
-    )
-    assert 0 == result.returncode, result.stderr
-    report = last_json_line(result.stdout)
+    ran = matches(HIERARCHY)
+    report = ran.summary()
     details = report["outcome_details"]
     assert {"winner", "scores", "kills", "captures", "orders", "reports"} <= set(details)
     assert details["orders"]["commander"] > 0
     assert details["orders"]["squad"] > 0
     assert details["reports"]["bot"] > 0
-    events = read_log_events(logs)
+    events = read_log_events(ran.log)
     assert _chain(events, "Order", "red-commander", "red-squad-")
     assert _chain(events, "Order", "red-squad-", "red-")
     assert _chain(events, "CompletionReport", "red-", "red-squad-")
@@ -115,42 +142,31 @@ the area they defend: red armed a target in seeds 0, 3 and 4 of 0-4, not in seed
 
 @pytest.mark.parametrize("mode", sorted(MODE_OBJECTIVES))
 def test_every_mode_plays_to_an_end_with_the_mode_objectives_on_both_sides(
-    warband_cli: Cli, tmp_path: Path, mode: str
+    matches: Callable[[tuple[str, ...]], Ran], mode: str
 ) -> None:
-    logs = tmp_path / "logs"
-    result = warband_cli(
-        "run", WARZONE, "--param", "bots=2", "--param", f"mode={mode}",
-        "--param", "time_limit=150", "--log", str(logs), "--json", "-q",
-        "--seed", str(MODE_SEEDS.get(mode, 0)),
-    )  # fmt: skip
-    assert 0 == result.returncode, result.stderr
-    report = last_json_line(result.stdout)
+    ran = matches(_mode_args(mode))
+    report = ran.summary()
     assert report["completed"], report
     assert report["ticks"] <= 150
     assert report["outcome_details"]["reason"]
-    found = _objectives(read_log_events(logs))
+    found = _objectives(read_log_events(ran.log))
     for commander, expected in MODE_OBJECTIVES[mode].items():
         assert expected <= found.get(commander, set()), (commander, found.get(commander))
     assert report["outcome_details"]["orders"]["squad"] > 0
 
 
 def test_a_round_plays_the_modes_in_succession_and_the_commanders_follow_the_mode(
-    warband_cli: Cli, tmp_path: Path
+    matches: Callable[[tuple[str, ...]], Ran],
 ) -> None:
-    logs = tmp_path / "logs"
-    result = warband_cli(
-        "run", WARZONE, "--param", "bots=2", "--param", "round=body_count,assassination",
-        "--param", "time_limit=40", "--log", str(logs), "--json", "-q",
-    )  # fmt: skip
-    assert 0 == result.returncode, result.stderr
-    details = last_json_line(result.stdout)["outcome_details"]
+    ran = matches(ROUND)
+    details = ran.summary()["outcome_details"]
     missions = [(m["mode"], m["attackers"]) for m in details["missions"]]
     assert [("body_count", None), ("assassination", "red"), ("assassination", "blue")] == missions
     won = {team: sum(m["winner"] == team for m in details["missions"]) for team in ("red", "blue")}
     assert won == details["scores"]
     # Each commander took up each mode's objectives as the world changed mode: Body Count's
     # markers to hold, and in Assassination both the attack on the VIP and its escort.
-    found = _objectives(read_log_events(logs))
+    found = _objectives(read_log_events(ran.log))
     for commander in ("red-commander", "blue-commander"):
         kinds = {prefix for prefix, _kind in found[commander]}
         assert {"hold", "attack", "escort"} <= kinds, (commander, kinds)
@@ -164,18 +180,14 @@ def test_a_round_of_an_unknown_mode_is_refused_naming_the_parameter(warband_cli:
 
 
 def test_the_assassination_vip_is_told_by_its_commander_where_to_hide(
-    warband_cli: Cli, tmp_path: Path
+    matches: Callable[[tuple[str, ...]], Ran],
 ) -> None:
-    logs = tmp_path / "logs"
-    result = warband_cli(
-        "run", WARZONE, "--param", "bots=3", "--param", "mode=assassination",
-        "--ticks", "10", "--log", str(logs), "--json", "-q",
-    )  # fmt: skip
-    assert 0 == result.returncode, result.stderr
+    ran = matches(VIP)
+    ran.summary()  # the match succeeded
     hiding = {m.waypoint for m in load_map("warzone").markers_of("hiding")}
     told = {
         (str(e["agent"]), str(order[4]))
-        for e in read_log_events(logs)
+        for e in read_log_events(ran.log)
         if e.get("event") == "agent.plan" and isinstance(e.get("memory"), dict)
         for order in e["memory"].get("orders", [])
         if order[2] == "blue-commander" and order[3] == "hide"
@@ -186,13 +198,10 @@ def test_the_assassination_vip_is_told_by_its_commander_where_to_hide(
     assert spot in hiding
 
 
-def test_a_freelance_faction_has_no_commander_and_no_squads(warband_cli: Cli) -> None:
-    result = warband_cli(
-        "run", WARZONE, "--param", "bots=2", "--param", "blue=freelance", "--ticks", "40",
-        "--json", "-q",
-    )  # fmt: skip
-    assert 0 == result.returncode, result.stderr
-    report = last_json_line(result.stdout)
+def test_a_freelance_faction_has_no_commander_and_no_squads(
+    matches: Callable[[tuple[str, ...]], Ran],
+) -> None:
+    report = matches(FREELANCE).summary()  # logged, unlike before: the summary is the same
     assert {"red": "hierarchy", "blue": "freelance"} == report["outcome_details"]["control"]
     assert "blue-commander" not in report["pids"] or report["processes"] == 1
     assert report["messages_sent"] > 0

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.chaoslib.netns import Hosts, netns_available, two_hosts
+from tests.chaoslib.netns import Hosts, hosts_of_this_process, netns_available, two_hosts
 from tests.conftest import REPO, CommandResult
 from tests.test_cli import _agent_sends
 from warband.scenario import load_scenario
@@ -165,7 +165,4 @@ def test_same_seed_sends_the_same_messages_in_one_process_and_across_two_hosts(
 
 @pytest.mark.usefixtures("hosts_allowed")
 def test_the_hosts_are_gone_after_a_run_across_them() -> None:
-    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
-    ours = f"wbc{os.getpid() % 100000}"  # two_hosts() names them by this process's pid
-
-    assert [] == [line for line in names.stdout.splitlines() if line.startswith(ours)]
+    assert [] == hosts_of_this_process()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -139,6 +140,16 @@ def two_hosts() -> Iterator[Hosts]:
     finally:
         for name in made:  # deleting a namespace deletes its end of the veth, and so the pair
             subprocess.run(["ip", "netns", "delete", name], capture_output=True, check=False)
+
+
+def hosts_of_this_process() -> list[str]:
+    """The namespaces :func:`two_hosts` made in this process that still exist. Only this
+    process's: another test run on the same machine (or another pytest worker) may have its
+    own up right now, and they are none of this one's business."""
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
+    ours = re.compile(rf"wbc{os.getpid() % 100000}[0-9]{{2}}[ab]")  # as two_hosts() names them
+    names = (line.split()[0] for line in listing.stdout.splitlines() if line.strip())
+    return [name for name in names if ours.fullmatch(name)]
 
 
 def netns_available() -> str | None:

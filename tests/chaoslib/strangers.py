@@ -60,6 +60,9 @@ def strangers(ticks: int) -> Result:
             "tick_timeouts": summary.get("tick_timeouts"),
             "restarts": summary.get("restarts"),
             "differs_from_baseline": differ,
+            # What the run without strangers gave for those keys: a baseline that itself went
+            # wrong (not the strangers' doing) reads differently from one they changed.
+            "baseline_values": {key: reference.get(key) for key in differ},
             "stranger_frames": attacked["sent"],
             "stranger_frames_answered": answered,
             "seconds": attacked["seconds"],

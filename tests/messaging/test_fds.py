@@ -16,7 +16,7 @@ import pytest
 import structlog
 import zmq
 
-from tests.proc import free_tcp_port
+from tests.proc import free_tcp_port, wait_until
 from warband.messaging import Actor
 from warband.messaging import broker as broker_module
 from warband.messaging.addresses import BROKER_ID
@@ -195,6 +195,10 @@ def test_the_broker_remembers_only_the_latest_departures(monkeypatch: pytest.Mon
             socket = client(agent, [])
             socket.send(codec.encode(_Leave(sender=agent, recipient=BROKER_ID)))
             socket.close()
+        # Each client has its own pipe into the broker, which reads them in turn: a _Register
+        # sent now could be read before the last _Leave, and the watcher then be told of bot-4
+        # live, on top of the three kept. Register once all five departures are in.
+        wait_until(lambda: 5 == running.stats.departed, 60, "the broker to count 5 departures")
         watcher = client("clock", ["*"])
         watcher.setsockopt(zmq.RCVTIMEO, 500)
         told = []
