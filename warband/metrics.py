@@ -88,7 +88,6 @@ ATTACK_POSITION_BRANCHES = frozenset(
         "move to a position picked for the attack",
         "fire on the way to a position picked for the attack",
         "close combat in a crowd: spread out, firing",
-        "defend: fight from an attack position picked in the area defended",
     }
 )
 """The bot domain's branches that walk to a position picked for the attack (``bot.htn``)."""

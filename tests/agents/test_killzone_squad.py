@@ -185,41 +185,11 @@ def test_a_corridor_holds_the_squads_route_from_where_the_member_stands() -> Non
 def test_a_squad_with_corridors_restricts_each_member_first_in_its_sequence() -> None:
     states = _lead({"red-1": {2: ("alive", "a3")}}, "defend", "cp-centre", corridors=True)
     orders = [(task, args) for _, task, args in states["red-1"]["received"]]
-    tasks = [task for task, _ in orders]
-    assert ["restrict", "goto", "send_message", "restrict", "defend"] == tasks
+    assert ["restrict", "goto", "send_message", "defend"] == [task for task, _ in orders]
     corridor = list(orders[0][1][0])
     assert {"a3", "e3"} <= set(corridor)
     assert set(squad_route(WARZONE, GRAPH, "a3", "e3") or ()) <= set(corridor)
     assert ("goto", ["e3"]) == orders[1]
-
-
-def test_a_defender_is_kept_to_the_area_it_defends_once_it_arrived() -> None:
-    # Listing 29.3: the route's corridor on the way, the defended area after the arrival.
-    states = _lead({"red-1": {2: ("alive", "a3")}}, "defend", "cp-centre", corridors=True)
-    orders = [(task, args) for _, task, args in states["red-1"]["received"]]
-    on_arrival = orders[3]
-    assert "restrict" == on_arrival[0]
-    area = set(on_arrival[1][0])
-    # The point's own area (e3 alone) and its defend markers' (d3, f3, e4), not the way it came.
-    held = {GRAPH.area_of(w) for w in ("e3", "d3", "f3", "e4")}
-    assert area == set(GRAPH.waypoints_in(held))
-    assert "a3" not in area
-
-
-def test_a_defended_area_holds_the_markers_area_and_the_members_spot() -> None:
-    defended_area = squad_functions(WARZONE)["defended_area"]
-    marker = set(GRAPH.waypoints_in({GRAPH.area_of("c4")}))  # a TSP: no defend markers
-    assert marker == set(defended_area(_facts(), "tsp-west-north", "c4"))
-    # A spot two links from the marker, in another area: the member may stand on it.
-    far = next(
-        w
-        for w in sorted(WARZONE.waypoint_ids)
-        if GRAPH.area_of(w) != GRAPH.area_of("c4")
-        and len(waypoint_path(WARZONE, "c4", w) or ()) == 3
-    )
-    area = set(defended_area(_facts(), "tsp-west-north", far))
-    assert marker | set(GRAPH.waypoints_in({GRAPH.area_of(far)})) == area
-    assert () == defended_area(_facts(), "tsp-west-north", "nowhere")
 
 
 def test_a_squad_without_corridors_sends_the_same_sequence_unrestricted() -> None:
@@ -234,8 +204,7 @@ def test_a_member_back_from_the_dead_gets_a_corridor_from_where_it_respawned() -
     scripts = {"red-1": script, "red-2": mate}
     states = _lead(scripts, "defend", "cp-centre", corridors=True, ticks=24)
     received = states["red-1"]["received"]
-    # Each sequence restricts twice: to the route, then (on arrival) to the defended area.
-    restricts = [(tick, args) for tick, task, args in received if task == "restrict"][::2]
+    restricts = [(tick, args) for tick, task, args in received if task == "restrict"]
     assert 2 == len(restricts), received
     first, again = (set(args[0]) for _, args in restricts)
     assert "d1" in first and "a2" not in first

@@ -7,8 +7,7 @@ gives that domain what it needs from Python:
   its waypoint and distance), ``nearest_threat`` and ``close_threat`` (the nearest, when it is
   within :data:`CLOSE_RANGE`), ``downed_mate`` (a downed team mate in sight, for medics), and the
   bot's condition (:func:`condition_daemon`: ``health_share``, ``under_fire``,
-  ``outnumbered``, ``own_turret``), and how long it has fought from one waypoint
-  (:func:`fighting_daemon`: ``fighting_here``);
+  ``outnumbered``, ``own_turret``);
 - **functions** the domain calls: ``next_hop`` (the next waypoint towards a goal, within the area
   restrictions its squad set), ``point_waypoint`` (where a marker is), ``place_of`` (where an
   entity is: a marker, the retrieval object, a VIP, an agent in sight), ``home_point`` (the
@@ -17,10 +16,8 @@ gives that domain what it needs from Python:
   distance), ``nearest_open_point`` and ``nearest_open_tsp`` (what a bot on its own, or a
   tactician, goes for), ``recent`` (a tick at most :data:`RECENT_TICKS` ago), and position
   picking (:mod:`warband.world.positions`): ``cover_spot`` (take cover), ``retreat_spot``
-  (fall back), ``attack_spot`` (default combat), ``spread_spot`` (a crowd of team mates
-  deals the attack positions around out among its members, :data:`SPREAD_AT`) and
-  ``defend_attack_spot`` (where a defender that fought from one spot a while fights from
-  next, in the area its squad keeps it to);
+  (fall back), ``attack_spot`` (default combat) and ``spread_spot`` (a crowd of team mates
+  deals the attack positions around out among its members, :data:`SPREAD_AT`);
   ``spawn_near`` (a dead bot's spawn: the best travel cost to its squad,
   :func:`~warband.agents.assignment.choose_spawn`) and ``spawn_class`` (the class it comes
   back as, :data:`SPAWN_NEEDS`); ``sniping_spot`` (where a scout holds a spot from,
@@ -64,7 +61,6 @@ from ..world import (
     HEALTH,
     HEARD,
     MAX_HEALTH,
-    MOVING,
     OBJECT_AT,
     OBJECTIVE,
     OPEN,
@@ -85,7 +81,6 @@ from ..world import (
     Map,
     PositionWeights,
     ScoredPosition,
-    Senses,
     StrategicGraph,
     build_strategic_graph,
     get_weapon,
@@ -93,7 +88,6 @@ from ..world import (
     pick_positions,
     waypoint_path,
 )
-from ..world.geometry import angle_difference, heading
 from .commander import travel_distance
 from .execute import TaskStatus, check_acts
 from .facts import ACT_REFUSED, Status, declares
@@ -168,11 +162,6 @@ ATTACK_GAIN = 0.2
 """A bot in default combat moves to the picked position only when it scores this much more
 than where it stands."""
 
-VIEW_HALF_ANGLE = Senses().view_angle / 2.0
-"""Half a bot's view cone (the world's): a bot that walks a link faces along it, so a first
-step within this angle of an enemy keeps it in sight (``defend_attack_spot``; on Warzone cover
-and a line of fire never go together, so what a move costs a fighter is its view)."""
-
 
 # --- the facts a bot writes --------------------------------------------------------------------
 
@@ -219,16 +208,6 @@ class FiredOn(NamedTuple):
     tick: int
 
 
-class FoughtAt(NamedTuple):
-    waypoint: str
-    since: int
-
-
-class FightingHere(NamedTuple):
-    waypoint: str
-    ticks: int
-
-
 class Outnumbered(NamedTuple):
     enemies: int
     friends: int
@@ -265,12 +244,6 @@ DOWNED_MATE: Final = FactKind("downed_mate", MateAt, "the nearest downed team ma
 HEALTH_SHARE: Final = FactKind("health_share", Percent, "health in percent of the maximum")
 UNDER_FIRE: Final = FactKind("under_fire", UnderFire, "hit by an attacker a few ticks ago")
 FIRED_ON: Final = FactKind("fired_on", FiredOn, "the last hit: who and when")
-FOUGHT_AT: Final = FactKind(
-    "fought_at", FoughtAt, "the waypoint the bot stands on with an enemy in sight, since when"
-)
-FIGHTING_HERE: Final = FactKind(
-    "fighting_here", FightingHere, "ticks the bot has stood on a waypoint with an enemy in sight"
-)
 OUTNUMBERED: Final = FactKind("outnumbered", Outnumbered, "more enemies in sight than mates")
 OWN_TURRET: Final = FactKind("own_turret", OwnTurret, "an engineer's own turret")
 SQUAD: Final = FactKind("squad", SquadOf, "the squad the commander put the bot in (!join)")
@@ -355,32 +328,6 @@ def downed_mate_daemon(memory: Memory, tick: int) -> list[Fact]:
         key=lambda seen: (seen.distance, seen.id),
     )
     return [DOWNED_MATE.fact(mates[0].id, mates[0].waypoint)] if mates else []
-
-
-@declares(FOUGHT_AT, FIGHTING_HERE)
-def fighting_daemon(memory: Memory, tick: int) -> list[Fact]:
-    """``(fighting_here waypoint ticks)``: how many ticks in a row the bot has stood on
-    ``waypoint`` (alive, not walking) with an enemy in sight, this one included; it remembers
-    ``(fought_at waypoint since)``. A walk, or no enemy in sight, starts the count again."""
-    me = _me(memory)
-    if me is None:
-        return []
-    facts = memory.facts
-    state = STATE.first(facts.facts(STATE.name))
-    here = next((a.waypoint for a in AT.all(facts.facts(AT.name)) if a.id == me[0]), None)
-    walking = any(m.id == me[0] for m in MOVING.all(facts.facts(MOVING.name)))
-    seen = [*SEES.all(facts.facts(SEES.name)), *SEES_TURRET.all(facts.facts(SEES_TURRET.name))]
-    before = FOUGHT_AT.first(facts.facts(FOUGHT_AT.name))
-    alive = state is not None and state.life == "alive"
-    if here is None or walking or not alive or all(s.team == me[1] for s in seen):
-        if before is not None:
-            memory.forget(FOUGHT_AT.name)
-        return []
-    if before is None or before.waypoint != here:
-        memory.forget(FOUGHT_AT.name)
-        memory.remember(*FOUGHT_AT.fact(here, tick))
-        before = FoughtAt(here, tick)
-    return [FIGHTING_HERE.fact(here, tick - before.since + 1)]
 
 
 @declares(HEALTH_SHARE, UNDER_FIRE, FIRED_ON, OUTNUMBERED, OWN_TURRET)
@@ -697,38 +644,6 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
             return None  # not worth the walk: no hopping between spots that score alike
         return ranked[0].waypoint
 
-    def defend_attack_spot(facts: FactDB, here: Value, spot: Value, enemy_at: Value) -> Value:
-        """Where a bot defending ``spot`` that has fought from ``here`` a while (the domain's
-        ``@fight_in_place``) fights from next: the best attack position
-        (:func:`_attack_positions`) other than ``here`` in the area it is kept to (its
-        squad's ``restrict`` on arrival, Listing 29.3; with none, ``spot`` and the waypoints a
-        link from it) that sees the enemy at ``enemy_at``, and whose first step keeps that
-        enemy in the bot's view cone (:data:`VIEW_HALF_ANGLE`: a walker faces its way, and a
-        step that turns its back on the enemy loses the fight). None when there is none, or
-        the enemy stands on ``here``."""
-        places = (str(here), str(spot), str(enemy_at))
-        if not all(game_map.has_waypoint(w) for w in places):
-            return None
-        here, spot, enemy_at = places
-        area = _corridor(facts) or {spot, *game_map.neighbours(spot)}
-        if here not in area or here == enemy_at:
-            return None  # (an enemy on the bot's own waypoint has no bearing to keep in view)
-        origin, aim = game_map.position(here), game_map.position(enemy_at)
-        bearing = heading(origin, aim)
-        for candidate in _attack_positions(facts, here, enemy_at):
-            to = candidate.waypoint
-            if to == here or to not in area:
-                continue
-            if not game_map.line_of_sight(game_map.position(to), aim):
-                continue
-            path = way(facts, here, to)
-            if path is None or len(path) < 2 or not set(path) <= area:
-                continue
-            step = game_map.position(path[1])
-            if angle_difference(heading(origin, step), bearing) <= VIEW_HALF_ANGLE:
-                return to
-        return None
-
     def shot_from(facts: FactDB, here: Value) -> Value:
         """Where a bot hit by an enemy it cannot see should look: the nearest place it heard
         gunfire or an explosion this tick, other than its own and its team mates' in sight;
@@ -903,18 +818,12 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     def order_place(facts: FactDB, task: Value, arg: Value) -> Value:
         """Where an order sends the bot: a goto's waypoint, a capture point's waypoint, the
-        waypoint it defends (or the attack position it picked in the area it defends: a
-        ``guarding`` fact) or hides at, an attacked destroy target's waypoint; None for an
+        waypoint it defends or hides at, an attacked destroy target's waypoint; None for an
         order without a fixed place (an attack on an agent follows it). Attackers of a target
         that stood and fought wherever they met a defender were order-starved a fifth of the
         time."""
         if task in ("capture", "attack"):
             return point_waypoint(facts, arg)
-        if task == "defend":
-            # A defender fights from the attack position it picked in the area it holds.
-            for guarding in facts.facts("guarding"):
-                if guarding[2:3] == (arg,) and game_map.has_waypoint(str(guarding[1])):
-                    return guarding[1]
         if task in ("goto", "defend", "hide") and game_map.has_waypoint(str(arg)):
             return arg
         return None
@@ -976,7 +885,6 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
     return {
         "attack_spot": attack_spot,
-        "defend_attack_spot": defend_attack_spot,
         "spread_spot": spread_spot,
         "spread_around": spread_around,
         "escort_near": escort_near,
@@ -1158,7 +1066,6 @@ def bot_role(
         "threat": threat_daemon,
         "downed_mate": downed_mate_daemon,
         "condition": condition_daemon,
-        "fighting": fighting_daemon,
     }
     return Role(
         "bot",

@@ -18,8 +18,7 @@ gives the domain:
   regroup ended by arrival from one ended by the time-out (``regrouped``: either);
   ``defend_spot`` (members spread over a marker and the defend markers of its group);
   ``attack_order`` (which objectives the squad attacks together, and the member order they
-  become); ``corridor`` (Listing 29.3's area restriction, below) and ``defended_area`` (the
-  one a defending member keeps to once it arrived);
+  become); ``corridor`` (Listing 29.3's area restriction, below);
 - **tasks**: ``!take_members ?list [?lane]`` (the commander's ``lead`` order names the members
   and, when several squads share an objective, which of the routes there this squad takes);
 - **reports** up: every few ticks, where its members are.
@@ -34,11 +33,7 @@ routes*: the squad on lane ``k`` pays :data:`LANE_PENALTY` for every area the ro
 - ``corridor`` is the comma-joined waypoints of the areas of the squad's route from where the
   member last reported it stood to where it is sent (each end's waypoint included); every
   command sequence starts by restricting the member to it (``restrict``), as in Listing 29.3.
-  "" (no restriction) when the member has not reported a place yet. A member sent to defend or
-  advance is restricted again on its arrival, to ``defended_area``: the areas of the marker,
-  of its group's defend markers and of its own spot (Listing 29.3's
-  ``set_defend_area_restriction``), where its position picking then finds its attack
-  positions.
+  "" (no restriction) when the member has not reported a place yet.
 - ``rally_point`` lies on the squad's route: the waypoints :data:`REGROUP_HOPS` links short of
   the objective and the regroup markers within :data:`RALLY_REACH` links of it (and nearer the
   members than it is) are the candidates, and the one with the least enemy influence wins;
@@ -329,22 +324,6 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
             return ()
         return tuple(sorted(strategic.waypoints_in({strategic.area_of(w) for w in path})))
 
-    def defended_area(facts: FactDB, target: Value, spot: Value) -> Value:
-        """The waypoints a member holding ``spot`` for ``target`` keeps to once there (Listing
-        29.3's ``set_defend_area_restriction``), a list: the strategic areas of the target's
-        place, of its group's defend markers (the map's word for where it is held from: on
-        Warzone a capture point's own area is that one waypoint) and of the member's own spot
-        (one two links from a marker may lie in another area). Its position picking (attack
-        and cover spots) picks there, instead of along the route it came by. Empty (no
-        restriction) for a spot off the map."""
-        place, own = _where(str(target)), str(spot)
-        if not game_map.has_waypoint(own):
-            return ()
-        held = [own, *groups.get(str(target), [])]
-        if place is not None:
-            held.append(place)
-        return tuple(sorted(strategic.waypoints_in({strategic.area_of(w) for w in held})))
-
     def all_arrived(facts: FactDB, order: Value) -> bool:
         """Every member alive has reported its arrival for ``order``."""
         alive = _members(facts, MEMBER_ALIVE)
@@ -492,7 +471,6 @@ def squad_functions(game_map: Map) -> dict[str, HtnFunction]:
         "defend_spot": defend_spot,
         "attack_order": attack_order,
         "corridor": corridor,
-        "defended_area": defended_area,
     }
 
 
@@ -728,7 +706,6 @@ def squad_role(
     whereabouts = whereabouts_daemon
     if not corridors:
         functions["corridor"] = _no_corridor
-        functions["defended_area"] = _no_defended_area
         whereabouts = _whereabouts_without_returns
     htn = load_domain_file(domain, {**functions, **(extra_functions or {})}, check=check_acts)
     return Role(
@@ -752,10 +729,6 @@ def squad_role(
 
 
 def _no_corridor(facts: FactDB, team: Value, member: Value, target: Value) -> Value:
-    return None
-
-
-def _no_defended_area(facts: FactDB, target: Value, spot: Value) -> Value:
     return None
 
 
