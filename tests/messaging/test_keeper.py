@@ -22,10 +22,11 @@ from warband.messaging.keeper import ProcessKeeper
 from warband.scenario import load_scenario
 
 BUSY = Path(__file__).resolve().parent.parent / "scenarios" / "busy.py"
-PING_S = 0.2
-"""Actors ping every 0.2 s here: the broker counts one silent after 0.6 s."""
-HOLD_S = 1.5
-"""Bot-1 holds the loop 1.5 s at tick 3: more than twice what makes an actor silent."""
+PING_S = 0.4
+"""Actors ping every 0.4 s here: the broker counts one silent after 1.2 s. (At 0.2 s, a keeper
+thread starved of the interpreter for 0.6 s on a loaded machine let a bot count silent.)"""
+HOLD_S = 3.0
+"""Bot-1 holds the loop 3 s at tick 3: more than twice what makes an actor silent."""
 
 
 def _busy_run(how: str) -> tuple[list[Actor], Clock]:
@@ -107,5 +108,10 @@ def test_a_keeper_stops_vouching_while_the_loop_is_stuck_past_its_limit_and_resu
         context.term()
 
     # For the bots while the loop turned, for nobody once it was stuck, for the bots again after.
+    # (A loaded machine may leave the loop unscheduled past the limit at other times too: an
+    # extra gap says nothing against the keeper, so only the order is checked.)
     runs = [agents for i, agents in enumerate(vouched) if i == 0 or agents != vouched[i - 1]]
-    assert [["bot-1", "bot-2"], [], ["bot-1", "bot-2"]] == runs
+    assert ["bot-1", "bot-2"] == runs[0]
+    assert [] in runs
+    assert ["bot-1", "bot-2"] == runs[-1]
+    assert all(agents in ([], ["bot-1", "bot-2"]) for agents in runs)
