@@ -59,7 +59,9 @@ def test_the_tutorial_sentries_play_a_match_on_a_map_file_the_user_wrote(tmp_pat
     assert 0 == result.returncode, result.stderr
     report = last_json_line(result.stdout)
     assert report["completed"] and report["clean"], report
-    assert 200 == report["ticks"]  # the scenario's length: nobody reached 100 points
+    # Played to its end: the scenario's length, or a side's 100 points (the hierarchy's at 109
+    # since bots fire missiles at groups; the sentries held it off for all 200 ticks before).
+    assert 200 == report["ticks"] or report["finish_reason"].startswith("game over"), report
     logged = "".join(log.read_text() for log in (tmp_path / "logs").glob("*.jsonl"))
     acts = [
         line
