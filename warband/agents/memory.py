@@ -64,26 +64,10 @@ class Memory:
             known, key = _keyed(fact, old)
             new[key] = known
         self._sources[source] = new
-        # _drop and _hold, fact by fact, with the database changed in one call.
-        holders = self._holders
-        leaving: list[Fact] = []
-        for key, fact in old.items():
-            if key not in new:
-                held = holders[key] - 1
-                if held:
-                    holders[key] = held
-                else:
-                    del holders[key]
-                    leaving.append(fact)
-        entering: list[Fact] = []
-        for key, fact in new.items():
-            if key not in old:
-                held = holders.get(key, 0)
-                if not held:
-                    entering.append(fact)
-                holders[key] = held + 1
-        if leaving or entering:
-            self._db.exchange(leaving, entering)
+        self._exchange(
+            [(key, fact) for key, fact in old.items() if key not in new],
+            [(key, fact) for key, fact in new.items() if key not in old],
+        )
 
     def change_source(
         self, source: str, added: Iterable[Sequence[Value]], removed: Iterable[Sequence[Value]]
@@ -103,34 +87,17 @@ class Memory:
         for fact in added:
             known, key = _keyed(fact, _NOTHING)
             coming[key] = known
-        # _drop and _hold, fact by fact, with the database changed in one call.
-        holders = self._holders
-        leaving: list[Fact] = []
+        leaving: list[tuple[Fact, Fact]] = []
         for fact in removed:
             key = _keyed(fact, held)[1]
             if key not in coming and key in held:
-                gone = held.pop(key)
-                count = holders[key] - 1
-                if count:
-                    holders[key] = count
-                else:
-                    del holders[key]
-                    leaving.append(gone)
-        entering: list[Fact] = []
-        for key, fact in coming.items():
-            if key not in held:
-                count = holders.get(key, 0)
-                if not count:
-                    entering.append(fact)
-                holders[key] = count + 1
-            held[key] = fact
-        if leaving or entering:
-            self._db.exchange(leaving, entering)
+                leaving.append((key, held.pop(key)))
+        self._exchange(leaving, [(key, fact) for key, fact in coming.items() if key not in held])
+        held.update(coming)
 
     def clear_source(self, source: str) -> None:
         """Forget everything ``source`` said."""
-        for key, fact in self._sources.pop(source, {}).items():
-            self._drop(key, fact)
+        self._exchange(list(self._sources.pop(source, {}).items()), [])
 
     def remember(self, *fact: Value) -> None:
         """Add a fact that lasts until :meth:`forget` removes it."""
@@ -140,7 +107,7 @@ class Memory:
             self._remembered[key] = known
             for group in _groups_of(known):
                 self._remembered_groups.setdefault(group, {})[key] = None
-            self._hold(key, known)
+            self._exchange([], [(key, known)])
 
     def forget(self, *pattern: Value) -> int:
         """Remove remembered facts that start with ``pattern``; returns how many.
@@ -155,6 +122,7 @@ class Memory:
         remembered, groups = self._remembered, self._remembered_groups
         candidates = groups.get(_group_of(pattern), _NO_KEYS)
         gone = [key for key in candidates if _starts_with(remembered[key], pattern)]
+        leaving: list[tuple[Fact, Fact]] = []
         for key in gone:
             fact = remembered.pop(key)
             for group in _groups_of(fact):
@@ -162,24 +130,32 @@ class Memory:
                 del keys[key]
                 if not keys:
                     del groups[group]
-            self._drop(key, fact)
+            leaving.append((key, fact))
+        self._exchange(leaving, [])
         return len(gone)
 
-    def _hold(self, key: Fact, fact: Fact) -> None:
-        """One more source says ``fact``; the first one puts it in the database."""
-        held = self._holders.get(key, 0)
-        if held == 0:
-            self._db.add_new(fact)  # checked on the way in
-        self._holders[key] = held + 1
-
-    def _drop(self, key: Fact, fact: Fact) -> None:
-        """One source less says ``fact``; the last one takes it out of the database."""
-        held = self._holders[key] - 1
-        if held == 0:
-            del self._holders[key]
-            self._db.remove_fact(fact)
-        else:
-            self._holders[key] = held
+    def _exchange(self, leaving: list[tuple[Fact, Fact]], coming: list[tuple[Fact, Fact]]) -> None:
+        """One source less says each ``(key, fact)`` of ``leaving``, one more each of
+        ``coming``: the facts no source says any more leave the database and those no source
+        said before come in, in one change of it (a source changes hundreds of facts a tick in
+        a big battle)."""
+        holders = self._holders
+        removed: list[Fact] = []
+        for key, fact in leaving:
+            held = holders[key] - 1
+            if held:
+                holders[key] = held
+            else:
+                del holders[key]
+                removed.append(fact)
+        added: list[Fact] = []
+        for key, fact in coming:
+            held = holders.get(key, 0)
+            if not held:
+                added.append(fact)  # checked on the way in
+            holders[key] = held + 1
+        if removed or added:
+            self._db.exchange(removed, added)
 
     # --- reading ---------------------------------------------------------------------------
 

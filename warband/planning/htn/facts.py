@@ -222,6 +222,8 @@ class FactDB:
         :class:`~warband.agents.Memory` does when a source changes, hundreds of facts a tick in
         a big battle. The contents, and each bucket's order, end as those calls would leave
         them; the version changes once, if anything did."""
+        # _Bucket.key and _remove written out: a method call per fact cost 5% of an agent's
+        # Memory update (the same loops calling them, measured side by side).
         buckets, owned = self._buckets, self._owned
         changed = False
         for fact in removed:
