@@ -342,3 +342,18 @@ def test_body_count_holds_the_markers_of_the_teams_own_half_and_takes_no_tsp() -
         assert all(o.id.startswith("hold:") for o in objectives)
         # The nearest the team's base weighs the most: b4 for red, its mirror h4 for blue.
         assert ("b4" if team == "red" else "h4") == max(objectives, key=lambda o: o.weight).waypoint
+
+
+def test_body_count_presses_one_marker_further_when_two_kills_behind() -> None:
+    idle = Role("c", parse_domain('(:domain i)(:method (behave) (:branch "i" () ()))'))
+    source, _ = objective_source(load_map("warzone"), "body_count", "red")
+
+    def held(red: int, blue: int) -> set[str]:
+        scores: list[tuple[Value, ...]] = [("score", "red", red), ("score", "blue", blue)]
+        return {o.waypoint for o in source(Agent("red-commander", idle, facts=scores))}
+
+    assert {"b4", "d2", "d4"} == held(5, 5) == held(5, 6) == held(9, 2)
+    pressed = held(5, 7)
+    # Its half and one marker of the enemy's: the nearest red's base, as travel goes.
+    assert {"b4", "d2", "d4"} < pressed and len(pressed) == 4, pressed
+    assert pressed - {"b4", "d2", "d4"} <= {"f2", "f4"}
