@@ -807,3 +807,44 @@ def test_a_bot_fires_a_missile_at_a_group_and_bullets_at_one_enemy_or_beside_a_m
     assert [("fire", {"target": "blue-1"})] == _acts_seeing(*group, mate)
     near = [("blue-1", "m1", 7.0, "blue"), ("blue-2", "m1", 7.5, "blue")]
     assert all(verb != "select_weapon" for verb, _ in _acts_seeing(*near))  # the blast
+
+
+def _between_orders(*extra: tuple[Any, ...]) -> list[tuple[str, str]]:
+    """What red-1 in the open sends in one tick with no order, an enemy 20 units east (close
+    range) and the crate a link away."""
+    facts = [
+        ("self", "red-1", "red", "assault"), ("state", "alive"), ("at", "red-1", "open"),
+        ("position", 0.0, 0.0), ("health", 150), ("max_health", 150),
+        ("weapon", "machine_gun"), ("ammo", "machine_gun", 60),
+        ("sees", "blue-1", "near", 20.0, "blue"), *extra,
+    ]  # fmt: skip
+    bot = Agent("red-1", bot_role(CLOSE_CRATE_MAP), team="red")
+    with Drive(bot) as drive:
+        sent = drive.tick(Percept(recipient="red-1", facts=[list(f) for f in facts]))
+    return [(a.verb, str(next(iter(a.args.values()), ""))) for a in sent if isinstance(a, Act)]
+
+
+CLOSE_CRATE_MAP = map_from_data(
+    {
+        "name": "close-crate",
+        "teams": ["red", "blue"],
+        "waypoints": [
+            {"id": "open", "pos": [0.0, 0.0]},
+            {"id": "crate", "pos": [0.0, 6.0], "cover": {"e": 1.0}},
+            {"id": "near", "pos": [20.0, 0.0]},
+        ],
+        "links": [["open", "crate"], ["open", "near"]],
+        "markers": [
+            {"id": "spawn-red", "kind": "spawn", "waypoint": "open", "team": "red"},
+            {"id": "spawn-blue", "kind": "spawn", "waypoint": "near", "team": "blue"},
+        ],
+    },
+    source="<close crate test map>",
+)
+
+
+def test_a_squads_bot_between_orders_fights_close_enemies_from_a_position_it_picks() -> None:
+    # In a squad: it fires on its way to the crate, the attack position, as in default combat.
+    assert [("move", "crate"), ("fire", "blue-1")] == _between_orders(("squad", "squad-1"))
+    # A bot of no squad (freelance) fights close combat where it stands, as before.
+    assert [("fire", "blue-1")] == _between_orders()
