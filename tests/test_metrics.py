@@ -53,6 +53,7 @@ def _snapshot(tick: int) -> dict[str, Any]:
     }
     return {
         "tick": tick,
+        "map": "test",
         "map_source": "test",
         "agents": agents,
         "turrets": turrets,
@@ -198,7 +199,13 @@ def test_the_tick_a_bot_reaches_a_waypoint_on_its_way_is_not_order_starved(
     # along, with an order to go to b2: it walked in tick 4 too, only 5 and 6 are starved.
     def snapshot(tick: int) -> dict[str, Any]:
         body = _body("red", "m1", target="c") if tick < 4 else _body("red", "c")
-        return {"tick": tick, "map_source": "test", "agents": {"red-1": body}, "events": []}
+        return {
+            "tick": tick,
+            "map": "test",
+            "map_source": "test",
+            "agents": {"red-1": body},
+            "events": [],
+        }
 
     events: list[dict[str, Any]] = [
         {"event": "order.received", "agent": "red-1", "order": "o1", "task": "goto",
@@ -229,7 +236,13 @@ def test_an_order_waiting_behind_a_corridor_order_counts_for_order_starved(tmp_p
     ]  # fmt: skip
     for tick in range(1, 5):
         body = _body("red", "m1")
-        snapshot = {"tick": tick, "map_source": "test", "agents": {"red-1": body}, "events": []}
+        snapshot = {
+            "tick": tick,
+            "map": "test",
+            "map_source": "test",
+            "agents": {"red-1": body},
+            "events": [],
+        }
         events.append({"event": "world.snapshot", "tick": tick, "snapshot": snapshot})
         if tick > 1:
             events.append(_plan("red-1", tick, "kept", ["(!fire blue-1)"]))
@@ -250,7 +263,7 @@ def test_bots_walking_away_from_a_waypoint_are_no_crowd_on_it(tmp_path: Path) ->
         agents = {f"red-{n}": _body("red", "c") for n in range(1, 5)}
         if walking:
             agents.update({"red-2": walker("m1"), "red-3": walker("m2"), "red-4": walker("m3")})
-        return {"tick": tick, "map_source": "test", "agents": agents}
+        return {"tick": tick, "map": "test", "map_source": "test", "agents": agents}
 
     events = [
         {"event": "world.snapshot", "tick": t, "snapshot": snapshot(t, walking=t == 2)}
@@ -258,3 +271,30 @@ def test_bots_walking_away_from_a_waypoint_are_no_crowd_on_it(tmp_path: Path) ->
     ]
     (tmp_path / "main.1.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
     assert 8 == measure(load_match(tmp_path))["teams"]["red"]["crowded"]  # ticks 1 and 3
+
+
+def test_a_map_that_cannot_load_is_noted_once_and_a_bundled_one_loads_by_name(
+    tmp_path: Path,
+) -> None:
+    def write(name: str, source: str) -> Path:
+        logs = tmp_path / name
+        logs.mkdir()
+        lines = [
+            {
+                "event": "world.snapshot",
+                "tick": tick,
+                "snapshot": {"tick": tick, "map": name, "map_source": source, "agents": {}},
+            }
+            for tick in range(1, 6)
+        ]
+        (logs / "world.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+        return logs
+
+    gone = str(tmp_path / "elsewhere" / "m.toml")
+    lost = measure(load_match(write("custom", gone)))
+    assert 1 == len(lost["problems"]), lost["problems"]  # not once per snapshot
+    assert (
+        "custom" in lost["problems"][0] and "neither bundled nor in a file" in lost["problems"][0]
+    )
+    # Logs recorded in another checkout: the bundled map is found by its name.
+    assert [] == measure(load_match(write("warzone", gone)))["problems"]

@@ -65,7 +65,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .exceptions import ConfigurationError, WarbandError
-from .world import Map, get_weapon, load_map, waypoint_path
+from .world import Map, get_weapon, snapshot_map, waypoint_path
 
 STUCK_TICKS = 20
 """A bot on one waypoint this long is stuck."""
@@ -143,6 +143,8 @@ class Match:
     sniping: Counter[str] = field(default_factory=Counter)
     """bot -> new plans that hold a sniping spot."""
     problems: list[str] = field(default_factory=list)
+    map_tried: bool = False
+    """Whether the map named by the snapshots was loaded (or failed to) already."""
 
     @property
     def teams(self) -> list[str]:
@@ -221,9 +223,10 @@ def load_match(log_dir: Path) -> Match:
 def _read_snapshot(match: Match, event: dict[str, Any]) -> None:
     snapshot = event.get("snapshot") or {}
     tick = int(snapshot.get("tick", event.get("tick", 0)))
-    if match.game_map is None and snapshot.get("map_source"):
+    if match.game_map is None and not match.map_tried and snapshot.get("map"):
+        match.map_tried = True  # once: every snapshot names the same map
         try:
-            match.game_map = load_map(str(snapshot["map_source"]))
+            match.game_map = snapshot_map(snapshot)
         except WarbandError as error:
             match.problems.append(f"map not loaded ({error}): places of markers unknown")
     bots = {}

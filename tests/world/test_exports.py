@@ -114,6 +114,7 @@ PUBLIC = sorted(
         "SEES_TURRET",
         "SELF",
         "SNAPSHOT_EVENT",
+        "snapshot_map",
         "SPARE_AMMO",
         "SPAWN_OPTION",
         "round_missions",

@@ -25,7 +25,7 @@ from ..exceptions import ConfigurationError, WarbandError
 from ..messaging.live_feed import DROPPED_EVENT
 from ..messaging.trace_view import HEARTBEAT_TYPES, load_trace
 from ..metrics import TICK_MEASURES, load_match, tick_flags
-from ..world import SNAPSHOT_EVENT, build_strategic_graph, bundled_maps, load_map
+from ..world import SNAPSHOT_EVENT, build_strategic_graph, snapshot_map
 from ..world.maps import Map
 
 OBJECTIVES_EVENT = "commander.objectives"
@@ -350,17 +350,11 @@ def _map_of(snapshots: Mapping[int, JsonDict], problems: list[str]) -> JsonDict 
     if not snapshots:
         return None
     first = snapshots[min(snapshots)]
-    name, source = str(first.get("map", "")), first.get("map_source")
     try:
-        if name in bundled_maps():
-            return map_geometry(load_map(name))
-        if isinstance(source, str) and Path(source).is_file():
-            return map_geometry(load_map(Path(source)))
+        return map_geometry(snapshot_map(first))
     except WarbandError as error:
-        problems.append(f"map {name!r}: {error}")
+        problems.append(f"{error}: not drawn")
         return None
-    problems.append(f"map {name!r} is neither bundled nor in a file ({source!r}): not drawn")
-    return None
 
 
 def map_geometry(game_map: Map) -> JsonDict:

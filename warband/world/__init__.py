@@ -31,6 +31,7 @@ from ._map_file import parse_map as parse_map
 from ._map_generator import grid_map as grid_map
 from ._rules import CAPTURE_TICKS as CAPTURE_TICKS
 from ._snapshot import SNAPSHOT_EVENT as SNAPSHOT_EVENT
+from ._snapshot import snapshot_map as snapshot_map
 from ._state import TickReport as TickReport
 from .classes import CLASSES as CLASSES
 from .classes import PLAYABLE as PLAYABLE
@@ -350,6 +351,7 @@ __all__ = [
     "plan_routes",
     "render",
     "round_missions",
+    "snapshot_map",
     "waypoint_path",
 ]
 

@@ -30,13 +30,18 @@ Written to the logs after every step (event :data:`SNAPSHOT_EVENT`, keys ``tick`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Final
 
+from ..exceptions import MapError
 from ._bodies import Character
+from ._map_file import bundled_maps, load_map
 from ._objectives import carried_by
 from ._objectives import snapshot as objectives_snapshot
 from ._objects import pressed
 from ._state import WorldState, rounded
+from .maps import Map
 
 SNAPSHOT_EVENT: Final = "world.snapshot"
 """The log event holding one tick's snapshot (keys ``tick`` and ``snapshot``)."""
@@ -122,3 +127,26 @@ def _objects(state: WorldState) -> dict[str, dict[str, Any]]:
                 "waypoint": obj.waypoint,
             }
     return objects
+
+
+def snapshot_map(snapshot: Mapping[str, Any]) -> Map:
+    """The map a snapshot was taken on: by its bundled name, else from the file it came from
+    (``map_source``, a path on the machine that recorded it). Raises :class:`MapError`, saying
+    why, when the snapshot names no map, or names one that is neither bundled nor readable."""
+    name = str(snapshot.get("map", ""))
+    if not name:
+        keys = ", ".join(sorted(str(key) for key in snapshot)) or "none"
+        raise MapError(
+            f"this run's world has no map to draw: its snapshots name none (their keys: {keys}); "
+            "a symbolic world, as in the fear and pirate scenarios, has places but no "
+            "positions: `warband view` and `warband trace` show what such a run did"
+        )
+    if name in bundled_maps():
+        return load_map(name)
+    source = snapshot.get("map_source")
+    if isinstance(source, str) and Path(source).is_file():
+        return load_map(Path(source))
+    raise MapError(
+        f"snapshot of map {name!r}: the map is neither bundled nor in a file "
+        f"({source!r}); a generated map cannot be drawn from the logs"
+    )

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from warband.exceptions import ConfigurationError, MapError
-from warband.world._map_file import bundled_maps, load_map
+from warband.exceptions import ConfigurationError
+from warband.world._map_file import load_map
+from warband.world._snapshot import snapshot_map
 from warband.world.geometry import Point
 from warband.world.maps import Map
 from warband.world.strategic import StrategicGraph, build_strategic_graph
@@ -125,27 +126,6 @@ class _Text:
 _Shape = _Line | _Circle | _Text
 
 
-def _snapshot_map(snapshot: Mapping[str, Any]) -> Map:
-    """The map a snapshot was taken on: by bundled name, else from the file it came from."""
-    name = str(snapshot.get("map", ""))
-    if not name:
-        keys = ", ".join(sorted(str(key) for key in snapshot)) or "none"
-        raise MapError(
-            f"this run's world has no map to draw: its snapshots name none (their keys: {keys}); "
-            "a symbolic world, as in the fear and pirate scenarios, has places but no "
-            "positions: `warband view` and `warband trace` show what such a run did"
-        )
-    if name in bundled_maps():
-        return load_map(name)
-    source = snapshot.get("map_source")
-    if isinstance(source, str) and Path(source).is_file():
-        return load_map(Path(source))
-    raise MapError(
-        f"snapshot of map {name!r}: the map is neither bundled nor in a file "
-        f"({source!r}); a generated map cannot be drawn from the logs"
-    )
-
-
 def render(
     source: Map | Mapping[str, Any],
     *,
@@ -172,7 +152,7 @@ def render(
         game_map, snapshot = source, None
     else:
         snapshot = source
-        game_map = _snapshot_map(snapshot)
+        game_map = snapshot_map(snapshot)
         if tick is None and isinstance(snapshot.get("tick"), int):
             tick = snapshot["tick"]
     areas = graph or build_strategic_graph(game_map)
