@@ -73,25 +73,47 @@ def test_body_count_scores_enemy_kills_and_punishes_team_kills() -> None:
     assert {"red": 1, "blue": 0} == mode.score()
 
 
-def test_body_count_ends_at_the_target_kills() -> None:
+def test_body_count_ends_at_the_end_of_the_tick_a_team_reaches_the_target_kills() -> None:
     mode = BodyCount(TEAMS, target_kills=2)
     mode.on_event(_kill("red", "blue"), tick=4)
+    mode.on_tick(ModeView(4))
     mode.on_event(_kill("red", "blue"), tick=5)
+    assert mode.outcome() is None  # the tick's other kills may still come
+    mode.on_tick(ModeView(5))
     mode.on_event(_kill("blue", "red"), tick=6)
+    mode.on_tick(ModeView(6))
 
     outcome = mode.outcome()
     assert outcome is not None
-    assert ("blue", {"red": 0, "blue": 2}, 5) == (
-        outcome.winner,
-        dict(outcome.scores),
-        outcome.tick,
-    )
     assert {
         "winner": "blue",
         "scores": {"red": 0, "blue": 2},
         "reason": "reached 2 kills",
         "tick": 5,
     } == outcome.as_dict()
+
+
+def test_body_count_counts_every_kill_of_the_tick_both_teams_reach_the_target_in() -> None:
+    # The shots of a tick land together: the world reports blue's kills first (ids sort so).
+    both = BodyCount(TEAMS, target_kills=2)
+    for event in (_kill("red", "blue"), _kill("blue", "red")):
+        both.on_event(event, tick=1)
+    both.on_tick(ModeView(1))
+    # Blue's second kill comes first, then red's second and third.
+    for event in (_kill("red", "blue"), _kill("blue", "red"), _kill("blue", "red")):
+        both.on_event(event, tick=2)
+    both.on_tick(ModeView(2))
+    outcome = both.outcome()
+    assert outcome is not None
+    assert ("red", {"red": 3, "blue": 2}) == (outcome.winner, dict(outcome.scores))
+
+    level = BodyCount(TEAMS, target_kills=1)
+    level.on_event(_kill("red", "blue"), tick=1)
+    level.on_event(_kill("blue", "red"), tick=1)
+    level.on_tick(ModeView(1))
+    drawn = level.outcome()
+    assert drawn is not None
+    assert (None, "reached 1 kills") == (drawn.winner, drawn.reason)
 
 
 def test_make_mode_builds_modes_by_name_and_lists_the_known_ones() -> None:

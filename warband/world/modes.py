@@ -166,6 +166,16 @@ class GameMode(ABC):
     def _finish(self, winner: str | None, reason: str, tick: int) -> None:
         self._outcome = GameResult(winner, dict(self._scores), reason, tick)
 
+    def _finish_at(self, target: int, reason: str, tick: int) -> None:
+        """End the game when a team has ``target`` points: at the end of a tick, so that every
+        team's points of that tick count; of several teams there, the highest wins, a draw on
+        equal points."""
+        reached = [t for t in self.teams if self._scores[t] >= target]
+        if reached:
+            best = max(self._scores[t] for t in reached)
+            top = [t for t in reached if self._scores[t] == best]
+            self._finish(top[0] if len(top) == 1 else None, reason, tick)
+
 
 class CaptureAndHold(GameMode):
     """Teams score ``points_per_tick`` for every capture point they own at the end of a tick;
@@ -198,12 +208,7 @@ class CaptureAndHold(GameMode):
             owner = view.owners.get(point)
             if owner is not None:
                 self._add(owner, self.points_per_tick)
-        reached = [t for t in self.teams if self._scores[t] >= self.target_score]
-        if reached:
-            best = max(self._scores[t] for t in reached)
-            top = [t for t in reached if self._scores[t] == best]
-            winner = top[0] if len(top) == 1 else None
-            self._finish(winner, f"reached {self.target_score} points", view.tick)
+        self._finish_at(self.target_score, f"reached {self.target_score} points", view.tick)
         return []
 
     def _handle(self, event: Fact, tick: int) -> None:
@@ -212,7 +217,12 @@ class CaptureAndHold(GameMode):
 
 class BodyCount(GameMode):
     """Each kill of an enemy scores 1 for the killer's team, a team kill costs 1; the first to
-    ``target_kills`` wins, else the leader at the time limit."""
+    ``target_kills`` wins, else the leader at the time limit.
+
+    The target is checked at the end of a tick, when all of its kills have counted: the shots of
+    a tick land together, so two teams may reach it in one tick (the higher score wins, a draw on
+    equal scores). Checked at each kill, the team whose kill the world happened to report first
+    (its bots' ids sort first: blue before red) won every such tick."""
 
     name = "body_count"
 
@@ -227,8 +237,10 @@ class BodyCount(GameMode):
             return
         victim_team, killer_team = str(event[2]), str(event[4])
         self._add(killer_team, -1 if killer_team == victim_team else 1)
-        if self._scores.get(killer_team, 0) >= self.target_kills:
-            self._finish(killer_team, f"reached {self.target_kills} kills", tick)
+
+    def _score_tick(self, view: ModeView) -> list[Fact]:
+        self._finish_at(self.target_kills, f"reached {self.target_kills} kills", view.tick)
+        return []
 
 
 class SearchAndRetrieve(GameMode):
