@@ -358,7 +358,10 @@ def test_a_sight_line_asked_back_from_its_far_end_is_answered_like_every_wall(
 # Ends of sight lines where the exact test is at its edges: on a wall's end or along it, a hair
 # off it, on the borders of the index's cells (multiples of 16 and 8), and lines nearly vertical.
 HAIR = st.sampled_from([0.0, 1e-13, -1e-13, 1e-10, -1e-10, 1e-8, -1e-8, 1e-6, -1e-6])
-FRACTION = st.sampled_from([0.0, 0.25, 0.5, 1.0, 1.0 / 3.0])
+# Along a wall, and a hair beyond its ends along it (where only the end of the line touches).
+FRACTION = st.sampled_from(
+    [0.0, 0.25, 0.5, 1.0, 1.0 / 3.0, -1e-11, -1e-10, 1.0 + 1e-11, 1.0 + 1e-10]
+)
 border = st.integers(-4, 4).map(lambda i: i * 8.0)
 near_spot = st.one_of(spot, st.tuples(border, coordinate), st.tuples(coordinate, border))
 
@@ -385,8 +388,11 @@ def _walls_and_lines(draw: st.DrawFn) -> tuple[list[Segment], list[Segment]]:
     return walls, lines
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(case=_walls_and_lines(), cell_size=st.sampled_from([8.0, 16.0, 3.0]))
+# The line starts a hair beyond a wall's end, along it: the wall lies on one side of the line,
+# and still touches it there.
+@example(case=([((0.0, 0.0), (10.0, 0.0))], [((10.0 + 1e-10, 0.0), (20.0, 30.0))]), cell_size=16.0)
 def test_sight_lines_ending_on_walls_at_cell_borders_or_nearly_vertical_match_every_wall(
     case: tuple[list[Segment], list[Segment]], cell_size: float
 ) -> None:
