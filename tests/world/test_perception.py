@@ -10,7 +10,7 @@ import random
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from warband.world.geometry import line_of_sight
+from warband.world.geometry import Segment, line_of_sight
 from warband.world.perception import (
     Body,
     Noise,
@@ -353,3 +353,56 @@ def test_a_sight_line_asked_back_from_its_far_end_is_answered_like_every_wall(
         index.clear(a, b)
 
     assert [line_of_sight(b, a, walls) for a, b in lines] == [index.clear(b, a) for a, b in lines]
+
+
+# Ends of sight lines where the exact test is at its edges: on a wall's end or along it, a hair
+# off it, on the borders of the index's cells (multiples of 16 and 8), and lines nearly vertical.
+HAIR = st.sampled_from([0.0, 1e-13, -1e-13, 1e-10, -1e-10, 1e-8, -1e-8, 1e-6, -1e-6])
+# Along a wall, and a hair beyond its ends along it (where only the end of the line touches).
+FRACTION = st.sampled_from(
+    [0.0, 0.25, 0.5, 1.0, 1.0 / 3.0, -1e-11, -1e-10, 1.0 + 1e-11, 1.0 + 1e-10]
+)
+border = st.integers(-4, 4).map(lambda i: i * 8.0)
+near_spot = st.one_of(spot, st.tuples(border, coordinate), st.tuples(coordinate, border))
+
+
+@st.composite
+def _walls_and_lines(draw: st.DrawFn) -> tuple[list[Segment], list[Segment]]:
+    walls = draw(st.lists(st.tuples(near_spot, near_spot), min_size=1, max_size=10))
+
+    def end() -> tuple[float, float]:
+        kind = draw(st.sampled_from(["free", "on a wall", "steep"]))
+        if kind == "free":
+            return draw(near_spot)
+        (px, py), (qx, qy) = draw(st.sampled_from(walls))
+        t = draw(FRACTION)
+        return (px + t * (qx - px) + draw(HAIR), py + t * (qy - py) + draw(HAIR))
+
+    lines = []
+    for _ in range(draw(st.integers(1, 8))):
+        a, b = end(), end()
+        steep = draw(st.sampled_from([None, 0.0, 1e-7, 2e-6, 1e-5]))
+        if steep is not None:  # vertical, or a slope in the millions
+            b = (a[0] + steep, b[1])
+        lines.append((a, b))
+    return walls, lines
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=_walls_and_lines(), cell_size=st.sampled_from([8.0, 16.0, 3.0]))
+# The line starts a hair beyond a wall's end, along it: the wall lies on one side of the line,
+# and still touches it there.
+@example(case=([((0.0, 0.0), (10.0, 0.0))], [((10.0 + 1e-10, 0.0), (20.0, 30.0))]), cell_size=16.0)
+def test_sight_lines_ending_on_walls_at_cell_borders_or_nearly_vertical_match_every_wall(
+    case: tuple[list[Segment], list[Segment]], cell_size: float
+) -> None:
+    # The index skips walls whose box misses the line's piece in a column, and walls whose two
+    # ends lie clearly on one side of the line unless the line ends on them: every skipped
+    # wall must be one segments_intersect calls clear, in both directions.
+    walls, lines = case
+    index = SightIndex(walls, cell_size=cell_size)
+    forth = [index.clear(a, b) for a, b in lines]
+    back = [index.clear(b, a) for a, b in lines]  # from memory when the test mirrored it
+
+    assert forth == [line_of_sight(a, b, walls) for a, b in lines]
+    assert back == [line_of_sight(b, a, walls) for a, b in lines]

@@ -86,7 +86,7 @@ class TickSenses:
         facts: list[Fact] = []
         for d, body, _, team, number in self.lines.get(agent, ()):
             name, waypoint = looks[number]
-            facts.append((name, body, waypoint, round(d, 2), team))
+            facts.append((name, body, waypoint, rounded(d), team))
         return facts
 
     def heard_facts(self, agent: str) -> list[Fact]:

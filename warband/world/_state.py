@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from math import floor as _floor
 from typing import TYPE_CHECKING, TypeAlias
 
 from ..values import Fact, Value
@@ -129,5 +130,23 @@ def article(noun: str) -> str:
 
 
 def rounded(value: float) -> float:
-    """Round for facts and snapshots: readable, and stable across platforms."""
+    """Round for facts and snapshots: readable, and stable across platforms.
+
+    ``round(value, 2)`` bit for bit, at about a third less cost for most values (a 1000-entity
+    world rounds some 10,000 distances a tick): ``round`` works the decimal digits out exactly,
+    while a float from 0.01 to 10 million times 100 is within a millionth of the exact
+    product, so its whole part and fraction say the rounded hundredths unless the fraction is
+    near a half (a tie, or too close to tell): those, and ints, signs and the rest, go to
+    ``round``. A whole number of hundredths divided by 100 is the float nearest it, which is
+    what ``round`` gives.
+    """
+    if type(value) is float:
+        hundredths = value * 100.0
+        if 1.0 <= hundredths < 1e9:
+            whole = _floor(hundredths)
+            part = hundredths - whole  # exact: whole is at least half of hundredths
+            if part < 0.4999:
+                return whole / 100.0
+            if part > 0.5001:
+                return (whole + 1) / 100.0
     return round(value, 2)
