@@ -61,6 +61,7 @@ from ..exceptions import PlanningError
 from ..messaging.tracing import tracing_enabled
 from ..planning import (
     Brain,
+    BranchMemo,
     FactDB,
     FactReads,
     Goal,
@@ -234,6 +235,9 @@ class HtnDecider:
             name for name, method in domain.methods.items() if method.has_continuation
         )
         self._last: _Searched | None = None
+        # Preconditions that failed, skipped while what they read holds: the same contract as
+        # reuse() (functions read only the facts), so only for a decider that remembers.
+        self.memo: BranchMemo | None = BranchMemo() if remember else None
 
     def reuse(
         self, facts: FactDB, current: AgentPlan | None, *, progress: int = 0
@@ -273,6 +277,7 @@ class HtnDecider:
                 current=running_plan,
                 explain=tracing_enabled(),  # why branches failed: only the tree shows it
                 max_expansions=self.max_expansions,
+                memo=self.memo,
             )
             self._searched_for = running_plan
         search = self._search

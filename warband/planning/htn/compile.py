@@ -96,7 +96,7 @@ _TASK_ARG_TYPES: Final = (str, int, float, tuple)  # bool is an int; a tuple is 
 
 
 class _CompiledBranch:
-    __slots__ = ("branch", "copies", "solve", "subtasks")
+    __slots__ = ("branch", "certain", "copies", "solve", "subtasks")
 
     def __init__(
         self,
@@ -112,6 +112,8 @@ class _CompiledBranch:
         self.copies = _mentions_call(branch.condition) or any(
             isinstance(arg, Call) for sub in branch.subtasks for arg in sub.args
         )
+        # A branch without a condition holds once, reading nothing: no memo needs it.
+        self.certain = isinstance(branch.condition, And) and not branch.condition.items
 
 
 class _CompiledMethod:
