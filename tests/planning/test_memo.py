@@ -147,32 +147,42 @@ def test_explained_searches_record_the_same_failures(
 
 
 def test_a_failed_precondition_is_skipped_until_a_fact_it_read_changes() -> None:
-    facts = FactDB([("at", "g1", "w1"), ("post", "w2"), ("marked", "w2"), ("open", "w2", 1)])
+    # "alarm", "post" (g1 stands at its post) and "count" (one rumour) fail, and "threat"
+    # fails below its precondition: the three branches of (react e1 true) fail.
+    facts = FactDB([("at", "g1", "w2"), ("post", "w2"), ("rumour", "e1")])
     memo = BranchMemo()
     first, _ = _search(facts, memo, False)
-    assert first.plan is not None and first.plan.path == (2, 0)
+    assert first.plan is not None and first.plan.path == (4, 0)
     assert (0, 0) == (memo.hits, memo.misses)
     facts.assert_fact("visitor", "v2")  # read by no precondition
     facts.assert_fact("at", "g2", "w3")  # another guard's place: (at @self ?here) reads g1's
     again, _ = _search(facts, memo, False)
     _same(again, first)
-    assert (2, 0) == (memo.hits, memo.misses)  # "alarm" and "threat" skipped
-    facts.assert_fact("rumour", "e2")  # read by "threat"
-    facts.assert_fact("near", "e2", True)  # so that it decomposes
+    assert (6, 0) == (memo.hits, memo.misses)
+    for who in ("e2", "g1"):
+        facts.assert_fact("rumour", who)  # read by "threat" (which fails below) and "count"
     third, _ = _search(facts, memo, False)
-    assert third.plan is not None and third.plan.path[0] == 1
-    assert (3, 1) == (memo.hits, memo.misses)
+    assert third.plan is not None and third.plan.path == (3,)
+    # Skipped again: "alarm", (react e1 true)'s three, "post"; "count" is evaluated again.
+    assert (11, 1) == (memo.hits, memo.misses)
 
 
-def test_the_memo_forgets_what_two_searches_did_not_meet() -> None:
+def test_a_branch_without_a_condition_is_not_kept() -> None:
     memo = BranchMemo()
+    _search(FactDB([("visitor", "v1")]), memo, False)
+    kept = {key[:2] for key in memo._entries}
+    assert {("behave", index) for index in range(5)} == kept  # not "idle", which held
+
+
+def test_the_memo_forgets_what_its_last_searches_did_not_meet() -> None:
+    memo = BranchMemo(keep=2)
     _search(FactDB([("alarm", "w1")]), memo, False)
     assert 0 == len(memo)  # the first branch held: nothing failed
-    _search(FactDB([("post", "w1")]), memo, False)
-    remembered = len(memo)
-    assert remembered > 0
-    _search(FactDB([("alarm", "w1")]), memo, False)
-    _search(FactDB([("alarm", "w1")]), memo, False)
+    _search(FactDB([("post", "w1")]), memo, False)  # search 2: five branches fail
+    assert 5 == len(memo)
+    _search(FactDB([("alarm", "w1")]), memo, False)  # 3: four are kept, unmet
+    assert 4 == len(memo)  # the alarm's failure is gone: it holds now
+    _search(FactDB([("alarm", "w1")]), memo, False)  # 4: two searches did not meet them
     assert 0 == len(memo)
 
 

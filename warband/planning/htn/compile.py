@@ -117,7 +117,7 @@ class _CompiledBranch:
 
 
 class _CompiledMethod:
-    __slots__ = ("branches", "method", "names", "simple_head", "width")
+    __slots__ = ("branches", "continues", "method", "names", "simple_head", "width")
 
     def __init__(
         self, method: Method, names: list[str], branches: tuple[_CompiledBranch, ...]
@@ -126,6 +126,8 @@ class _CompiledMethod:
         self.names = tuple(names)
         self.width = len(names)
         self.branches = branches
+        # Method.has_continuation, asked for every method of every plan found.
+        self.continues = method.has_continuation
         # Distinct parameter names fill slots 0..n-1 straight from the task's arguments.
         self.simple_head = len({p.name for p in method.params}) == len(method.params)
 

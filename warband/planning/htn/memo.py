@@ -25,8 +25,7 @@ facts too.
 
 As for reusing whole decisions, the planner's functions must be ``fn(facts, *args)`` over the
 facts and data that never changes. A memo belongs to one planner and one set of constants (it
-forgets everything when given others), and keeps only what the last search (and the one under
-way) met: it never grows past two searches' worth of failed preconditions.
+forgets everything when given others), and forgets a precondition no search met for a while.
 """
 
 from __future__ import annotations
@@ -46,13 +45,22 @@ class BranchMemo:
     """Failed preconditions of an agent's recent searches, with what each read (see the
     module docstring). Pass one to :meth:`HtnPlanner.search
     <warband.planning.HtnPlanner.search>` for every search of the same root; ``hits`` and
-    ``misses`` count the skipped and re-evaluated preconditions that it knew."""
+    ``misses`` count the skipped and re-evaluated preconditions that it knew.
 
-    __slots__ = ("_constants", "_current", "_last", "_planner", "hits", "misses")
+    A precondition not met for ``keep`` searches is forgotten (an agent goes back and forth
+    between a few plans, whose searches try different branches; what a forgotten entry held,
+    the state it saw, is what keeping it would cost)."""
 
-    def __init__(self) -> None:
-        self._current: dict[MemoKey, tuple[FactDB, FactReads]] = {}
-        self._last: dict[MemoKey, tuple[FactDB, FactReads]] = {}
+    __slots__ = ("_constants", "_entries", "_planner", "_searches", "hits", "keep", "misses")
+
+    def __init__(self, keep: int = 8) -> None:
+        if keep < 1:
+            raise ValueError(f"BranchMemo(keep={keep}): keep at least 1 search")
+        self.keep = keep
+        self._entries: dict[MemoKey, tuple[FactDB, FactReads, int]] = {}
+        """Per precondition: the state it failed in, what it read there, the last search
+        that met it."""
+        self._searches = 0
         self._planner: object = None
         self._constants: Mapping[str, Value] | None = None
         self.hits = 0
@@ -61,34 +69,37 @@ class BranchMemo:
         """Preconditions known from before but evaluated again: something they read changed."""
 
     def __len__(self) -> int:
-        return len(self._current.keys() | self._last.keys())
+        return len(self._entries)
 
     def begin(self, planner: object, constants: Mapping[str, Value]) -> None:
-        """A search starts: what the one before it met becomes what this one may skip."""
+        """A search starts (every ``keep`` searches, the entries it is too old to meet go)."""
         if planner is not self._planner or constants != self._constants:
-            self._current, self._last = {}, {}
+            self._entries = {}
             self._planner, self._constants = planner, dict(constants)
-            return
-        self._last, self._current = self._current, {}
+        self._searches += 1
+        if self._searches % self.keep == 0:
+            oldest = self._searches - self.keep
+            self._entries = {k: e for k, e in self._entries.items() if e[2] > oldest}
 
     def fails(self, key: MemoKey, state: FactDB) -> FactReads | None:
         """What the precondition ``key`` read when it failed, if it read the same in
         ``state`` (so fails again); None when it must be evaluated."""
-        known = self._current.get(key) or self._last.get(key)
+        known = self._entries.get(key)
         if known is None:
             return None
-        seen, reads = known
+        seen, reads, _ = known
         if reads.changed(seen, state):
             self.misses += 1
+            del self._entries[key]  # evaluated now: a failure comes back with fresh reads
             return None
         self.hits += 1
-        self._current[key] = known
+        self._entries[key] = (seen, reads, self._searches)
         return reads
 
     def failed(self, key: MemoKey, seen: FactDB, reads: FactReads) -> None:
         """The precondition ``key`` found no binding in ``seen`` (a copy nobody changes),
         reading ``reads``."""
-        self._current[key] = (seen, reads)
+        self._entries[key] = (seen, reads, self._searches)
 
 
 def memo_args(args: tuple[object, ...]) -> tuple[object, ...] | None:

@@ -508,13 +508,13 @@ class _Run:
 
     def _success(self, node: _Node) -> HtnResult:
         choices: list[Choice] = _unwind(node.choices)  # type: ignore[assignment]
-        methods = self.planner._methods
+        compiled = self.planner._method
         plan = HtnPlan(
             root=self.root,
             steps=tuple(_unwind(node.steps)),  # type: ignore[arg-type]
             path=tuple(c.index for c in choices),
             methods=tuple(c.task.name for c in choices),
-            continuable=any(methods[c.task.name].has_continuation for c in choices),
+            continuable=any(compiled(c.task.name).continues for c in choices),
             choices=tuple(choices),
         )
         return HtnResult(
