@@ -34,6 +34,12 @@ the decision again, without planning, while none of that changed:
   decisions in a :class:`DecisionMemo`, each for the very plan, and the progress, it was made
   for.
 
+When something it read did change, the HTN decider still does not evaluate again the
+preconditions that failed in its recent searches and read none of what changed: its
+:class:`~warband.planning.BranchMemo` knows they fail (most of a bot's search is the
+higher-priority branches that fail before the one it takes). That search is the one without the
+memo, step for step, expansions included.
+
 Taken again, a decision is the one planning would have made, with the same plan, kind and
 reason (its ``expansions`` are 0: no search ran). The agent asks for it between its role's
 fixed-rate replans (:attr:`~warband.agents.Role.replan_every`).
