@@ -8,9 +8,8 @@ precondition reads only a few of them. :class:`BranchMemo` keeps, for each preco
 yielded no binding at all (a branch that failed without an expansion), what its evaluation read
 (:class:`~warband.planning.FactReads`) and the state it read it from; the next search, reaching
 the same branch of the same method with the same task arguments, skips it when none of those
-facts was added or removed since (:meth:`FactReads.changed
-<warband.planning.FactReads.changed>`): evaluated again, it would read the same facts and find no
-binding again.
+facts was added or removed since (:meth:`~warband.planning.FactReads.changed`): evaluated
+again, it would read the same facts and find no binding again.
 
 So the search takes exactly the same steps as without the memo, in the same order, with the same
 expansions (a precondition without a binding costs none) and the same explanations (the skipped
@@ -19,9 +18,8 @@ evaluating such a precondition again is saved. A precondition that found a bindi
 branch failed further down, is evaluated as always.
 
 What the skipped evaluation would have read is still noted in the search's own reads, when the
-search runs on a watching copy (:meth:`FactReads.watch <warband.planning.FactReads.watch>`): a
-decision reused later (:meth:`HtnDecider.reuse <warband.agents.HtnDecider>`) depends on those
-facts too.
+search runs on a watching copy (:meth:`~warband.planning.FactReads.watch`): a decision
+reused later (:meth:`~warband.agents.HtnDecider.reuse`) depends on those facts too.
 
 As for reusing whole decisions, the planner's functions must be ``fn(facts, *args)`` over the
 facts and data that never changes. A memo belongs to one planner and one set of constants (it
@@ -43,9 +41,9 @@ apart)."""
 
 class BranchMemo:
     """Failed preconditions of an agent's recent searches, with what each read (see the
-    module docstring). Pass one to :meth:`HtnPlanner.search
-    <warband.planning.HtnPlanner.search>` for every search of the same root; ``hits`` and
-    ``misses`` count the skipped and re-evaluated preconditions that it knew.
+    module docstring). Pass one to :meth:`~warband.planning.HtnPlanner.search` for every
+    search of the same root; ``hits`` and ``misses`` count the skipped and re-evaluated
+    preconditions that it knew.
 
     A precondition not met for ``keep`` searches is forgotten (an agent goes back and forth
     between a few plans, whose searches try different branches; what a forgotten entry held,
