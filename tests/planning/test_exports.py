@@ -16,10 +16,10 @@ PUBLIC = {
     "CooperableNode", "CooperationAnswer", "CooperationCost", "CooperativePlan",
     "CooperativePlanning", "CooperativeSearch", "answer_request", "plan_cooperatively",
     # HTN
-    "BUNDLED_DOMAINS", "And", "Bind", "Branch", "BranchFailure", "Call", "Choice", "ConstRef",
-    "DomainBuilder", "FactDB", "FactDecl", "FactReads", "HtnCondition", "HtnDomain", "HtnPlan",
-    "HtnPlanner", "HtnResult", "HtnSearch", "Method", "Not", "Or", "Primitive", "Query", "Replan",
-    "Task", "Var", "bind", "call", "choose_plan", "format_domain", "load_domain",
+    "BUNDLED_DOMAINS", "And", "Bind", "Branch", "BranchFailure", "BranchMemo", "Call", "Choice",
+    "ConstRef", "DomainBuilder", "FactDB", "FactDecl", "FactReads", "HtnCondition", "HtnDomain",
+    "HtnPlan", "HtnPlanner", "HtnResult", "HtnSearch", "Method", "Not", "Or", "Primitive", "Query",
+    "Replan", "Task", "Var", "bind", "call", "choose_plan", "format_domain", "load_domain",
     "load_domain_file", "parse_domain", "query", "task", "validate_domain",
     # scheduling
     "InterruptibleSearch", "PlanDelivery", "PlanningScheduler",

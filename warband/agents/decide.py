@@ -34,6 +34,12 @@ the decision again, without planning, while none of that changed:
   decisions in a :class:`DecisionMemo`, each for the very plan, and the progress, it was made
   for.
 
+When something it read did change, the HTN decider still does not evaluate again the
+preconditions that failed in its recent searches and read none of what changed: its
+:class:`~warband.planning.BranchMemo` knows they fail (most of a bot's search is the
+higher-priority branches that fail before the one it takes). That search is the one without the
+memo, step for step, expansions included.
+
 Taken again, a decision is the one planning would have made, with the same plan, kind and
 reason (its ``expansions`` are 0: no search ran). The agent asks for it between its role's
 fixed-rate replans (:attr:`~warband.agents.Role.replan_every`).
@@ -61,6 +67,7 @@ from ..exceptions import PlanningError
 from ..messaging.tracing import tracing_enabled
 from ..planning import (
     Brain,
+    BranchMemo,
     FactDB,
     FactReads,
     Goal,
@@ -234,6 +241,9 @@ class HtnDecider:
             name for name, method in domain.methods.items() if method.has_continuation
         )
         self._last: _Searched | None = None
+        # Preconditions that failed, skipped while what they read holds: the same contract as
+        # reuse() (functions read only the facts), so only for a decider that remembers.
+        self.memo: BranchMemo | None = BranchMemo() if remember else None
 
     def reuse(
         self, facts: FactDB, current: AgentPlan | None, *, progress: int = 0
@@ -273,6 +283,7 @@ class HtnDecider:
                 current=running_plan,
                 explain=tracing_enabled(),  # why branches failed: only the tree shows it
                 max_expansions=self.max_expansions,
+                memo=self.memo,
             )
             self._searched_for = running_plan
         search = self._search

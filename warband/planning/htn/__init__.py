@@ -6,6 +6,8 @@ explanations.
 - :mod:`.facts`: the fact database the planner queries (:class:`FactDB`) and its terms;
 - :mod:`.reads`: what a computation read of a fact database and whether it changed since
   (:class:`FactReads`);
+- :mod:`.memo`: preconditions that failed and what they read, skipped by the next search while
+  that holds (:class:`BranchMemo`);
 - :mod:`.parser`: the SHOP-like text syntax (:func:`parse_domain`, :func:`load_domain_file`);
 - :mod:`.planner` (with :mod:`.compile`, its compiled form): :class:`HtnPlanner`, plans and their
   priority (:func:`choose_plan`);
@@ -23,6 +25,7 @@ from .explain import htn_tree_text as htn_tree_text
 from .facts import ConstRef as ConstRef
 from .facts import FactDB as FactDB
 from .facts import Var as Var
+from .memo import BranchMemo as BranchMemo
 from .parser import format_domain as format_domain
 from .parser import load_domain_file as load_domain_file
 from .parser import parse_domain as parse_domain
@@ -60,6 +63,7 @@ __all__ = [
     "Bind",
     "Branch",
     "BranchFailure",
+    "BranchMemo",
     "BranchNode",
     "Call",
     "Choice",

@@ -96,7 +96,7 @@ _TASK_ARG_TYPES: Final = (str, int, float, tuple)  # bool is an int; a tuple is 
 
 
 class _CompiledBranch:
-    __slots__ = ("branch", "copies", "solve", "subtasks")
+    __slots__ = ("branch", "certain", "copies", "solve", "subtasks")
 
     def __init__(
         self,
@@ -112,10 +112,12 @@ class _CompiledBranch:
         self.copies = _mentions_call(branch.condition) or any(
             isinstance(arg, Call) for sub in branch.subtasks for arg in sub.args
         )
+        # A branch without a condition holds once, reading nothing: no memo needs it.
+        self.certain = isinstance(branch.condition, And) and not branch.condition.items
 
 
 class _CompiledMethod:
-    __slots__ = ("branches", "method", "names", "simple_head", "width")
+    __slots__ = ("branches", "continues", "method", "names", "simple_head", "width")
 
     def __init__(
         self, method: Method, names: list[str], branches: tuple[_CompiledBranch, ...]
@@ -124,6 +126,8 @@ class _CompiledMethod:
         self.names = tuple(names)
         self.width = len(names)
         self.branches = branches
+        # Method.has_continuation, asked for every method of every plan found.
+        self.continues = method.has_continuation
         # Distinct parameter names fill slots 0..n-1 straight from the task's arguments.
         self.simple_head = len({p.name for p in method.params}) == len(method.params)
 

@@ -71,6 +71,17 @@ from .domain import query as query
 from .domain import task as task
 from .domain import validate_domain as validate_domain
 from .facts import ConstRef, FactDB, HtnBindings, Var, _constant
+from .memo import (
+    BranchMemo,
+    MemoKey,
+    hand_over,
+    listen,
+    memo_args,
+    merge,
+    outer_reads,
+    watch_branch,
+)
+from .reads import FactReads
 
 # --- plans ---------------------------------------------------------------------------------
 
@@ -270,14 +281,18 @@ class HtnPlanner:
         current: HtnPlan | None = None,
         explain: bool = False,
         max_expansions: int = 1_000_000,
+        memo: BranchMemo | None = None,
     ) -> HtnSearch:
         """An interruptible :meth:`plan`: the same search, run by :meth:`HtnSearch.step`.
 
         The arguments are :meth:`plan`'s. The search plans against a copy of ``facts`` taken
         now, so the caller's facts may change while it runs over several ticks. Raises
-        PlanningError at once for an unknown root task or a missing constant.
+        PlanningError at once for an unknown root task or a missing constant. With ``memo``
+        (the same one for every search of an agent), preconditions that failed in the last
+        search and read nothing that changed since are not evaluated again
+        (:class:`~warband.planning.htn.memo.BranchMemo`): the same result, sooner.
         """
-        return self._search(facts, root, constants, current, explain, max_expansions)
+        return self._search(facts, root, constants, current, explain, max_expansions, memo)
 
     def _search(
         self,
@@ -287,9 +302,13 @@ class HtnPlanner:
         current: HtnPlan | None,
         explain: bool,
         max_expansions: int,
+        memo: BranchMemo | None = None,
     ) -> HtnSearch:
         root_task = Task(root) if isinstance(root, str) else root
         run = _Run(self, facts, root_task, constants or {}, current, explain, max_expansions)
+        if memo is not None:
+            memo.begin(self, run.constants)
+            run.memo = memo
         return HtnSearch(run)
 
     def _method(self, name: str) -> _CompiledMethod:
@@ -416,6 +435,8 @@ class _Run:
         self.explain = explain
         self.budget = budget
         self.expansions = 0
+        self.memo: BranchMemo | None = None
+        """Failed preconditions of the last search, skipped while what they read holds."""
         self.root_failures: list[BranchFailure] = []
         if root.is_primitive:
             if root.name not in planner._primitives:
@@ -487,13 +508,13 @@ class _Run:
 
     def _success(self, node: _Node) -> HtnResult:
         choices: list[Choice] = _unwind(node.choices)  # type: ignore[assignment]
-        methods = self.planner._methods
+        compiled = self.planner._method
         plan = HtnPlan(
             root=self.root,
             steps=tuple(_unwind(node.steps)),  # type: ignore[arg-type]
             path=tuple(c.index for c in choices),
             methods=tuple(c.task.name for c in choices),
-            continuable=any(methods[c.task.name].has_continuation for c in choices),
+            continuable=any(compiled(c.task.name).continues for c in choices),
             choices=tuple(choices),
         )
         return HtnResult(
@@ -547,6 +568,9 @@ class _Run:
         if start is None:
             return
         names = compiled.names
+        memo = self.memo
+        args = memo_args(head.args) if memo is not None else None  # None: evaluate every branch
+        outer = outer_reads(node.state) if args is not None else None
         record: list[BranchFailure] | None
         record = self.root_failures if is_root else ([] if self.explain else None)
         for index, entry in enumerate(compiled.branches):
@@ -557,11 +581,34 @@ class _Run:
                 if record is not None:
                     record.append(BranchFailure(index, branch.name, "no active plan"))
                 continue
-            state = node.state.copy() if entry.copies else node.state
+            watching: tuple[MemoKey, FactDB, FactReads] | None = None
+            if memo is not None and args is not None and not entry.certain:
+                key: MemoKey = (head.name, index, args)
+                known = memo.fails(key, node.state)
+                if known is not None:
+                    # It reads what it read when it failed: it fails again, as evaluating it
+                    # would find (and the search's reads must hold what it would read).
+                    merge(known, outer)
+                    if record is not None:
+                        record.append(BranchFailure(index, branch.name, "precondition failed"))
+                    continue
+                if outer is not None:
+                    seen, local = node.state, FactReads()
+                    listen(seen, local)  # until it finds a binding or fails
+                else:
+                    seen, local = watch_branch(node.state)
+                watching = (key, seen, local)
+                state = seen.copy() if entry.copies else seen
+            else:
+                state = node.state.copy() if entry.copies else node.state
             tried = 0
             env = start.copy()
             trail: _Trail = []
             for _ in entry.solve(env, trail, state, self):
+                if watching is not None and not tried:
+                    if outer is not None:
+                        listen(node.state, outer)
+                    hand_over(state, watching[2], outer)
                 tried += 1
                 self.expansions += 1
                 failures = tuple(record) if record is not None else None
@@ -583,6 +630,11 @@ class _Run:
                 for sub in reversed(subtasks):
                     tasks = (sub, tasks)
                 yield _Node(tasks, state, node.steps, (choice, node.choices))  # type: ignore[arg-type]
+            if watching is not None and memo is not None and not tried:
+                if outer is not None:
+                    listen(node.state, outer)
+                merge(watching[2], outer)
+                memo.failed(*watching)
             if record is not None:
                 reason = "decomposition failed" if tried else "precondition failed"
                 record.append(BranchFailure(index, branch.name, reason, tried))
