@@ -9,6 +9,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from warband.messaging import event_loop
 from warband.messaging.actor import Actor, handles
@@ -16,7 +17,7 @@ from warband.messaging.catalog import EndTalk, RequestTalk, StatusReport, TalkRe
 from warband.messaging.tracing import configure_logging
 
 from .children import emit
-from .timing import BLACKHOLE_S, PING_S, RATE, STUCK_PING_S
+from .timing import BLACKHOLE_S, PING_S, RATE, STUCK_AT_MOST_S, STUCK_PING_S
 
 
 class _Realtime(Actor):
@@ -100,7 +101,14 @@ class Bot(_Realtime):
     @handles(StatusReport)
     def on_status(self, message: StatusReport) -> None:
         if message.status == "block":
-            time.sleep(BLACKHOLE_S)  # the fault: a handler that never yields
+            # The fault: a handler that never yields, for BLACKHOLE_S and then until the
+            # requester creates the file it named (it has seen the bot flagged), at most
+            # STUCK_AT_MOST_S (tests/chaoslib/stuck.py).
+            release = Path(str(message.details["until"]))
+            at_most = time.monotonic() + STUCK_AT_MOST_S
+            time.sleep(BLACKHOLE_S)
+            while not release.exists() and time.monotonic() < at_most:
+                time.sleep(0.02)
         elif message.status == "quit":
             emit(closed=self.closed_by_peer, failures=self.stats.handler_failures)
             self.stop("quit")

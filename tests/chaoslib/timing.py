@@ -12,6 +12,12 @@ PING_S = 0.25
 """Broker ping interval of the partition's actors: ``detected within about 1 s``."""
 STUCK_PING_S = 0.5
 """Broker ping interval of the stuck bot and its requester: flagged within 4 of them."""
+STUCK_AT_MOST_S = 30.0
+"""The longest a stuck bot stays stuck: BLACKHOLE_S, and past that only until the broker has
+flagged it. The broker takes the time it did not run itself off a peer's silence
+(``Broker._forgive_own_stall``), so on a machine busy enough to starve it, flagging takes more
+than BLACKHOLE_S of wall time; a bot woken before that would show only that the machine was
+busy, not whether a stuck bot is flagged."""
 
 
 def zmtp_heartbeats(socket: zmq.Socket[bytes], interval_s: float) -> None:
