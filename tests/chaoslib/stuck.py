@@ -1,6 +1,6 @@
 """Fault: a stuck actor. A requester asks a bot process every 0.1 s; the bot is stopped with
 SIGSTOP for 3 s (``sigstop``), or its event loop is blocked for 3 s by a handler (``blocked``),
-longer only while the broker has not flagged it yet (at most STUCK_AT_MOST_S: a busy machine).
+longer only while the broker has not flagged it yet (at most FAULT_AT_MOST_S: a busy machine).
 Baseline: a DEALER with ZMTP heartbeats at the broker's ping interval at a raw ROUTER stopped
 or blocked the same way."""
 
@@ -18,7 +18,7 @@ import zmq
 from .children import Start, children, role_argv
 from .processes import scratch_dir
 from .result import Result, first_after
-from .timing import BLACKHOLE_S, STUCK_AT_MOST_S, STUCK_PING_S, zmtp_heartbeats
+from .timing import BLACKHOLE_S, FAULT_AT_MOST_S, STUCK_PING_S, zmtp_heartbeats
 
 
 def stuck(kind: str) -> Result:
@@ -96,10 +96,10 @@ async def _stuck_warband(kind: str, endpoint: str, start: Start, tmp: Path) -> d
         return any(what == "gone" for what, _, _ in outcomes)
 
     async def ask_while_stuck() -> None:
-        """Ask for BLACKHOLE_S; past that, until the bot is flagged (at most STUCK_AT_MOST_S)
+        """Ask for BLACKHOLE_S; past that, until the bot is flagged (at most FAULT_AT_MOST_S)
         and half a second more, for the requester to close every conversation before the bot
         wakes, as when it is flagged within BLACKHOLE_S."""
-        at_most = time.monotonic() + STUCK_AT_MOST_S - BLACKHOLE_S
+        at_most = time.monotonic() + FAULT_AT_MOST_S - BLACKHOLE_S
         await ask_for(BLACKHOLE_S)
         if not flagged():
             while not flagged() and time.monotonic() < at_most:
