@@ -94,38 +94,3 @@ def scenario_runs(tmp_path_factory: pytest.TempPathFactory) -> ScenarioRuns:
     from tests.runs import ScenarioRuns
 
     return ScenarioRuns(tmp_path_factory.mktemp("runs"))
-
-
-SHARED_SETUPS = {
-    "chaos/test_stuck_actor.py": "bench-chaos-stuck-blocked",
-    "chaos/test_bench_chaos.py": "bench-chaos-stuck-blocked",
-    "test_placements.py": "bundled-scenario-runs",
-    "test_cli.py": "bundled-scenario-runs",
-    "test_prison_escape.py": "bundled-scenario-runs",
-    "test_skirmish.py": "bundled-scenario-runs",
-    "test_room_clearing.py": "bundled-scenario-runs",
-    "test_fear_scenario.py": "bundled-scenario-runs",
-    "test_pirate_scenario.py": "bundled-scenario-runs",
-}
-"""Files whose tests read one session-scoped run between them (the chaos conftest's bench run;
-scenario_runs' runs of a bundled scenario that test_placements reads too): under pytest-xdist
-they share a worker, so each run is still started once. tests/view/ shares its recordings."""
-
-
-def xdist_group_of(path: Path) -> str:
-    """The pytest-xdist group of a test file: its shared setup's, else the file itself."""
-    relative = path.relative_to(REPO / "tests").as_posix()
-    if relative.startswith("view/"):
-        return "view-recordings"
-    return SHARED_SETUPS.get(relative, relative)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under ``--dist loadgroup``, a file's tests run in one worker: its module-scoped runs
-    (test_warzone's matches played two at a time, a module's broker) are started once, as in a
-    run without xdist. Without pytest-xdist the suite runs as before."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(xdist_group_of(item.path)))
