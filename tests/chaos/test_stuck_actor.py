@@ -45,7 +45,10 @@ def test_a_stuck_bot_is_flagged_while_stuck_and_its_conversations_close_on_both_
     assert result.note.startswith("flagged"), result.note  # the harness itself did not break
     # Flagged while it was stuck (within 4 heartbeats is `warband bench chaos`'s target_met).
     assert figures["detect_s"] is not None, figures
-    assert figures["detect_s"] <= BLACKHOLE_S, figures
+    # Stuck for BLACKHOLE_S, longer only until flagged: a busy machine can starve the broker,
+    # which then does not count its own stall as the bot's silence (tests/chaoslib/timing.py).
+    assert BLACKHOLE_S <= figures["stuck_s"], figures
+    assert figures["detect_s"] <= figures["stuck_s"], figures
     # Every request waiting when it went silent failed at once; the bot was told (EndTalk)...
     assert figures["closed_requester_side"] >= 1, figures
     assert figures["closed_requester_side"] == figures["closed_bot_side"], figures

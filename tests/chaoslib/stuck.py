@@ -1,5 +1,6 @@
 """Fault: a stuck actor. A requester asks a bot process every 0.1 s; the bot is stopped with
-SIGSTOP for 3 s (``sigstop``), or its event loop is blocked for 3 s by a handler (``blocked``).
+SIGSTOP for 3 s (``sigstop``), or its event loop is blocked for 3 s by a handler (``blocked``),
+longer only while the broker has not flagged it yet (at most FAULT_AT_MOST_S: a busy machine).
 Baseline: a DEALER with ZMTP heartbeats at the broker's ping interval at a raw ROUTER stopped
 or blocked the same way."""
 
@@ -17,7 +18,7 @@ import zmq
 from .children import Start, children, role_argv
 from .processes import scratch_dir
 from .result import Result, first_after
-from .timing import BLACKHOLE_S, STUCK_PING_S, zmtp_heartbeats
+from .timing import BLACKHOLE_S, FAULT_AT_MOST_S, STUCK_PING_S, zmtp_heartbeats
 
 
 def stuck(kind: str) -> Result:
@@ -31,7 +32,7 @@ def stuck(kind: str) -> Result:
         broker.start()
         try:
             with children() as start:
-                figures = event_loop.run(_stuck_warband(kind, endpoint, start))
+                figures = event_loop.run(_stuck_warband(kind, endpoint, start, tmp))
                 figures["baseline_detect_s"] = _stuck_baseline(kind, start, tmp)
         finally:
             broker.stop()
@@ -39,7 +40,7 @@ def stuck(kind: str) -> Result:
     detect = figures["detect_s"]
     passed = (
         detect is not None
-        and detect <= BLACKHOLE_S  # flagged while it was stuck
+        and detect <= figures["stuck_s"]  # flagged while it was stuck
         and figures["closed_bot_side"] >= 1
         and figures["late_replies_dropped"] >= 1
         and figures["timed_out"] == 0
@@ -59,7 +60,7 @@ def stuck(kind: str) -> Result:
     )
 
 
-async def _stuck_warband(kind: str, endpoint: str, start: Start) -> dict[str, Any]:
+async def _stuck_warband(kind: str, endpoint: str, start: Start, tmp: Path) -> dict[str, Any]:
     from warband.exceptions import DeliveryError, RequestTimeout
     from warband.messaging.actor import Actor
     from warband.messaging.catalog import RequestTalk, StatusReport
@@ -91,15 +92,33 @@ async def _stuck_warband(kind: str, endpoint: str, start: Start) -> dict[str, An
             tasks.append(asyncio.create_task(ask()))
             await asyncio.sleep(0.1)
 
+    def flagged() -> bool:
+        return any(what == "gone" for what, _, _ in outcomes)
+
+    async def ask_while_stuck() -> None:
+        """Ask for BLACKHOLE_S; past that, until the bot is flagged (at most FAULT_AT_MOST_S)
+        and half a second more, for the requester to close every conversation before the bot
+        wakes, as when it is flagged within BLACKHOLE_S."""
+        at_most = time.monotonic() + FAULT_AT_MOST_S - BLACKHOLE_S
+        await ask_for(BLACKHOLE_S)
+        if not flagged():
+            while not flagged() and time.monotonic() < at_most:
+                await ask_for(0.1)
+            await ask_for(0.5)
+
     await ask_for(1.0)
     fault = time.monotonic()
     if kind == "sigstop":
         os.kill(pid, signal.SIGSTOP)
-        await ask_for(BLACKHOLE_S)
+        await ask_while_stuck()
         os.kill(pid, signal.SIGCONT)
     else:
-        requester.send(StatusReport(recipient="bot-1", status="block"))
-        await ask_for(BLACKHOLE_S)
+        release = tmp / "release"  # the blocked handler returns once this exists (actors.Bot)
+        requester.send(
+            StatusReport(recipient="bot-1", status="block", details={"until": str(release)})
+        )
+        await ask_while_stuck()
+        release.touch()
     woke = time.monotonic()
     await ask_for(2.0)
     await asyncio.wait(tasks, timeout=15)
@@ -111,6 +130,7 @@ async def _stuck_warband(kind: str, endpoint: str, start: Start) -> dict[str, An
     gone = [done for what, _, done in outcomes if what == "gone"]
     return {
         "detect_s": first_after(gone, fault),
+        "stuck_s": round(woke - fault, 3),
         "recover_s": first_after(
             [done for what, asked, done in outcomes if what == "ok" and asked >= woke], woke
         ),
