@@ -14,7 +14,14 @@ from warband.messaging import Act, ActResult, Order, Percept, configure_logging
 from warband.planning import FactDB, parse_domain
 from warband.testing import Drive, run_actors
 from warband.values import Value
-from warband.world import World, build_strategic_graph, load_map, map_from_data, waypoint_path
+from warband.world import (
+    Map,
+    World,
+    build_strategic_graph,
+    load_map,
+    map_from_data,
+    waypoint_path,
+)
 
 TEST_MAP = load_map("test")
 WARZONE = load_map("warzone")
@@ -291,23 +298,27 @@ async def test_a_tactician_in_a_squad_with_no_order_captures_the_nearest_tsp() -
     assert "red" == world.owner_of("tsp-south")
 
 
-CRATE_MAP = map_from_data(
-    {
-        "name": "crate",
-        "teams": ["red", "blue"],
-        "waypoints": [
-            {"id": "open", "pos": [0.0, 0.0]},
-            {"id": "crate", "pos": [0.0, 6.0], "cover": {"e": 1.0}},
-            {"id": "far", "pos": [32.0, 0.0]},
-        ],
-        "links": [["open", "crate"], ["open", "far"]],
-        "markers": [
-            {"id": "spawn-red", "kind": "spawn", "waypoint": "open", "team": "red"},
-            {"id": "spawn-blue", "kind": "spawn", "waypoint": "far", "team": "blue"},
-        ],
-    },
-    source="<crate test map>",
-)
+def _crate_map(name: str, enemy: str, enemy_x: float) -> Map:
+    return map_from_data(
+        {
+            "name": name,
+            "teams": ["red", "blue"],
+            "waypoints": [
+                {"id": "open", "pos": [0.0, 0.0]},
+                {"id": "crate", "pos": [0.0, 6.0], "cover": {"e": 1.0}},
+                {"id": enemy, "pos": [enemy_x, 0.0]},
+            ],
+            "links": [["open", "crate"], ["open", enemy]],
+            "markers": [
+                {"id": "spawn-red", "kind": "spawn", "waypoint": "open", "team": "red"},
+                {"id": "spawn-blue", "kind": "spawn", "waypoint": enemy, "team": "blue"},
+            ],
+        },
+        source=f"<{name} test map>",
+    )
+
+
+CRATE_MAP = _crate_map("crate", "far", 32.0)
 """A bot in the open, a low crate (cover from the east, no wall: it does not block sight) a
 link away, and an enemy 32 units east: beyond close range, within reach."""
 
@@ -824,23 +835,8 @@ def _between_orders(*extra: tuple[Any, ...]) -> list[tuple[str, str]]:
     return [(a.verb, str(next(iter(a.args.values()), ""))) for a in sent if isinstance(a, Act)]
 
 
-CLOSE_CRATE_MAP = map_from_data(
-    {
-        "name": "close-crate",
-        "teams": ["red", "blue"],
-        "waypoints": [
-            {"id": "open", "pos": [0.0, 0.0]},
-            {"id": "crate", "pos": [0.0, 6.0], "cover": {"e": 1.0}},
-            {"id": "near", "pos": [20.0, 0.0]},
-        ],
-        "links": [["open", "crate"], ["open", "near"]],
-        "markers": [
-            {"id": "spawn-red", "kind": "spawn", "waypoint": "open", "team": "red"},
-            {"id": "spawn-blue", "kind": "spawn", "waypoint": "near", "team": "blue"},
-        ],
-    },
-    source="<close crate test map>",
-)
+CLOSE_CRATE_MAP = _crate_map("close-crate", "near", 20.0)
+"""The crate map with the enemy at 20 units: close range."""
 
 
 def test_a_squads_bot_between_orders_fights_close_enemies_from_a_position_it_picks() -> None:
