@@ -844,3 +844,25 @@ def test_a_squads_bot_between_orders_fights_close_enemies_from_a_position_it_pic
     assert [("move", "crate"), ("fire", "blue-1")] == _between_orders(("squad", "squad-1"))
     # A bot of no squad (freelance) fights close combat where it stands, as before.
     assert [("fire", "blue-1")] == _between_orders()
+
+
+def test_the_teams_turn_to_gunfire_as_mirror_images_on_the_mirrored_map() -> None:
+    # Of two noises as near, the smaller waypoint id was taken: c2 rather than d3 for a red bot,
+    # f3 rather than g2 for its mirror image (a divergence seen in a mirror match at tick 14).
+    shot_from = bot_functions(WARZONE)["shot_from"]
+
+    def heard(team: str, noises: tuple[str, ...]) -> FactDB:
+        known = FactDB()
+        known.assert_fact("self", f"{team}-1", team, "assault")
+        for noise in noises:
+            known.assert_fact("heard", "gunfire", noise)
+        return known
+
+    grid = sorted(w.id for w in WARZONE.waypoints if len(w.id) == 2)
+    differed = 0
+    for here in grid:
+        for pair in itertools.combinations([w for w in grid if w != here], 2):
+            red = shot_from(heard("red", pair), here)
+            blue = shot_from(heard("blue", tuple(map(_mirrored, pair))), _mirrored(here))
+            differed += blue != _mirrored(str(red))
+    assert 0 == differed

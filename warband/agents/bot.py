@@ -663,7 +663,15 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         )
         if not noises or not game_map.has_waypoint(str(here)):
             return None
-        return min(noises, key=lambda w: (float(travel(str(here), w)), w))
+        home = homes.get(str(team))
+
+        def nearness(w: str) -> tuple[float, float, float, str]:
+            # Of two as near, the nearer the map's centre, then the team's own side: an id
+            # alone is no mirror image of itself.
+            own_side = float(travel(home, w)) if home else 0.0
+            return float(travel(str(here), w)), game_map.from_centre(w), own_side, w
+
+        return min(noises, key=nearness)
 
     def _crowd_rank(facts: FactDB, here: Value) -> tuple[int, Counter[str]] | None:
         """The bot's rank (1, 2...: the first by id is 0, and stays) in a crowd of
