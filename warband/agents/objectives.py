@@ -625,7 +625,7 @@ def capture_and_hold_source(markers: MapMarkers, team: str) -> tuple[ObjectiveSo
     def objectives(agent: Agent) -> list[Objective]:
         facts = agent.memory.facts
         owners = markers.owners(facts, markers.points)
-        score = {s.team: s.points for s in SCORE.matching(facts.facts(SCORE.name))}
+        score = _scores(facts)
         found = objectives_for_capture_and_hold(
             owners,
             markers.waypoints,
@@ -691,9 +691,14 @@ def body_count_source(markers: MapMarkers, team: str) -> tuple[ObjectiveSource, 
     return objectives, None
 
 
+def _scores(facts: FactDB) -> dict[str, int]:
+    """Team -> points, from the world's ``score`` facts."""
+    return {s.team: s.points for s in SCORE.matching(facts.facts(SCORE.name))}
+
+
 def _kills_behind(facts: FactDB, team: str) -> int:
     """How many points ``team`` trails the best other team by (0 or less when it leads)."""
-    score = {s.team: s.points for s in SCORE.matching(facts.facts(SCORE.name))}
+    score = _scores(facts)
     return max((p for t, p in score.items() if t != team), default=0) - score.get(team, 0)
 
 
