@@ -519,6 +519,39 @@ def test_a_bot_on_its_own_goes_for_each_modes_objective() -> None:
     assert [("move", {"waypoint": "m1"})] == _alone(("game_mode", "capture_and_hold"))
 
 
+def _hunting(*facts: tuple[Any, ...], at: str = "a2") -> list[tuple[str, dict[str, Any]]]:
+    """The acts of red-1 on Warzone at ``at`` in Body Count, with nothing in sight."""
+    body = [
+        ("self", "red-1", "red", "assault"), ("state", "alive"), ("at", "red-1", at),
+        ("game_mode", "body_count"),
+    ]  # fmt: skip
+    percept = Percept(recipient="red-1", facts=[list(f) for f in (*body, *facts)])
+    with Drive(Agent("red-1", bot_role(WARZONE), team="red")) as drive:
+        sent = drive.tick(percept)
+    return [(a.verb, a.args) for a in sent if isinstance(a, Act)]
+
+
+def test_a_bot_on_its_own_in_body_count_hunts_where_the_enemies_are() -> None:
+    # Nothing in sight, nothing heard: towards the enemy's nearest spawn (a2 -> ... -> i2).
+    hunt = bot_functions(WARZONE)["hunt_spot"]
+    alone = FactDB()
+    alone.assert_fact("self", "red-1", "red", "assault")
+    assert "i2" == hunt(alone, "a2")
+    assert None is hunt(alone, "i2")  # there already: it waits for the enemies to come
+    assert [("move", {"waypoint": "b2"})] == _hunting()
+    # Gunfire heard at e3: towards it (c3 -> c2 -> d2 -> e2 -> e3), not to the capture point
+    # there: Body Count's capture points count for nothing.
+    alone.assert_fact("heard", "gunfire", "e3")
+    assert "e3" == hunt(alone, "c3")
+    assert [("move", {"waypoint": "c2"})] == _hunting(("heard", "gunfire", "e3"), at="c3")
+    # An enemy seen lately, gone out of sight: where it was last seen, before any gunfire.
+    assert [("move", {"waypoint": "b3"})] == _hunting(
+        ("tick", 12), ("seen_at", "blue-4", "b3", 10), ("heard", "gunfire", "e3"), at="a3"
+    )
+    # A squad's bot waits for its squad's next order instead (idling sends no act).
+    assert [] == _hunting(("squad", "squad-1"))
+
+
 def test_a_bot_with_an_order_fights_a_close_enemy_on_the_way_to_the_orders_place() -> None:
     facts = [
         ("self", "red-1", "red", "assault"), ("state", "alive"), ("at", "red-1", "r1"),

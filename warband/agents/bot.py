@@ -673,6 +673,26 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
 
         return min(noises, key=nearness)
 
+    def hunt_spot(facts: FactDB, here: Value) -> Value:
+        """Where a bot on its own in Body Count goes looking for enemies when it sees none: the
+        nearest gunfire or explosion it hears (:func:`shot_from`), else the enemy spawn nearest
+        ``here`` (the enemies come from there). None when it stands there already. Without it a
+        freelance bot with nothing in sight stood at its spawn, and a match froze once neither
+        side went looking (Body Count seed 3: nothing moved from tick 120 to 400)."""
+        noise = shot_from(facts, here)
+        if noise is not None:
+            return noise
+        team = str(_my_team(facts))
+        theirs = [w for side, places in sorted(spawns.items()) if side != team for w in places]
+        if not theirs or not game_map.has_waypoint(str(here)):
+            return None
+
+        def nearness(w: str) -> tuple[float, float, str]:
+            return float(travel(str(here), w)), game_map.from_centre(w), w
+
+        spot = min(theirs, key=nearness)
+        return spot if spot != here else None
+
     def _crowd_rank(facts: FactDB, here: Value) -> tuple[int, Counter[str]] | None:
         """The bot's rank (1, 2...: the first by id is 0, and stays) in a crowd of
         :data:`SPREAD_AT` or more team mates on ``here`` (itself included), and how many team
@@ -897,6 +917,7 @@ def bot_functions(game_map: Map) -> dict[str, HtnFunction]:
         "spread_around": spread_around,
         "escort_near": escort_near,
         "shot_from": shot_from,
+        "hunt_spot": hunt_spot,
         "cover_spot": cover_spot,
         "nearest_open_tsp": nearest_open_tsp,
         "recent": recent,
