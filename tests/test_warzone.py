@@ -101,7 +101,7 @@ MODE_OBJECTIVES = {
         "red-commander": {("capture", "advance_to_waypoint"), ("defend", "defend_marker")},
         "blue-commander": {("capture", "advance_to_waypoint"), ("defend", "defend_marker")},
     },
-    "body_count": {  # no TSPs in Body Count: the markers of the team's own half
+    "body_count": {  # no TSPs in Body Count: the regroup markers
         "red-commander": {("hold", "defend_marker")},
         "blue-commander": {("hold", "defend_marker")},
     },
@@ -333,27 +333,17 @@ def test_capture_and_hold_takes_the_tsp_nearest_its_base_with_a_bot_to_spare() -
     assert ["capture:tsp-west-south"] == [o.id for o in objectives if o.target.startswith("tsp-")]
 
 
-def test_body_count_holds_the_markers_of_the_teams_own_half_and_takes_no_tsp() -> None:
-    for team, half in (("red", {"b4", "d2", "d4"}), ("blue", {"h4", "f2", "f4"})):
-        source, _ = objective_source(load_map("warzone"), "body_count", team)
-        idle = Role("c", parse_domain('(:domain i)(:method (behave) (:branch "i" () ()))'))
-        objectives = source(Agent(f"{team}-commander", idle))
-        assert half == {o.waypoint for o in objectives}, team
-        assert all(o.id.startswith("hold:") for o in objectives)
-        # The nearest the team's base weighs the most: b4 for red, its mirror h4 for blue.
-        assert ("b4" if team == "red" else "h4") == max(objectives, key=lambda o: o.weight).waypoint
-
-
-def test_body_count_presses_one_marker_further_when_two_kills_behind() -> None:
+def test_body_count_holds_every_regroup_marker_and_takes_no_tsp() -> None:
     idle = Role("c", parse_domain('(:domain i)(:method (behave) (:branch "i" () ()))'))
-    source, _ = objective_source(load_map("warzone"), "body_count", "red")
-
-    def held(red: int, blue: int) -> set[str]:
-        scores: list[tuple[Value, ...]] = [("score", "red", red), ("score", "blue", blue)]
-        return {o.waypoint for o in source(Agent("red-commander", idle, facts=scores))}
-
-    assert {"b4", "d2", "d4"} == held(5, 5) == held(5, 6) == held(9, 2)
-    pressed = held(5, 7)
-    # Its half and one marker of the enemy's: the nearest red's base, as travel goes.
-    assert {"b4", "d2", "d4"} < pressed and len(pressed) == 4, pressed
-    assert pressed - {"b4", "d2", "d4"} <= {"f2", "f4"}
+    weights = {}
+    for team in ("red", "blue"):
+        source, _ = objective_source(load_map("warzone"), "body_count", team)
+        scores: list[tuple[Value, ...]] = [("score", "red", 3), ("score", "blue", 9)]
+        objectives = source(Agent(f"{team}-commander", idle, facts=scores))
+        assert {"b4", "d2", "d4", "f2", "f4", "h4"} == {o.waypoint for o in objectives}, team
+        assert all(o.id.startswith("hold:") for o in objectives)
+        weights[team] = {o.waypoint: o.weight for o in objectives}
+    # The nearest the team's base weighs the most, the farthest the least, as mirror images
+    # (red's base is west, blue's east); the score changes nothing.
+    assert weights["red"]["b4"] == weights["blue"]["h4"] == max(weights["red"].values())
+    assert weights["red"]["h4"] == weights["blue"]["b4"] == min(weights["red"].values())

@@ -643,50 +643,37 @@ def capture_and_hold_source(markers: MapMarkers, team: str) -> tuple[ObjectiveSo
 HOLD_NEARNESS = 0.01
 """Body Count: how much less a regroup marker weighs per marker nearer the team's base."""
 
-PRESS_MARGIN = 2
-"""Body Count: kills behind the leader at which the team presses forward (:data:`PRESS_MARKERS`)."""
-
-PRESS_MARKERS = 1
-"""Body Count: how many regroup markers beyond its half a team holds while it presses."""
-
 
 def body_count_source(markers: MapMarkers, team: str) -> tuple[ObjectiveSource, None]:
-    """Hold the regroup markers of the team's half, the nearest its base first; no TSPs; and
-    when :data:`PRESS_MARGIN` kills behind, press: hold the next :data:`PRESS_MARKERS` too.
+    """Hold every regroup marker, the nearest the team's base weighing the most; no TSPs.
 
-    Body Count is won on kills, so the team fights from good ground near home and lets the
-    enemy come: in the sweeps (12 v 12 against freelance bots, seeds 1-10 with the hierarchy on
-    each side) holding every marker and taking the TSPs won 9 of 20, the nearer half without
-    TSPs 14 of 20 (28 of 40 over seeds 1-20), the nearer half with TSPs 9 of 20, every marker
-    without TSPs 9 of 20, the two nearest 9 of 20: TSPs send bots off alone, far markers
-    split the team. The markers weigh the same but for a step of :data:`HOLD_NEARNESS` by
-    nearness to the team's base: with a tie broken by marker id, both teams went to hold the
-    markers with the smaller ids, which lie in red's half of Warzone.
+    Body Count is won on kills, where the fights are: the regroup markers are the map's
+    strategic places, on both halves. The markers weigh the same but for a step of
+    :data:`HOLD_NEARNESS` by nearness to the team's base: with a tie broken by marker id, both
+    teams went to hold the markers with the smaller ids, which lie in red's half of Warzone.
 
-    A team that only holds its half never catches up once behind: the enemy need not come
-    (watched: freelance bots that hold every capture point idle at their spawns while the
-    score stays frozen). Pressing one marker further at 2 kills behind won 68 of 80 matches
-    against freelance over seeds 1-40, holding the half always 64 of 80; pressing to every
-    marker at 1 or 2 behind won 26 and 27 of 40 (seeds 1-20): the team splits."""
+    Sweeps, 12 v 12 against freelance bots that hunt (they go where they last saw an enemy,
+    towards gunfire, else to the enemy's spawns), seeds 1-10 with the hierarchy on each side:
+    every marker 20 of 20; the team's half and one more 10 of 20, and only when two kills
+    behind 4 of 20; the four markers nearest the centre 18 of 20. Against freelance bots that
+    stood at their spawns once they held the capture points (before they hunted), holding the
+    team's half had won more: 14 of 20 against 9 of 20 for every marker."""
     home = markers.spawns.get(team)
 
     def travel(marker: str) -> float:
         return float(markers.distance(home, markers.waypoints[marker])) if home else 0.0
 
     rank = {m: i for i, m in enumerate(sorted(markers.regroups, key=lambda m: (travel(m), m)))}
-    half = max(1, len(rank) // 2)
-    held = [m for m in markers.regroups if rank[m] < half]
-    pressed = [m for m in markers.regroups if rank[m] < half + PRESS_MARKERS]
+    found = objectives_for_body_count(
+        team, regroup_points=markers.regroups, marker_waypoints=markers.waypoints
+    )
+    weighted = [
+        dataclasses.replace(o, weight=o.weight * (1 - HOLD_NEARNESS * rank[o.target]))
+        for o in found
+    ]
 
     def objectives(agent: Agent) -> list[Objective]:
-        behind = _kills_behind(agent.memory.facts, team) >= PRESS_MARGIN
-        found = objectives_for_body_count(
-            team, regroup_points=pressed if behind else held, marker_waypoints=markers.waypoints
-        )
-        return [
-            dataclasses.replace(o, weight=o.weight * (1 - HOLD_NEARNESS * rank[o.target]))
-            for o in found
-        ]
+        return list(weighted)
 
     return objectives, None
 
@@ -694,12 +681,6 @@ def body_count_source(markers: MapMarkers, team: str) -> tuple[ObjectiveSource, 
 def _scores(facts: FactDB) -> dict[str, int]:
     """Team -> points, from the world's ``score`` facts."""
     return {s.team: s.points for s in SCORE.matching(facts.facts(SCORE.name))}
-
-
-def _kills_behind(facts: FactDB, team: str) -> int:
-    """How many points ``team`` trails the best other team by (0 or less when it leads)."""
-    score = _scores(facts)
-    return max((p for t, p in score.items() if t != team), default=0) - score.get(team, 0)
 
 
 def search_and_retrieve_source(markers: MapMarkers, team: str) -> tuple[ObjectiveSource, None]:
