@@ -4,6 +4,7 @@ group and the class abilities, each with the shipped ``bot.htn`` against a real 
 from __future__ import annotations
 
 import itertools
+import math
 from pathlib import Path
 from typing import Any
 
@@ -877,6 +878,32 @@ def test_a_squads_bot_between_orders_fights_close_enemies_from_a_position_it_pic
     assert [("move", "crate"), ("fire", "blue-1")] == _between_orders(("squad", "squad-1"))
     # A bot of no squad (freelance) fights close combat where it stands, as before.
     assert [("fire", "blue-1")] == _between_orders()
+
+
+def _holding(mode: str, enemy_at: str, map_: Map) -> list[tuple[str, str]]:
+    """What red-1, standing in the open with the order to defend it, sends in one tick of
+    ``mode`` with blue-1 in sight at ``enemy_at``."""
+    far = math.dist(map_.position("open"), map_.position(enemy_at))
+    facts = [
+        ("self", "red-1", "red", "assault"), ("state", "alive"), ("at", "red-1", "open"),
+        ("position", 0.0, 0.0), ("health", 150), ("max_health", 150), ("game_mode", mode),
+        ("weapon", "machine_gun"), ("ammo", "machine_gun", 60),
+        ("sees", "blue-1", enemy_at, far, "blue"),
+    ]  # fmt: skip
+    bot = Agent("red-1", bot_role(map_), superior="squad-1", team="red")
+    order = Order(recipient="red-1", sender="squad-1", task="defend", args=["open"])
+    with Drive(bot) as drive:
+        sent = drive.tick(order, Percept(recipient="red-1", facts=[list(f) for f in facts]))
+    return [(a.verb, str(next(iter(a.args.values()), ""))) for a in sent if isinstance(a, Act)]
+
+
+def test_a_bot_holding_a_place_in_body_count_fights_from_a_position_it_picks() -> None:
+    # Body Count is won on kills: it fires on its way to the crate, the attack position, with
+    # the enemy beyond close range and within it.
+    for enemy_at, map_ in (("far", CRATE_MAP), ("near", CLOSE_CRATE_MAP)):
+        assert [("move", "crate"), ("fire", "blue-1")] == _holding("body_count", enemy_at, map_)
+    # A capture point is held by standing on it: it fires from the spot.
+    assert [("fire", "blue-1")] == _holding("capture_and_hold", "far", CRATE_MAP)
 
 
 def test_the_teams_turn_to_gunfire_as_mirror_images_on_the_mirrored_map() -> None:
