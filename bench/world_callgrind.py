@@ -10,6 +10,19 @@ acts, not part of the tick), ``step``, ``senses`` (who sees and hears whom, work
 step + senses + facts + deltas. Instructions do not depend on the machine's load, which the
 wall clock of ``warband bench world`` does.
 
+Beside the instructions, what each tick did (medians over the measured ticks, in ``per_tick``;
+counted after the tick's phases, in a phase of their own that is not part of the tick):
+``observers`` (living agents), ``sightings``, ``hearings`` (one per listener and noise heard),
+``heard_facts`` (a listener's noises of one kind from one waypoint are one fact),
+``sight_tests`` (sight lines tested against the walls, not answered from the sight memory),
+``facts_full`` (every agent's percept) and ``facts_sent`` (what the deltas carry instead).
+
+``--learn-waypoint-lines`` is an experiment, not the judged figure: before the first tick the
+world's sight index learns every line between two waypoints at most the farthest view distance
+apart (what a visibility table computed offline and stored with the map would hold; its memory
+is made big enough to keep them), so that the ticks test only lines with an end off the
+waypoints.
+
 ``--no-valgrind`` runs the phases in this process and reads ``time.process_time()`` at the
 same marks instead (CPU time, noisy under load; labelled so). ``PYTHONHASHSEED`` is set to 0
 for the counted run, so two runs of the same code count the same.
@@ -20,6 +33,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import os
 import random
 import shutil
@@ -32,30 +46,53 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-PHASES = ("acts", "step", "senses", "facts", "deltas")
-"""The marks of one tick, in order; the tick is every phase but ``acts``."""
+PHASES = ("acts", "step", "senses", "facts", "deltas", "counting")
+"""The marks of one tick, in order; the tick is step + senses + facts + deltas (not the bots'
+``acts``, nor the ``counting`` of ``per_tick`` after it)."""
+TICK = slice(1, 5)
+"""The phases of :data:`PHASES` a tick is the sum of."""
+PER_TICK = (
+    "observers",
+    "sightings",
+    "hearings",
+    "heard_facts",
+    "sight_tests",
+    "facts_full",
+    "facts_sent",
+)
+"""What ``per_tick`` counts, in this order."""
 
 
 def main(argv: list[str]) -> int:
     """Count (or time) the phases; prints a summary line and one JSON line; 0 on success."""
     args = _parser().parse_args(argv)
     if args.child is not None:
-        _run_phases(args, mark=os.getloadavg if args.child == "callgrind" else None)
+        _, per_tick = _run_phases(args, mark=os.getloadavg if args.child == "callgrind" else None)
+        Path(args.counts_file).write_text(json.dumps(per_tick))
         return 0
     if args.no_valgrind:
-        counts = _run_phases(args, mark=None)
+        counts, per_tick = _run_phases(args, mark=None)
         unit = "cpu_ms"
     else:
-        counts = _under_callgrind(args)
+        counts, per_tick = _under_callgrind(args)
         unit = "instructions"
     report = _summary(counts, args, unit)
+    report["per_tick"] = {
+        name: statistics.median(tick[i] for tick in per_tick[args.warmup :])
+        for i, name in enumerate(PER_TICK)
+    }
+    report["learn_waypoint_lines"] = args.learn_waypoint_lines
     per = "M" if unit == "instructions" else "ms"
     scale = 1e6 if unit == "instructions" else 1.0
     print(
         f"{args.entities} entities on {args.columns}x{args.rows}: tick "
         f"{report['tick'] / scale:.1f} {per} (median of {args.ticks}; "
-        + ", ".join(f"{p} {report[p] / scale:.1f}" for p in PHASES)
+        + ", ".join(f"{p} {report[p] / scale:.1f}" for p in PHASES[:-1])
         + f"; ticks from {report['tick_min'] / scale:.0f} to {report['tick_max'] / scale:.0f})"
+    )
+    print(
+        "per tick (medians): "
+        + ", ".join(f"{name} {count:g}" for name, count in report["per_tick"].items())
     )
     print(json.dumps(report, sort_keys=True))
     return 0
@@ -70,7 +107,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--warmup", type=int, default=2, help="ticks before the measured ones")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-valgrind", action="store_true", help="CPU time in this process")
+    parser.add_argument(
+        "--learn-waypoint-lines",
+        action="store_true",
+        help="experiment: the sight index learns every waypoint-to-waypoint line first",
+    )
     parser.add_argument("--child", choices=("callgrind",), help=argparse.SUPPRESS)
+    parser.add_argument("--counts-file", help=argparse.SUPPRESS)
     return parser
 
 
@@ -85,20 +128,26 @@ def _bench_world() -> Any:
     return module
 
 
-def _run_phases(args: argparse.Namespace, mark: Callable[..., Any] | None) -> list[float]:
+def _run_phases(
+    args: argparse.Namespace, mark: Callable[..., Any] | None
+) -> tuple[list[float], list[list[int]]]:
     """Play the bench's world; between phases, ``mark()`` (callgrind dumps there) or, without
-    one, read the CPU clock. Returns the CPU milliseconds per phase when timing itself."""
+    one, read the CPU clock. Returns the CPU milliseconds per phase when timing itself (else
+    nothing), and the :data:`PER_TICK` counts of every tick."""
     from warband.world import PerceptDeltas
     from warband.world._senses import senses
 
     bench = _bench_world()
     world = bench._build_world(bench._map(args.columns, args.rows, args.seed), args.entities, 1)
+    if args.learn_waypoint_lines:
+        _learn_waypoint_lines(world)
     rng = random.Random(args.seed)
     facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
     deltas = PerceptDeltas()
     for agent in world.agent_ids:
         deltas.next(agent, facts[agent], world.tick)
     spent: list[float] = []
+    per_tick: list[list[int]] = []
     clock = [time.process_time()]
 
     def border() -> None:
@@ -116,24 +165,64 @@ def _run_phases(args: argparse.Namespace, mark: Callable[..., Any] | None) -> li
         border()
         world.step()
         border()
-        senses(world._state)
+        tested = world._state.sight.tests
+        found = senses(world._state)
         border()
         facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
         border()
-        for agent in world.agent_ids:
-            deltas.next(agent, facts[agent], world.tick)
+        changes = [deltas.next(agent, facts[agent], world.tick) for agent in world.agent_ids]
         border()
-    return spent[1:]  # the first: set-up
+        per_tick.append(_counted(world, found, tested, facts, changes))
+        border()
+    return spent[1:], per_tick  # the first: set-up
 
 
-def _under_callgrind(args: argparse.Namespace) -> list[float]:
-    """Run the phases in a child under callgrind; the instructions of every dump, in order."""
+def _counted(
+    world: Any, found: Any, tested: int, facts: dict[str, Any], changes: list[Any]
+) -> list[int]:
+    """The :data:`PER_TICK` counts of the tick just played."""
+    return [
+        len(found.lines),
+        sum(len(seen) for seen in found.lines.values()),
+        sum(len(heard) for heard in found.heard.values()),
+        sum(len(found.heard_facts(agent)) for agent in found.heard),
+        world._state.sight.tests - tested,
+        sum(len(percept) for percept in facts.values()),
+        sum(len(change.facts) + len(change.removed) for change in changes),
+    ]
+
+
+def _learn_waypoint_lines(world: Any) -> None:
+    """The experiment of ``--learn-waypoint-lines``: a sight index that has tested every line
+    between two waypoints at most the farthest view distance apart, both ways."""
+    from warband.world._senses import _SCOUT_SENSES, _SENSES
+    from warband.world.perception import SightIndex
+
+    reach = max(_SCOUT_SENSES.view_distance, _SENSES.view_distance)
+    spots = [waypoint.pos for waypoint in world.map.waypoints]
+    index = SightIndex(world.map.walls, cache_limit=len(spots) ** 2 + 2)
+    for a in spots:
+        for b in spots:
+            if a != b and math.dist(a, b) <= reach:
+                index.clear(a, b)
+    world._state.sight = index
+    print(
+        f"[world callgrind] learnt {len(index._memory)} waypoint lines ({index.tests} tests)",
+        file=sys.stderr,
+    )
+
+
+def _under_callgrind(args: argparse.Namespace) -> tuple[list[float], list[list[int]]]:
+    """Run the phases in a child under callgrind; the instructions of every dump, in order,
+    and the child's :data:`PER_TICK` counts."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise SystemExit("valgrind is not installed: install it, or pass --no-valgrind")
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "cg.out"
+        counted = Path(folder) / "per_tick.json"
         child = [sys.executable, __file__, "--child", "callgrind", *_settings(args)]
+        child.append(f"--counts-file={counted}")
         command = [valgrind, "--tool=callgrind", "--dump-before=getloadavg"]
         command += [f"--callgrind-out-file={out}", *child]
         env = dict(os.environ, PYTHONHASHSEED="0")
@@ -145,7 +234,7 @@ def _under_callgrind(args: argparse.Namespace) -> list[float]:
         dumps = sorted(Path(folder).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
         # Dump n holds what ran before the n-th mark: the first is the set-up; what ran after
         # the last mark (the exit) is in the final file, not a dump.
-        return [_instructions(dump) for dump in dumps][1:]
+        return [_instructions(dump) for dump in dumps][1:], json.loads(counted.read_text())
 
 
 def _settings(args: argparse.Namespace) -> list[str]:
@@ -156,6 +245,7 @@ def _settings(args: argparse.Namespace) -> list[str]:
         f"--ticks={args.ticks}",
         f"--warmup={args.warmup}",
         f"--seed={args.seed}",
+        *(["--learn-waypoint-lines"] if args.learn_waypoint_lines else []),
     ]
 
 
@@ -172,7 +262,7 @@ def _summary(counts: list[float], args: argparse.Namespace, unit: str) -> dict[s
     measured = [tick for tick in ticks[args.warmup :] if len(tick) == len(PHASES)]
     if not measured:
         raise RuntimeError(f"no measured tick in {len(counts)} marks: was --ticks 0?")
-    totals = [sum(tick[1:]) for tick in measured]
+    totals = [sum(tick[TICK]) for tick in measured]
     report: dict[str, Any] = {
         phase: statistics.median(tick[i] for tick in measured) for i, phase in enumerate(PHASES)
     }
