@@ -11,11 +11,12 @@ step + senses + facts + deltas. Instructions do not depend on the machine's load
 wall clock of ``warband bench world`` does.
 
 Beside the instructions, what each tick did (medians over the measured ticks, in ``per_tick``;
-counted after the tick's phases, in a phase of their own that is not part of the tick):
-``observers`` (living agents), ``sightings``, ``hearings`` (one per listener and noise heard),
-``heard_facts`` (a listener's noises of one kind from one waypoint are one fact),
-``sight_tests`` (sight lines tested against the walls, not answered from the sight memory),
-``facts_full`` (every agent's percept) and ``facts_sent`` (what the deltas carry instead).
+counted in a second play of the same ticks, in this process, so that counting changes nothing
+in the measured run, not even when the garbage collector runs): ``observers`` (living agents),
+``sightings``, ``hearings`` (one per listener and noise heard), ``heard_facts`` (a listener's
+noises of one kind from one waypoint are one fact), ``sight_tests`` (sight lines tested against
+the walls, not answered from the sight memory), ``facts_full`` (every agent's percept) and
+``facts_sent`` (what the deltas carry instead).
 
 ``--learn-waypoint-lines`` is an experiment, not the judged figure: before the first tick the
 world's sight index learns every line between two waypoints at most the farthest view distance
@@ -46,11 +47,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-PHASES = ("acts", "step", "senses", "facts", "deltas", "counting")
-"""The marks of one tick, in order; the tick is step + senses + facts + deltas (not the bots'
-``acts``, nor the ``counting`` of ``per_tick`` after it)."""
-TICK = slice(1, 5)
-"""The phases of :data:`PHASES` a tick is the sum of."""
+PHASES = ("acts", "step", "senses", "facts", "deltas")
+"""The marks of one tick, in order; the tick is every phase but ``acts``."""
 PER_TICK = (
     "observers",
     "sightings",
@@ -67,16 +65,16 @@ def main(argv: list[str]) -> int:
     """Count (or time) the phases; prints a summary line and one JSON line; 0 on success."""
     args = _parser().parse_args(argv)
     if args.child is not None:
-        _, per_tick = _run_phases(args, mark=os.getloadavg if args.child == "callgrind" else None)
-        Path(args.counts_file).write_text(json.dumps(per_tick))
+        _run_phases(args, mark=os.getloadavg if args.child == "callgrind" else None)
         return 0
     if args.no_valgrind:
-        counts, per_tick = _run_phases(args, mark=None)
+        counts = _run_phases(args, mark=None)
         unit = "cpu_ms"
     else:
-        counts, per_tick = _under_callgrind(args)
+        counts = _under_callgrind(args)
         unit = "instructions"
     report = _summary(counts, args, unit)
+    per_tick = _count_ticks(args)
     report["per_tick"] = {
         name: statistics.median(tick[i] for tick in per_tick[args.warmup :])
         for i, name in enumerate(PER_TICK)
@@ -87,7 +85,7 @@ def main(argv: list[str]) -> int:
     print(
         f"{args.entities} entities on {args.columns}x{args.rows}: tick "
         f"{report['tick'] / scale:.1f} {per} (median of {args.ticks}; "
-        + ", ".join(f"{p} {report[p] / scale:.1f}" for p in PHASES[:-1])
+        + ", ".join(f"{p} {report[p] / scale:.1f}" for p in PHASES)
         + f"; ticks from {report['tick_min'] / scale:.0f} to {report['tick_max'] / scale:.0f})"
     )
     print(
@@ -113,7 +111,6 @@ def _parser() -> argparse.ArgumentParser:
         help="experiment: the sight index learns every waypoint-to-waypoint line first",
     )
     parser.add_argument("--child", choices=("callgrind",), help=argparse.SUPPRESS)
-    parser.add_argument("--counts-file", help=argparse.SUPPRESS)
     return parser
 
 
@@ -128,26 +125,29 @@ def _bench_world() -> Any:
     return module
 
 
-def _run_phases(
-    args: argparse.Namespace, mark: Callable[..., Any] | None
-) -> tuple[list[float], list[list[int]]]:
-    """Play the bench's world; between phases, ``mark()`` (callgrind dumps there) or, without
-    one, read the CPU clock. Returns the CPU milliseconds per phase when timing itself (else
-    nothing), and the :data:`PER_TICK` counts of every tick."""
+def _start(args: argparse.Namespace) -> tuple[Any, Any, Any, random.Random, dict[str, Any]]:
+    """The bench's module, its world (having learnt the waypoint lines when asked), every
+    agent's first percept (its delta base) and the bots' random generator."""
     from warband.world import PerceptDeltas
-    from warband.world._senses import senses
 
     bench = _bench_world()
     world = bench._build_world(bench._map(args.columns, args.rows, args.seed), args.entities, 1)
     if args.learn_waypoint_lines:
         _learn_waypoint_lines(world)
-    rng = random.Random(args.seed)
     facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
     deltas = PerceptDeltas()
     for agent in world.agent_ids:
         deltas.next(agent, facts[agent], world.tick)
+    return bench, world, deltas, random.Random(args.seed), facts
+
+
+def _run_phases(args: argparse.Namespace, mark: Callable[..., Any] | None) -> list[float]:
+    """Play the bench's world; between phases, ``mark()`` (callgrind dumps there) or, without
+    one, read the CPU clock. Returns the CPU milliseconds per phase when timing itself."""
+    from warband.world._senses import senses
+
+    bench, world, deltas, rng, facts = _start(args)
     spent: list[float] = []
-    per_tick: list[list[int]] = []
     clock = [time.process_time()]
 
     def border() -> None:
@@ -165,31 +165,52 @@ def _run_phases(
         border()
         world.step()
         border()
-        tested = world._state.sight.tests
-        found = senses(world._state)
+        senses(world._state)
         border()
         facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
         border()
+        for agent in world.agent_ids:
+            deltas.next(agent, facts[agent], world.tick)
+        border()
+    return spent[1:]  # the first: set-up
+
+
+def _count_ticks(args: argparse.Namespace) -> list[list[int]]:
+    """The :data:`PER_TICK` counts of every tick of :func:`_run_phases`'s play, played again
+    (the same seeds, the same ticks) with the sight index's tests counted."""
+    from warband.world._senses import senses
+
+    print(f"[world callgrind] {args.entities} entities: counting a tick's work...", file=sys.stderr)
+    bench, world, deltas, rng, facts = _start(args)
+    index = world._state.sight
+    learn, tested = index._learn, [0]
+
+    def counted_learn(*line: Any) -> bool:
+        tested[0] += 1
+        return bool(learn(*line))
+
+    index._learn = counted_learn  # this instance only: the measured play is not touched
+    per_tick = []
+    for _ in range(args.warmup + args.ticks):
+        for agent in world.agent_ids:
+            bench._act(world, agent, facts[agent], rng)
+        world.step()
+        before = tested[0]
+        found = senses(world._state)
+        facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
         changes = [deltas.next(agent, facts[agent], world.tick) for agent in world.agent_ids]
-        border()
-        per_tick.append(_counted(world, found, tested, facts, changes))
-        border()
-    return spent[1:], per_tick  # the first: set-up
-
-
-def _counted(
-    world: Any, found: Any, tested: int, facts: dict[str, Any], changes: list[Any]
-) -> list[int]:
-    """The :data:`PER_TICK` counts of the tick just played."""
-    return [
-        len(found.lines),
-        sum(len(seen) for seen in found.lines.values()),
-        sum(len(heard) for heard in found.heard.values()),
-        sum(len(found.heard_facts(agent)) for agent in found.heard),
-        world._state.sight.tests - tested,
-        sum(len(percept) for percept in facts.values()),
-        sum(len(change.facts) + len(change.removed) for change in changes),
-    ]
+        per_tick.append(
+            [
+                len(found.lines),
+                sum(len(seen) for seen in found.lines.values()),
+                sum(len(heard) for heard in found.heard.values()),
+                sum(len(found.heard_facts(agent)) for agent in found.heard),
+                tested[0] - before,
+                sum(len(percept) for percept in facts.values()),
+                sum(len(change.facts) + len(change.removed) for change in changes),
+            ]
+        )
+    return per_tick
 
 
 def _learn_waypoint_lines(world: Any) -> None:
@@ -206,23 +227,17 @@ def _learn_waypoint_lines(world: Any) -> None:
             if a != b and math.dist(a, b) <= reach:
                 index.clear(a, b)
     world._state.sight = index
-    print(
-        f"[world callgrind] learnt {len(index._memory)} waypoint lines ({index.tests} tests)",
-        file=sys.stderr,
-    )
+    print(f"[world callgrind] learnt {len(index._memory)} waypoint lines", file=sys.stderr)
 
 
-def _under_callgrind(args: argparse.Namespace) -> tuple[list[float], list[list[int]]]:
-    """Run the phases in a child under callgrind; the instructions of every dump, in order,
-    and the child's :data:`PER_TICK` counts."""
+def _under_callgrind(args: argparse.Namespace) -> list[float]:
+    """Run the phases in a child under callgrind; the instructions of every dump, in order."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise SystemExit("valgrind is not installed: install it, or pass --no-valgrind")
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "cg.out"
-        counted = Path(folder) / "per_tick.json"
         child = [sys.executable, __file__, "--child", "callgrind", *_settings(args)]
-        child.append(f"--counts-file={counted}")
         command = [valgrind, "--tool=callgrind", "--dump-before=getloadavg"]
         command += [f"--callgrind-out-file={out}", *child]
         env = dict(os.environ, PYTHONHASHSEED="0")
@@ -234,7 +249,7 @@ def _under_callgrind(args: argparse.Namespace) -> tuple[list[float], list[list[i
         dumps = sorted(Path(folder).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
         # Dump n holds what ran before the n-th mark: the first is the set-up; what ran after
         # the last mark (the exit) is in the final file, not a dump.
-        return [_instructions(dump) for dump in dumps][1:], json.loads(counted.read_text())
+        return [_instructions(dump) for dump in dumps][1:]
 
 
 def _settings(args: argparse.Namespace) -> list[str]:
@@ -262,7 +277,7 @@ def _summary(counts: list[float], args: argparse.Namespace, unit: str) -> dict[s
     measured = [tick for tick in ticks[args.warmup :] if len(tick) == len(PHASES)]
     if not measured:
         raise RuntimeError(f"no measured tick in {len(counts)} marks: was --ticks 0?")
-    totals = [sum(tick[TICK]) for tick in measured]
+    totals = [sum(tick[1:]) for tick in measured]
     report: dict[str, Any] = {
         phase: statistics.median(tick[i] for tick in measured) for i, phase in enumerate(PHASES)
     }

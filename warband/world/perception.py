@@ -344,9 +344,6 @@ class SightIndex:
                 for cy in range(math.floor(y0 / cell_size), math.floor(y1 / cell_size) + 1):
                     column.setdefault(cy, []).append(wall)
         self._memory: dict[bytes, bool] = {}
-        self.tests = 0
-        """Sight lines tested against the walls so far (the rest were answered from memory):
-        what a tick's sight costs most of while the memory is young."""
         self._longest = max(
             (abs(q[0] - p[0]) + abs(q[1] - p[1]) for p, q in self.walls), default=0.0
         )
@@ -367,7 +364,6 @@ class SightIndex:
         answer, for the line back too when it holds for it."""
         memory = self._memory
         known, mirrored = self._test(a, b)
-        self.tests += 1
         if len(memory) + 2 > self.cache_limit:
             # Forget the older half (a dict keeps the order answers were learnt in), not
             # everything: a thousand characters on the move meet most of their pairs again
