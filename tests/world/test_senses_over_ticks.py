@@ -86,8 +86,9 @@ def _ticks(draw: st.DrawFn) -> list[list[tuple[tuple[float, float], float]]]:
     teams=st.lists(st.sampled_from(["r", "b"]), min_size=8, max_size=8),
     cloaked=st.lists(st.booleans(), min_size=8, max_size=8),
 )
-# Two on one spot; one at exactly the view distance (7.5, 10) on its cone's border (45 degrees
-# off a heading of 0, in a cone 90 degrees wide), a wall ending on the line between them.
+# Two on one spot, one leaving it and coming back; one on the border of the others' cones (at
+# 45 degrees off a heading of 0, in cones 90 degrees wide) behind the joint of two walls; one at
+# exactly the view distance (7.5, 10) from the shared spot.
 @example(
     walls=[((5.0, 0.0), (5.0, 5.0)), ((5.0, 5.0), (10.0, 5.0))],
     ticks=[
