@@ -10,6 +10,20 @@ acts, not part of the tick), ``step``, ``senses`` (who sees and hears whom, work
 step + senses + facts + deltas. Instructions do not depend on the machine's load, which the
 wall clock of ``warband bench world`` does.
 
+Beside the instructions, what each tick did (medians over the measured ticks, in ``per_tick``;
+counted in a second play of the same ticks, in this process, so that counting changes nothing
+in the measured run, not even when the garbage collector runs): ``observers`` (living agents),
+``sightings``, ``hearings`` (one per listener and noise heard), ``heard_facts`` (a listener's
+noises of one kind from one waypoint are one fact), ``sight_tests`` (sight lines tested against
+the walls, not answered from the sight memory), ``facts_full`` (every agent's percept) and
+``facts_sent`` (what the deltas carry instead).
+
+``--learn-waypoint-lines`` is an experiment, not the judged figure: before the first tick the
+world's sight index learns every line between two waypoints at most the farthest view distance
+apart (what a visibility table computed offline and stored with the map would hold; its memory
+is made big enough to keep them), so that the ticks test only lines with an end off the
+waypoints.
+
 ``--no-valgrind`` runs the phases in this process and reads ``time.process_time()`` at the
 same marks instead (CPU time, noisy under load; labelled so). ``PYTHONHASHSEED`` is set to 0
 for the counted run, so two runs of the same code count the same.
@@ -20,6 +34,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import os
 import random
 import shutil
@@ -34,6 +49,16 @@ from typing import Any
 
 PHASES = ("acts", "step", "senses", "facts", "deltas")
 """The marks of one tick, in order; the tick is every phase but ``acts``."""
+PER_TICK = (
+    "observers",
+    "sightings",
+    "hearings",
+    "heard_facts",
+    "sight_tests",
+    "facts_full",
+    "facts_sent",
+)
+"""What ``per_tick`` counts, in this order."""
 
 
 def main(argv: list[str]) -> int:
@@ -49,6 +74,12 @@ def main(argv: list[str]) -> int:
         counts = _under_callgrind(args)
         unit = "instructions"
     report = _summary(counts, args, unit)
+    per_tick = _count_ticks(args)
+    report["per_tick"] = {
+        name: statistics.median(tick[i] for tick in per_tick[args.warmup :])
+        for i, name in enumerate(PER_TICK)
+    }
+    report["learn_waypoint_lines"] = args.learn_waypoint_lines
     per = "M" if unit == "instructions" else "ms"
     scale = 1e6 if unit == "instructions" else 1.0
     print(
@@ -56,6 +87,10 @@ def main(argv: list[str]) -> int:
         f"{report['tick'] / scale:.1f} {per} (median of {args.ticks}; "
         + ", ".join(f"{p} {report[p] / scale:.1f}" for p in PHASES)
         + f"; ticks from {report['tick_min'] / scale:.0f} to {report['tick_max'] / scale:.0f})"
+    )
+    print(
+        "per tick (medians): "
+        + ", ".join(f"{name} {count:g}" for name, count in report["per_tick"].items())
     )
     print(json.dumps(report, sort_keys=True))
     return 0
@@ -70,6 +105,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--warmup", type=int, default=2, help="ticks before the measured ones")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-valgrind", action="store_true", help="CPU time in this process")
+    parser.add_argument(
+        "--learn-waypoint-lines",
+        action="store_true",
+        help="experiment: the sight index learns every waypoint-to-waypoint line first",
+    )
     parser.add_argument("--child", choices=("callgrind",), help=argparse.SUPPRESS)
     return parser
 
@@ -85,19 +125,28 @@ def _bench_world() -> Any:
     return module
 
 
-def _run_phases(args: argparse.Namespace, mark: Callable[..., Any] | None) -> list[float]:
-    """Play the bench's world; between phases, ``mark()`` (callgrind dumps there) or, without
-    one, read the CPU clock. Returns the CPU milliseconds per phase when timing itself."""
+def _start(args: argparse.Namespace) -> tuple[Any, Any, Any, random.Random, dict[str, Any]]:
+    """The bench's module, its world (having learnt the waypoint lines when asked), every
+    agent's first percept (its delta base) and the bots' random generator."""
     from warband.world import PerceptDeltas
-    from warband.world._senses import senses
 
     bench = _bench_world()
     world = bench._build_world(bench._map(args.columns, args.rows, args.seed), args.entities, 1)
-    rng = random.Random(args.seed)
+    if args.learn_waypoint_lines:
+        _learn_waypoint_lines(world)
     facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
     deltas = PerceptDeltas()
     for agent in world.agent_ids:
         deltas.next(agent, facts[agent], world.tick)
+    return bench, world, deltas, random.Random(args.seed), facts
+
+
+def _run_phases(args: argparse.Namespace, mark: Callable[..., Any] | None) -> list[float]:
+    """Play the bench's world; between phases, ``mark()`` (callgrind dumps there) or, without
+    one, read the CPU clock. Returns the CPU milliseconds per phase when timing itself."""
+    from warband.world._senses import senses
+
+    bench, world, deltas, rng, facts = _start(args)
     spent: list[float] = []
     clock = [time.process_time()]
 
@@ -124,6 +173,61 @@ def _run_phases(args: argparse.Namespace, mark: Callable[..., Any] | None) -> li
             deltas.next(agent, facts[agent], world.tick)
         border()
     return spent[1:]  # the first: set-up
+
+
+def _count_ticks(args: argparse.Namespace) -> list[list[int]]:
+    """The :data:`PER_TICK` counts of every tick of :func:`_run_phases`'s play, played again
+    (the same seeds, the same ticks) with the sight index's tests counted."""
+    from warband.world._senses import senses
+
+    print(f"[world callgrind] {args.entities} entities: counting a tick's work...", file=sys.stderr)
+    bench, world, deltas, rng, facts = _start(args)
+    index = world._state.sight
+    learn, tested = index._learn, [0]
+
+    def counted_learn(*line: Any) -> bool:
+        tested[0] += 1
+        return bool(learn(*line))
+
+    index._learn = counted_learn  # this instance only: the measured play is not touched
+    per_tick = []
+    for _ in range(args.warmup + args.ticks):
+        for agent in world.agent_ids:
+            bench._act(world, agent, facts[agent], rng)
+        world.step()
+        before = tested[0]
+        found = senses(world._state)
+        facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
+        changes = [deltas.next(agent, facts[agent], world.tick) for agent in world.agent_ids]
+        per_tick.append(
+            [
+                len(found.lines),
+                sum(len(seen) for seen in found.lines.values()),
+                sum(len(heard) for heard in found.heard.values()),
+                sum(len(found.heard_facts(agent)) for agent in found.heard),
+                tested[0] - before,
+                sum(len(percept) for percept in facts.values()),
+                sum(len(change.facts) + len(change.removed) for change in changes),
+            ]
+        )
+    return per_tick
+
+
+def _learn_waypoint_lines(world: Any) -> None:
+    """The experiment of ``--learn-waypoint-lines``: a sight index that has tested every line
+    between two waypoints at most the farthest view distance apart, both ways."""
+    from warband.world._senses import _SCOUT_SENSES, _SENSES
+    from warband.world.perception import SightIndex
+
+    reach = max(_SCOUT_SENSES.view_distance, _SENSES.view_distance)
+    spots = [waypoint.pos for waypoint in world.map.waypoints]
+    index = SightIndex(world.map.walls, cache_limit=len(spots) ** 2 + 2)
+    for a in spots:
+        for b in spots:
+            if a != b and math.dist(a, b) <= reach:
+                index.clear(a, b)
+    world._state.sight = index
+    print(f"[world callgrind] learnt {len(index._memory)} waypoint lines", file=sys.stderr)
 
 
 def _under_callgrind(args: argparse.Namespace) -> list[float]:
@@ -156,6 +260,7 @@ def _settings(args: argparse.Namespace) -> list[str]:
         f"--ticks={args.ticks}",
         f"--warmup={args.warmup}",
         f"--seed={args.seed}",
+        *(["--learn-waypoint-lines"] if args.learn_waypoint_lines else []),
     ]
 
 

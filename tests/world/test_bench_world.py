@@ -86,3 +86,14 @@ def test_the_phase_counter_times_every_phase_of_the_bench_world_without_valgrind
     assert all(report[phase] >= 0 for phase in counter.PHASES)
     assert report["tick_min"] <= report["tick"] <= report["tick_max"]
     assert report["tick_max"] > 0
+    counted = report["per_tick"]
+    assert set(counter.PER_TICK) == set(counted)
+    assert 0 < counted["observers"] <= 6 and counted["facts_full"] >= counted["observers"]
+
+    # The experiment learns every waypoint line first: fewer lines tested, the same answers.
+    assert 0 == counter.main([*argv, "--no-valgrind", "--learn-waypoint-lines"])
+
+    learnt = last_json_line(capsys.readouterr().out)["per_tick"]
+    assert 0 < counted["sight_tests"] and learnt["sight_tests"] <= counted["sight_tests"]
+    alike = ("observers", "sightings", "hearings", "heard_facts", "facts_full", "facts_sent")
+    assert [counted[name] for name in alike] == [learnt[name] for name in alike]
