@@ -6,6 +6,7 @@ so that each test takes seconds.
 
 from __future__ import annotations
 
+import gc
 import re
 import subprocess
 import sys
@@ -34,6 +35,7 @@ from warband.env import (
 )
 from warband.env import actions as A
 from warband.exceptions import ConfigurationError
+from warband.messaging._collector import YOUNG_THRESHOLD
 
 from ..conftest import REPO
 
@@ -167,6 +169,29 @@ def test_closing_a_match_in_play_leaves_no_thread_behind() -> None:
     env.close()  # closing twice is allowed
 
     assert before == threading.active_count()
+
+
+def test_the_collector_runs_less_often_from_reset_to_close_only() -> None:
+    own = gc.get_threshold()
+    gc.set_threshold(900, *own[1:])
+    try:
+        env = WarzoneEnv(bots=2, red="hierarchy", time_limit=50)
+        try:
+            assert (900, *own[1:]) == gc.get_threshold()  # made, not yet running
+            env.reset(seed=1)
+            raised = (YOUNG_THRESHOLD, *own[1:])
+            assert raised == gc.get_threshold()
+            env.step(A.NOOP)
+            assert raised == gc.get_threshold()  # between steps too
+            env.reset(seed=2)
+            assert raised == gc.get_threshold()
+        finally:
+            env.close()
+        assert (900, *own[1:]) == gc.get_threshold()
+        env.close()
+        assert (900, *own[1:]) == gc.get_threshold()
+    finally:
+        gc.set_threshold(*own)
 
 
 @pytest.mark.parametrize(
