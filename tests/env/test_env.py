@@ -259,3 +259,22 @@ def test_the_training_example_prints_its_win_rate_before_and_after() -> None:
     assert 0 == result.returncode, result.stderr
     assert re.search(r"before training: red wins \d+% of 1 matches", result.stdout)
     assert re.search(r"after training:  red wins \d+% of 1 matches", result.stdout)
+
+
+def test_matches_closed_in_any_order_leave_the_collector_as_it_was() -> None:
+    own = gc.get_threshold()
+    gc.set_threshold(900, *own[1:])
+    try:
+        first = WarzoneEnv(bots=1, time_limit=20)
+        second = WarzoneEnv(bots=1, time_limit=20)
+        try:
+            first.reset(seed=1)
+            second.reset(seed=1)
+            first.close()  # the first one opened closes first: the second still runs
+            assert (YOUNG_THRESHOLD, *own[1:]) == gc.get_threshold()
+        finally:
+            first.close()
+            second.close()
+        assert (900, *own[1:]) == gc.get_threshold()
+    finally:
+        gc.set_threshold(*own)

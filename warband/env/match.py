@@ -29,7 +29,8 @@ How a learning agent stays a participant of a real warband run while ``step()`` 
   threshold came back to 700 at the end of every step with a step's worth of new objects
   pending, so every step ended in a collection, which promoted what the next step would have
   freed into the older generations, walked again by their collections: about a tenth of a
-  step's CPU time against warband's bots. The process's thresholds come back at ``close()``.
+  step's CPU time against warband's bots. The process's thresholds come back at ``close()``
+  (of the last match open, when there are several: the holders are counted).
 
 ``backend="world"`` steps the :class:`~warband.world.World` directly, with no run and no
 warband agents: every bot must then be learning (the "world alone" figure of
@@ -39,9 +40,8 @@ warband agents: every bot must then be learning (the "world alone" figure of
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Final, Literal
@@ -355,8 +355,8 @@ class _RunMatch(Match):
         self._waiting: set[str] = set()
         self._all_wait: asyncio.Future[None] | None = None
         self.clock: WorldActor | None = None
-        self._collections: contextlib.ExitStack | None = None
-        """Holds the garbage collector's raised threshold while a run is open."""
+        self._collections: Callable[[], None] | None = None
+        """Releases the garbage collector's raised threshold, held while a run is open."""
 
     def _actors(self, seed: int) -> list[Actor]:
         learners = set(self.config.learners)
@@ -411,8 +411,7 @@ class _RunMatch(Match):
 
     def reset(self, seed: int) -> StepResult:
         self.close()
-        self._collections = contextlib.ExitStack()
-        self._collections.enter_context(event_loop.fewer_collections())
+        self._collections = event_loop.hold_fewer_collections()
         self.world = _new_world(self.config, self.map, seed)
         actors = self._actors(seed)
         self.clock = WorldActor(
@@ -490,7 +489,7 @@ class _RunMatch(Match):
         loop, task, collections = self._loop, self._task, self._collections
         self._loop = self._task = self._collections = None
         if collections is not None:
-            collections.close()  # the process's own thresholds again
+            collections()  # the process's own thresholds again, once no match holds them
         if loop is None:
             return
         try:
