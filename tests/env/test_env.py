@@ -6,6 +6,7 @@ so that each test takes seconds.
 
 from __future__ import annotations
 
+import gc
 import re
 import subprocess
 import sys
@@ -34,6 +35,7 @@ from warband.env import (
 )
 from warband.env import actions as A
 from warband.exceptions import ConfigurationError
+from warband.messaging._collector import YOUNG_THRESHOLD
 
 from ..conftest import REPO
 
@@ -169,6 +171,29 @@ def test_closing_a_match_in_play_leaves_no_thread_behind() -> None:
     assert before == threading.active_count()
 
 
+def test_the_collector_runs_less_often_from_reset_to_close_only() -> None:
+    own = gc.get_threshold()
+    gc.set_threshold(900, *own[1:])
+    try:
+        env = WarzoneEnv(bots=2, red="hierarchy", time_limit=50)
+        try:
+            assert (900, *own[1:]) == gc.get_threshold()  # made, not yet running
+            env.reset(seed=1)
+            raised = (YOUNG_THRESHOLD, *own[1:])
+            assert raised == gc.get_threshold()
+            env.step(A.NOOP)
+            assert raised == gc.get_threshold()  # between steps too
+            env.reset(seed=2)
+            assert raised == gc.get_threshold()
+        finally:
+            env.close()
+        assert (900, *own[1:]) == gc.get_threshold()
+        env.close()
+        assert (900, *own[1:]) == gc.get_threshold()
+    finally:
+        gc.set_threshold(*own)
+
+
 @pytest.mark.parametrize(
     ("params", "named"),
     [
@@ -234,3 +259,22 @@ def test_the_training_example_prints_its_win_rate_before_and_after() -> None:
     assert 0 == result.returncode, result.stderr
     assert re.search(r"before training: red wins \d+% of 1 matches", result.stdout)
     assert re.search(r"after training:  red wins \d+% of 1 matches", result.stdout)
+
+
+def test_matches_closed_in_any_order_leave_the_collector_as_it_was() -> None:
+    own = gc.get_threshold()
+    gc.set_threshold(900, *own[1:])
+    try:
+        first = WarzoneEnv(bots=1, time_limit=20)
+        second = WarzoneEnv(bots=1, time_limit=20)
+        try:
+            first.reset(seed=1)
+            second.reset(seed=1)
+            first.close()  # the first one opened closes first: the second still runs
+            assert (YOUNG_THRESHOLD, *own[1:]) == gc.get_threshold()
+        finally:
+            first.close()
+            second.close()
+        assert (900, *own[1:]) == gc.get_threshold()
+    finally:
+        gc.set_threshold(*own)

@@ -7,6 +7,8 @@ import gc
 import importlib.util
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from warband.exceptions import ConfigurationError
 from warband.messaging import event_loop
@@ -62,3 +64,37 @@ def test_fewer_collections_never_lowers_a_threshold_raised_already() -> None:
             assert 10 * event_loop.YOUNG_THRESHOLD == gc.get_threshold()[0]
     finally:
         gc.set_threshold(*before)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.permutations(range(4)), st.lists(st.integers(0, 3), max_size=4))
+def test_holds_released_in_any_order_leave_the_thresholds_as_they_were(
+    order: list[int], released_twice: list[int]
+) -> None:
+    """Holders opened one after another and released in any order (some twice): raised while
+    any holds, and back to the process's own once the last one let go."""
+    own = gc.get_threshold()
+    gc.set_threshold(900, *own[1:])
+    try:
+        releases = [event_loop.hold_fewer_collections() for _ in range(4)]
+        for done, index in enumerate(order, start=1):
+            releases[index]()
+            if index in released_twice:
+                releases[index]()  # nothing more
+            still_held = done < len(order)
+            expected = event_loop.YOUNG_THRESHOLD if still_held else 900
+            assert (expected, *own[1:]) == gc.get_threshold()
+    finally:
+        gc.set_threshold(*own)
+
+
+def test_a_hold_inside_a_run_gives_the_run_its_thresholds_back() -> None:
+    before = gc.get_threshold()
+
+    async def hold_and_release() -> tuple[int, ...]:
+        release = event_loop.hold_fewer_collections()
+        release()
+        return gc.get_threshold()
+
+    assert (event_loop.YOUNG_THRESHOLD, *before[1:]) == event_loop.run(hold_and_release())
+    assert before == gc.get_threshold()

@@ -23,6 +23,14 @@ How a learning agent stays a participant of a real warband run while ``step()`` 
   long, so that a learner thinking for minutes is not taken for a dead one.
 - The run is lockstep, so with the same seed and actions a match plays the same way
   (``parallel_seed_test``).
+- Python's garbage collector runs less often from ``reset()`` to ``close()``, as in every
+  run's processes (:func:`warband.messaging.event_loop.fewer_collections`: the youngest
+  generation collected every 50,000 objects instead of 700). Raised only inside each call, the
+  threshold came back to 700 at the end of every step with a step's worth of new objects
+  pending, so every step ended in a collection, which promoted what the next step would have
+  freed into the older generations, walked again by their collections: about a tenth of a
+  step's CPU time against warband's bots. The process's thresholds come back at ``close()``
+  (of the last match open, when there are several: the holders are counted).
 
 ``backend="world"`` steps the :class:`~warband.world.World` directly, with no run and no
 warband agents: every bot must then be learning (the "world alone" figure of
@@ -33,7 +41,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Final, Literal
@@ -347,6 +355,8 @@ class _RunMatch(Match):
         self._waiting: set[str] = set()
         self._all_wait: asyncio.Future[None] | None = None
         self.clock: WorldActor | None = None
+        self._collections: Callable[[], None] | None = None
+        """Releases the garbage collector's raised threshold, held while a run is open."""
 
     def _actors(self, seed: int) -> list[Actor]:
         learners = set(self.config.learners)
@@ -401,6 +411,7 @@ class _RunMatch(Match):
 
     def reset(self, seed: int) -> StepResult:
         self.close()
+        self._collections = event_loop.hold_fewer_collections()
         self.world = _new_world(self.config, self.map, seed)
         actors = self._actors(seed)
         self.clock = WorldActor(
@@ -443,10 +454,9 @@ class _RunMatch(Match):
     def _play(self) -> StepResult:
         assert self._loop is not None and self._task is not None and self._all_wait is not None
         waiting = self._all_wait
-        with event_loop.fewer_collections():  # as in every run's processes
-            self._loop.run_until_complete(
-                asyncio.wait([waiting, self._task], return_when=asyncio.FIRST_COMPLETED)
-            )
+        self._loop.run_until_complete(
+            asyncio.wait([waiting, self._task], return_when=asyncio.FIRST_COMPLETED)
+        )
         if self._task.done():
             return self._ended()
         views = {a: learner.step_view() for a, learner in self._learners.items()}
@@ -476,8 +486,10 @@ class _RunMatch(Match):
         return StepResult(views, self.world.score(), outcome, self.world.tick, True, reason, extra)
 
     def close(self) -> None:
-        loop, task = self._loop, self._task
-        self._loop = self._task = None
+        loop, task, collections = self._loop, self._task, self._collections
+        self._loop = self._task = self._collections = None
+        if collections is not None:
+            collections()  # the process's own thresholds again, once no match holds them
         if loop is None:
             return
         try:

@@ -17,7 +17,8 @@ depends on when the collector runs.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 YOUNG_THRESHOLD = 50_000
@@ -35,3 +36,44 @@ def fewer_collections() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*before)
+
+
+class _Holds:
+    """The holders of :func:`hold_fewer_collections` in this process, and the thresholds the
+    process had before the first of them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.count = 0
+        self.saved: tuple[int, int, int] = gc.get_threshold()
+
+
+_HOLDS = _Holds()
+
+
+def hold_fewer_collections() -> Callable[[], None]:
+    """Raise the youngest generation's threshold as :func:`fewer_collections` does, until the
+    returned function is called (calling it again does nothing).
+
+    For what outlives one block: an environment holds it from ``reset()`` to ``close()``. The
+    holders are counted, so that environments opened and closed in any order leave the
+    process's thresholds as they were before the first one (a nested ``with`` of
+    :func:`fewer_collections` could not: each would restore what it found)."""
+    with _HOLDS.lock:
+        if _HOLDS.count == 0:
+            _HOLDS.saved = before = gc.get_threshold()
+            gc.set_threshold(max(before[0], YOUNG_THRESHOLD), *before[1:])
+        _HOLDS.count += 1
+    released = False
+
+    def release() -> None:
+        nonlocal released
+        with _HOLDS.lock:
+            if released:
+                return
+            released = True
+            _HOLDS.count -= 1
+            if _HOLDS.count == 0:
+                gc.set_threshold(*_HOLDS.saved)
+
+    return release

@@ -10,7 +10,8 @@ by arrival).
 
 While actors run, Python's garbage collector runs less often (:func:`fewer_collections`; why:
 :mod:`warband.messaging._collector`): :func:`run` does it, and a caller that drives a loop of
-:func:`new_event_loop` itself does it around each drive.
+:func:`new_event_loop` itself does it around each drive, or holds it while its loop lives
+(:func:`hold_fewer_collections`, as an environment does from ``reset()`` to ``close()``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, TypeVar
 from ..exceptions import ConfigurationError
 from ._collector import YOUNG_THRESHOLD as YOUNG_THRESHOLD
 from ._collector import fewer_collections as fewer_collections
+from ._collector import hold_fewer_collections as hold_fewer_collections
 
 EVENT_LOOP_ENV = "WARBAND_EVENT_LOOP"
 """Environment variable naming the event loop: ``uvloop`` or ``asyncio``."""

@@ -474,9 +474,75 @@ def parse_domain(
     ``name`` is used unless the text has a ``(:domain name)`` form. Raises DomainSyntaxError
     (with ``path``, line and column) for any syntax or reference error, and for whatever
     ``check`` finds wrong.
+
+    A process parses a text once (see :class:`_ParsedDomains`): every call after the first
+    with the same text, path, name and function names gets a new domain of its own (its own
+    mappings, over the same immutable methods and primitives) with its own ``functions``, and
+    ``check`` is run on it again.
     """
+    functions = functions or {}
+    key = (text, path, name, frozenset(functions))
+    parsed = _PARSED.get(key)
+    if parsed is None:
+        parsed = _parse(text, path, functions, name)
+        _PARSED.put(key, parsed)
+    domain, fail = parsed
+    domain = dataclasses.replace(
+        domain,
+        methods=dict(domain.methods),
+        primitives=dict(domain.primitives),
+        constants=dict(domain.constants),
+        functions=dict(functions),
+        facts=dict(domain.facts),
+    )
+    if check is not None:
+        check(domain, fail)
+    return domain
+
+
+_Parsed: TypeAlias = tuple[HtnDomain, Callable[[str, object], NoReturn]]
+"""A parsed and validated domain, and how to fail at one of its nodes (its file position)."""
+
+
+class _ParsedDomains:
+    """The domains this process parsed, by (text, path, name, function names): the last
+    ``size`` of them.
+
+    A Warzone match makes a bot, squad and commander role per faction, each parsing its
+    domain file; an environment makes them again at every reset (a third of a reset's time).
+    What parsing and validating a text gives depends only on the text, the path and name (in
+    the errors and the domain's name) and the names of the functions (validation checks that
+    every call names one), so it is done once. The methods, branches, primitives and facts
+    are frozen dataclasses over tuples and immutable values, shared by every domain made from
+    the entry; the mappings that hold them are copied for each caller, so that no run can
+    change what another gets."""
+
+    def __init__(self, size: int = 32) -> None:
+        self.size = size
+        self._entries: dict[tuple[str, str, str, frozenset[str]], _Parsed] = {}
+
+    def get(self, key: tuple[str, str, str, frozenset[str]]) -> _Parsed | None:
+        found = self._entries.pop(key, None)
+        if found is not None:
+            self._entries[key] = found  # the most recently used goes last
+        return found
+
+    def put(self, key: tuple[str, str, str, frozenset[str]], parsed: _Parsed) -> None:
+        self._entries[key] = parsed
+        while len(self._entries) > self.size:
+            del self._entries[next(iter(self._entries))]
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+_PARSED = _ParsedDomains()
+
+
+def _parse(text: str, path: str, functions: Mapping[str, HtnFunction], name: str) -> _Parsed:
+    """Parse and validate ``text`` (no cache): the domain and its ``fail(message, node)``."""
     parser = _Parser(text, path)
-    domain, _ = parser.domain(functions or {}, name)
+    domain, _ = parser.domain(functions, name)
     if not domain.methods and not domain.primitives:
         # An empty file would be accepted here and fail every agent's planning at every tick.
         parser.fail(
@@ -500,9 +566,7 @@ def parse_domain(
 
     domain = dataclasses.replace(domain, locate=locate)
     validate_domain(domain, fail)
-    if check is not None:
-        check(domain, fail)
-    return domain
+    return domain, fail
 
 
 def load_domain_file(
