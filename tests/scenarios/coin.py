@@ -40,7 +40,11 @@ class Tosser(Actor):
 
     def on_tick(self, tick: int) -> None:
         if tick == 1 and self.pid_file is not None:
-            self.pid_file.write_text(str(os.getpid()))
+            # Written whole, then renamed: a reader that sees the file sees the pid (it read an
+            # empty file once, between the file's creation and the write).
+            part = self.pid_file.with_suffix(".part")
+            part.write_text(str(os.getpid()))
+            os.replace(part, self.pid_file)
         if tick == 2 and self.crash:
             os._exit(3)
         if tick == 2 and self.stall:

@@ -32,7 +32,11 @@ class Idler(Actor):
 
     def on_tick(self, tick: int) -> None:
         if tick == 3 and self.marker:
-            Path(self.marker).write_text(str(os.getpid()))
+            # Written whole, then renamed: a reader that sees the file sees the pid (it read an
+            # empty file once, between the file's creation and the write).
+            part = Path(self.marker).with_suffix(".part")
+            part.write_text(str(os.getpid()))
+            os.replace(part, Path(self.marker))
         if tick == self.kill_broker_at and "WARBAND_INCARNATION" in os.environ:
             # The supervisor starts the broker first, so it leads the run's process group.
             os.kill(os.getpgrp(), signal.SIGKILL)

@@ -35,7 +35,11 @@ class Sender(Actor):
 
     def on_tick(self, tick: int) -> None:
         if tick == 3 and self.marker:
-            Path(self.marker).write_text(str(os.getpid()))
+            # Written whole, then renamed: a reader that sees the file sees the pid (it read an
+            # empty file once, between the file's creation and the write).
+            part = Path(self.marker).with_suffix(".part")
+            part.write_text(str(os.getpid()))
+            os.replace(part, Path(self.marker))
         if self.ghost:
             for number in range(BURST):
                 self.send(StatusReport(recipient=self.ghost, status="ping", details={"n": number}))
