@@ -87,6 +87,58 @@ def test_every_order_in_the_book_ends_once_reported_withdrawn_or_lost() -> None:
     assert [("order_ended", "bot-1", "t3", "lost")] == book.facts()
 
 
+def _plain_facts(book: OrderBook) -> list[Any]:
+    """The order book's facts by their definition, from every order it holds."""
+    facts: list[Any] = []
+    last_end: dict[str, Any] = {}
+    for entry in book.orders.values():
+        if entry.state == "open":
+            facts.append(("order_open", entry.order.id, entry.order.recipient, entry.order.task))
+        else:
+            last_end[entry.order.recipient] = entry
+    for recipient, entry in sorted(last_end.items()):
+        facts.append(("order_ended", recipient, entry.order.task, entry.state))
+    return facts
+
+
+_book_operation = st.tuples(
+    st.sampled_from(["issue", "done", "failed", "withdraw", "undelivered", "lose"]),
+    st.integers(1, 8),  # the order's number (an id given twice is issued again)
+    st.sampled_from(["bot-1", "bot-2", "bot-3"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_book_operation, max_size=40))
+def test_the_order_books_kept_indexes_give_the_facts_and_open_orders_of_every_order(
+    operations: list[tuple[str, int, str]],
+) -> None:
+    # The book keeps the open orders and each recipient's last ended one apart, so that its
+    # facts do not walk every order of a long match; they must be what every order gives.
+    book = OrderBook()
+    for tick, (verb, number, recipient) in enumerate(operations):
+        order_id = f"squad-1:{number}"
+        if verb == "issue":
+            task = f"t{tick}"
+            book.issued(Order(recipient=recipient, sender="squad-1", id=order_id, task=task), tick)
+        elif verb in ("done", "failed"):
+            report = CompletionReport(reply_to=order_id, task="", success=verb == "done")
+            book.reported(report, tick)
+        elif verb == "withdraw":
+            book.withdrawn(order_id, "replanned", tick)
+        elif verb == "undelivered":
+            book.undelivered(order_id, "abandoned", tick)
+        else:
+            book.lost(recipient, "left", tick)
+        assert _plain_facts(book) == [tuple(f) for f in book.facts()]
+        for whom in (None, "bot-1", "bot-2"):
+            plain = [
+                e for e in book.orders.values()
+                if e.state == "open" and whom in (None, e.order.recipient)
+            ]  # fmt: skip
+            assert plain == book.open(whom)
+
+
 _fact = st.tuples(
     st.sampled_from(["at", "sees", "armed"]),
     st.sampled_from(["bot-1", "bot-2", True, 1, 1.0, 2]),

@@ -94,24 +94,33 @@ class IssuedOrder:
 
 @dataclass
 class OrderBook:
-    """The orders an agent gave, by id: open until reported on, withdrawn or lost."""
+    """The orders an agent gave, by id: open until reported on, withdrawn or lost.
+
+    ``orders`` keeps every order given (the agent's summary counts them); the book also keeps
+    the open ones and each recipient's last ended one apart, so that :meth:`facts` and
+    :meth:`open`, asked every tick, cost what is open rather than what a long match has given.
+    Change the book through its methods only."""
 
     orders: dict[str, IssuedOrder] = field(default_factory=dict)
+    _open: dict[str, IssuedOrder] = field(default_factory=dict, repr=False)
+    _sequence: dict[str, int] = field(default_factory=dict, repr=False)
+    _last_end: dict[str, IssuedOrder] = field(default_factory=dict, repr=False)
 
     def issued(self, order: Order, tick: int) -> None:
         """Record ``order`` as sent (with its id, as stamped by ``send``)."""
+        again = order.id in self.orders
         self.orders[order.id] = IssuedOrder(order, issued_tick=tick)
+        if again:  # an id given twice keeps its first place: rebuild the indexes (rare)
+            self._reindex()
+            return
+        self._sequence[order.id] = len(self._sequence)
+        self._open[order.id] = self.orders[order.id]
 
     def reported(self, report: CompletionReport, tick: int) -> IssuedOrder | None:
         """Close the order ``report`` answers; None if it is not an open order of this book
         (a report on an order withdrawn meanwhile is late, not an error)."""
-        entry = self.orders.get(report.reply_to or "")
-        if entry is None or entry.state != "open":
-            return None
-        entry.state = "done" if report.success else "failed"
-        entry.reason = report.reason
-        entry.ended_tick = tick
-        return entry
+        state: OrderState = "done" if report.success else "failed"
+        return self._close(report.reply_to or "", state, report.reason, tick)
 
     def withdrawn(self, order_id: str, reason: str, tick: int) -> IssuedOrder | None:
         """Close ``order_id`` as withdrawn by us; None if it was not open."""
@@ -123,7 +132,7 @@ class OrderBook:
 
     def lost(self, agent: str, reason: str, tick: int) -> list[IssuedOrder]:
         """Close every open order given to ``agent``, which left the run."""
-        lost = [e for e in self.open() if e.order.recipient == agent]
+        lost = self.open(agent)
         for entry in lost:
             self._close(entry.order.id, "lost", reason, tick)
         return lost
@@ -131,33 +140,43 @@ class OrderBook:
     def open(self, recipient: str | None = None) -> list[IssuedOrder]:
         """Open orders (to ``recipient`` only, if given), oldest first."""
         return [
-            e
-            for e in self.orders.values()
-            if e.state == "open" and (recipient is None or e.order.recipient == recipient)
+            e for e in self._open.values() if recipient is None or e.order.recipient == recipient
         ]
 
     def facts(self) -> list[Fact]:
         """Open orders as ``("order_open", id, recipient, task)`` and the last end of each
-        recipient's orders as ``("order_ended", recipient, task, state)``, for the planner."""
-        facts: list[Fact] = []
-        last_end: dict[str, IssuedOrder] = {}
-        for entry in self.orders.values():
-            order = entry.order
-            if entry.state == "open":
-                facts.append(ORDER_OPEN.fact(order.id, order.recipient, order.task))
-            elif entry.ended_tick is not None:
-                last_end[order.recipient] = entry
-        for recipient, entry in sorted(last_end.items()):
+        recipient's orders (the last given of those that ended) as ``("order_ended",
+        recipient, task, state)``, for the planner."""
+        facts: list[Fact] = [
+            ORDER_OPEN.fact(e.order.id, e.order.recipient, e.order.task)
+            for e in self._open.values()
+        ]
+        for recipient, entry in sorted(self._last_end.items()):
             facts.append(ORDER_ENDED.fact(recipient, entry.order.task, entry.state))
         return facts
 
     def _close(
         self, order_id: str, state: OrderState, reason: str, tick: int
     ) -> IssuedOrder | None:
-        entry = self.orders.get(order_id)
-        if entry is None or entry.state != "open":
+        entry = self._open.pop(order_id, None)
+        if entry is None:
             return None
         entry.state = state
         entry.reason = reason
         entry.ended_tick = tick
+        self._ended(entry)
         return entry
+
+    def _ended(self, entry: IssuedOrder) -> None:
+        recipient = entry.order.recipient
+        last = self._last_end.get(recipient)
+        if last is None or self._sequence[last.order.id] < self._sequence[entry.order.id]:
+            self._last_end[recipient] = entry
+
+    def _reindex(self) -> None:
+        self._sequence = {order_id: n for n, order_id in enumerate(self.orders)}
+        self._open = {i: e for i, e in self.orders.items() if e.state == "open"}
+        self._last_end = {}
+        for entry in self.orders.values():
+            if entry.state != "open" and entry.ended_tick is not None:
+                self._ended(entry)
