@@ -45,7 +45,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:  # the env extra is imported only when a configuration runs
+    from warband.env import WarzoneParallelEnv
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # `warband bench` runs this file by path; bench is a package
@@ -139,8 +142,9 @@ def _learners(config: Config, bots: int) -> list[str]:
     return [*red, *(f"blue-{i}" for i in range(1, bots + 1))]
 
 
-def _play(config: Config, bots: int, steps: int, seed: int) -> list[float]:
-    """The duration of each ``step()`` of ``steps`` steps of ``config``."""
+def open_env(config: Config, bots: int, steps: int, seed: int) -> "WarzoneParallelEnv":
+    """The environment of ``config`` with ``bots`` a side, reset with ``seed`` and its action
+    spaces seeded, for ``steps`` steps at least before its match ends; the caller closes it."""
     from warband.env import WarzoneParallelEnv
 
     opponents = config.opponents if config.opponents != "none" else "freelance"
@@ -152,11 +156,21 @@ def _play(config: Config, bots: int, steps: int, seed: int) -> list[float]:
         backend=config.backend,
         time_limit=max(steps, 400),
     )
-    durations: list[float] = []
     try:
         env.reset(seed=seed)
         for agent in env.possible_agents:
             env.action_space(agent).seed(seed)
+    except BaseException:
+        env.close()
+        raise
+    return env
+
+
+def _play(config: Config, bots: int, steps: int, seed: int) -> list[float]:
+    """The duration of each ``step()`` of ``steps`` steps of ``config``."""
+    env = open_env(config, bots, steps, seed)
+    durations: list[float] = []
+    try:
         while len(durations) < steps:
             if not env.agents:
                 env.reset()

@@ -79,24 +79,12 @@ def main(argv: list[str]) -> int:
 
 def _play(name: str, steps: int, seed: int) -> dict[str, Any]:
     """Play ``steps`` steps of the configuration called ``name``: CPU ms per step and hash."""
-    from bench.env import CONFIGS, _learners
-    from warband.env import WarzoneParallelEnv
+    from bench.env import CONFIGS, open_env
 
     config = next(c for c in CONFIGS if c.name == name)
-    opponents = config.opponents if config.opponents != "none" else "freelance"
-    env = WarzoneParallelEnv(
-        bots=6,
-        learners=_learners(config, 6),
-        red=opponents,
-        blue=opponents,
-        backend=config.backend,
-        time_limit=max(steps, 400),
-    )
+    env = open_env(config, 6, steps, seed)
     returned: list[Any] = []
     try:
-        env.reset(seed=seed)
-        for agent in env.possible_agents:
-            env.action_space(agent).seed(seed)
         os.getloadavg()  # callgrind's dump: what came before is not counted
         started = time.process_time()
         for _ in range(steps):
