@@ -13,6 +13,7 @@ side by default (``--bots``):
 ``1 learner vs freelance``  red-1 learns; the 11 other bots are warband's, freelance
 ``1 learner vs hierarchy``  red-1 learns; the 11 other bots are warband's, each team led by
                             its commander and squads
+``6 learners vs freelance`` red's bots learn; blue is warband's freelance bots
 ``6 learners vs hierarchy`` red's bots learn; blue is warband's hierarchy
 ==========================  ==================================================================
 
@@ -74,6 +75,7 @@ CONFIGS: Final = (
     Config("run, learners only", "all", "none", "run"),
     Config("1 learner vs freelance", "one", "freelance", "run"),
     Config("1 learner vs hierarchy", "one", "hierarchy", "run"),
+    Config("6 learners vs freelance", "red", "freelance", "run"),
     Config("6 learners vs hierarchy", "red", "hierarchy", "run"),
 )
 
