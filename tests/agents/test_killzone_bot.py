@@ -906,33 +906,6 @@ def test_a_bot_holding_a_place_in_body_count_fights_from_a_position_it_picks() -
     assert [("fire", "blue-1")] == _holding("capture_and_hold", "far", CRATE_MAP)
 
 
-def _holding_a_tsp(at: str, *mates: str) -> list[tuple[str, str]]:
-    """What red-3, an assault bot on Warzone at ``at`` ordered to take tsp-west-north (c4),
-    which only a tactician can take, sends in one tick with ``mates`` in sight on c4."""
-    facts = [
-        ("self", "red-3", "red", "assault"), ("state", "alive"), ("at", "red-3", at),
-        ("health", 150), ("max_health", 150), ("game_mode", "capture_and_hold"),
-        *(("sees", mate, "c4", 0.0, "red") for mate in mates),
-    ]  # fmt: skip
-    bot = Agent("red-3", bot_role(WARZONE), superior="squad-1", team="red")
-    order = Order(recipient="red-3", sender="squad-1", task="capture", args=["tsp-west-north"])
-    with Drive(bot) as drive:
-        sent = drive.tick(order, Percept(recipient="red-3", facts=[list(f) for f in facts]))
-    return [(a.verb, str(next(iter(a.args.values()), ""))) for a in sent if isinstance(a, Act)]
-
-
-def test_a_bot_that_cannot_take_a_tsp_holds_it_from_around_it() -> None:
-    # From afar it walks to the TSP (a4 -> b4 -> c4); next to it, it holds there (crouching).
-    assert [("move", "b4")] == _holding_a_tsp("a4")
-    assert [("crouch", "")] == _holding_a_tsp("b4")
-    # On it in a crowd of team mates, the third of the crowd steps off to a spot around it.
-    spread = _holding_a_tsp("c4", "red-1", "red-2", "red-4")
-    assert 1 == len(spread) and "move" == spread[0][0], spread
-    assert spread[0][1] in WARZONE.neighbours("c4"), spread
-    # The first of the crowd stays.
-    assert [("crouch", "")] == _holding_a_tsp("c4", "red-4")
-
-
 def test_the_teams_turn_to_gunfire_as_mirror_images_on_the_mirrored_map() -> None:
     # Of two noises as near, the smaller waypoint id was taken: c2 rather than d3 for a red bot,
     # f3 rather than g2 for its mirror image (a divergence seen in a mirror match at tick 14).
