@@ -4,7 +4,9 @@ Every bot, squad and commander is its own actor running the one agent loop with 
 (warband/agents/domains/*.htn): the commander turns the game state into objectives and shares
 its squads and bots among them, the squads order their members in command sequences, the bots
 fight, capture and report back. A faction set to ``freelance`` has the same bots and nothing
-above them: each goes for the nearest point its team does not hold.
+above them: each goes for its mode's objective as a bot alone would pick it (in Capture and
+Hold the nearest point its team does not hold; in Body Count it hunts: where it last saw an
+enemy, towards gunfire, else to the enemy's spawns).
 
     warband run scenarios/warzone.py
     warband run scenarios/warzone.py --param bots=12 --param blue=freelance --log runs/wz

@@ -29,7 +29,8 @@ from .squad import squad_role
 Control = Literal["hierarchy", "freelance"]
 CONTROLS: tuple[Control, ...] = ("hierarchy", "freelance")
 """How a faction is led: Killzone 3's hierarchy, or bots on their own (no commander, no squads:
-each goes for the nearest point its team does not hold)."""
+each goes for its mode's objective as a bot alone would pick it; ``bot.htn``'s "on its own"
+branches)."""
 
 SQUAD_SIZE = 4
 """Most bots a squad of the stock commander leads."""
