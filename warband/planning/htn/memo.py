@@ -121,7 +121,7 @@ def watch_branch(state: FactDB) -> tuple[_Watching, FactReads]:
 
 def outer_reads(state: FactDB) -> FactReads | None:
     """The reads ``state`` notes for its search, when it is a watching copy."""
-    return state._reads if isinstance(state, _Watching) else None
+    return state.reads if isinstance(state, _Watching) else None
 
 
 def listen(watching: FactDB, reads: FactReads) -> None:
@@ -132,9 +132,7 @@ def listen(watching: FactDB, reads: FactReads) -> None:
     copy of the state for each precondition, and the state, which no search writes, is what
     the memo keeps as what the precondition saw."""
     assert isinstance(watching, _Watching)
-    watching._reads = reads
-    watching._group = reads.groups.add
-    watching._name = reads.names.add
+    watching.note_into(reads)
 
 
 def hand_over(watching: FactDB, local: FactReads, outer: FactReads | None) -> None:

@@ -107,11 +107,20 @@ class _Watching(FactDB):
     @classmethod
     def of(cls, facts: FactDB, reads: FactReads) -> _Watching:
         watching = facts._copy_as(cls)
-        watching._reads = reads
-        # Bound once: the planner's queries call these for every fact they look at.
-        watching._group = reads.groups.add
-        watching._name = reads.names.add
+        watching.note_into(reads)
         return watching
+
+    @property
+    def reads(self) -> FactReads:
+        """Where what is read of this copy is noted now."""
+        return self._reads
+
+    def note_into(self, reads: FactReads) -> None:
+        """Note what is read of this copy in ``reads`` from now on."""
+        self._reads = reads
+        # Bound once: the planner's queries call these for every fact they look at.
+        self._group = reads.groups.add
+        self._name = reads.names.add
 
     def copy(self) -> FactDB:
         twin = self._copy_as(_Watching)
