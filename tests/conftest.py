@@ -69,10 +69,14 @@ def last_json_line(output: str) -> dict[str, Any]:
 
 
 def read_log_events(log_dir: Path) -> list[dict[str, Any]]:
-    """Every JSON event of every ``*.jsonl`` file in ``log_dir``, in file order."""
+    """Every JSON event of every ``*.jsonl`` file in ``log_dir``, in file order.
+
+    Only whole lines: a process still running may be writing its last one (a test that polled
+    a live broker's log read half a line once)."""
     events = []
     for file in sorted(log_dir.glob("*.jsonl")):
-        for line in file.read_text().splitlines():
+        *whole, _partial = file.read_text().split("\n")
+        for line in whole:
             if line.strip():
                 event = json.loads(line)
                 event["_file"] = file.name
