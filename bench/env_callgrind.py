@@ -26,7 +26,6 @@ import json
 import os
 import pickle
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,6 +40,7 @@ if str(REPO) not in sys.path:
 def main(argv: list[str]) -> int:
     """Count (or time) each configuration's steps; prints a table and one JSON line."""
     from bench.env import CONFIGS
+    from bench.measure import BenchmarkError
 
     names = [c.name for c in CONFIGS]
     parser = argparse.ArgumentParser(prog="bench/env_callgrind.py", description=__doc__)
@@ -68,7 +68,11 @@ def main(argv: list[str]) -> int:
             played = _play(name, args.steps, args.seed)
             results.append({"name": name, "steps": args.steps, "unit": "CPU ms", **played})
         else:
-            results.append(_counted(name, args.steps, args.seed))
+            try:
+                results.append(_counted(name, args.steps, args.seed))
+            except BenchmarkError as error:
+                print(f"bench/env_callgrind.py: {name}: {error}", file=sys.stderr)
+                return 1
     for r in results:
         shown = r["per_step"] / 1e6 if r["unit"] == "instructions" else r["per_step"]
         unit = "M instructions" if r["unit"] == "instructions" else "CPU ms"
@@ -117,30 +121,16 @@ def _plain(value: Any) -> Any:
 
 def _counted(name: str, steps: int, seed: int) -> dict[str, Any]:
     """Run this file under callgrind for one configuration: instructions per step and hash."""
+    from bench.measure import callgrind_instructions, run_callgrind
+
     with tempfile.TemporaryDirectory(prefix="env-callgrind-") as scratch:
         out = Path(scratch) / "callgrind.out"
-        command = [
-            "valgrind",
-            "--tool=callgrind",
-            "--dump-before=getloadavg",
-            f"--callgrind-out-file={out}",
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--child",
-            "--config",
-            name,
-            "--steps",
-            str(steps),
-            "--seed",
-            str(seed),
-        ]
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
-        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-        if done.returncode != 0:
-            raise SystemExit(f"{name}: the counted run failed:\n{done.stderr[-2000:]}")
+        child = [sys.executable, str(Path(__file__).resolve()), "--child", "--config", name]
+        child += ["--steps", str(steps), "--seed", str(seed)]
+        done = run_callgrind(child, out)
         played = json.loads(done.stdout.strip().splitlines()[-1])
-        steps_dump = Path(f"{out}.2")  # dump 1: up to the first mark; 2: the steps
-        instructions = _summary(steps_dump)
+        # dump 1: up to the first mark; 2: the steps
+        instructions = callgrind_instructions(Path(f"{out}.2"))
     return {
         "name": name,
         "steps": steps,
@@ -148,13 +138,6 @@ def _counted(name: str, steps: int, seed: int) -> dict[str, Any]:
         "per_step": instructions / steps,
         "hash": played["hash"],
     }
-
-
-def _summary(dump: Path) -> int:
-    for line in dump.read_text().splitlines():
-        if line.startswith("summary:"):
-            return int(line.split()[1])
-    raise SystemExit(f"{dump}: no 'summary:' line (did callgrind finish?)")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""What every benchmark shares: its error, its percentile and its child processes.
+"""What every benchmark shares: its error, its percentile, its child processes and callgrind.
 
 A benchmark module imports this as ``bench.measure`` after putting the repository on
 ``sys.path`` (``warband bench NAME`` runs a benchmark file by its path).
@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import threading
@@ -35,6 +36,32 @@ def percentile(samples: Sequence[float], fraction: float) -> float:
     ordered = sorted(samples)
     rank = max(1, math.ceil(fraction * len(ordered)))
     return float(ordered[rank - 1])
+
+
+def run_callgrind(child: Sequence[str], out: Path) -> subprocess.CompletedProcess[str]:
+    """Run the command ``child`` under ``valgrind --tool=callgrind``, which writes a dump
+    (``out.1``, ``out.2``...) each time the child calls ``os.getloadavg()`` (the mark) and the
+    rest into ``out``. ``PYTHONHASHSEED`` is 0, so two runs of the same code count the same.
+    Raises :class:`BenchmarkError` when valgrind is missing or the run fails."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise BenchmarkError("valgrind is not installed: install it, or pass --no-valgrind")
+    command = [valgrind, "--tool=callgrind", "--dump-before=getloadavg"]
+    command += [f"--callgrind-out-file={out}", *child]
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        tail = done.stderr[-2000:]
+        raise BenchmarkError(f"the counted run failed (exit {done.returncode}):\n{tail}")
+    return done
+
+
+def callgrind_instructions(dump: Path) -> int:
+    """The instructions a callgrind dump (or its final output file) counted."""
+    for line in dump.read_text().splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise BenchmarkError(f"{dump}: no summary line; is it a callgrind dump?")
 
 
 class Child:

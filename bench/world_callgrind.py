@@ -37,15 +37,17 @@ import json
 import math
 import os
 import random
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # for bench.measure, when run by its path
+    sys.path.insert(0, str(REPO))
 
 PHASES = ("acts", "step", "senses", "facts", "deltas")
 """The marks of one tick, in order; the tick is every phase but ``acts``."""
@@ -71,7 +73,13 @@ def main(argv: list[str]) -> int:
         counts = _run_phases(args, mark=None)
         unit = "cpu_ms"
     else:
-        counts = _under_callgrind(args)
+        from bench.measure import BenchmarkError
+
+        try:
+            counts = _under_callgrind(args)
+        except BenchmarkError as error:
+            print(f"bench/world_callgrind.py: {error}", file=sys.stderr)
+            return 1
         unit = "instructions"
     report = _summary(counts, args, unit)
     per_tick = _count_ticks(args)
@@ -232,24 +240,16 @@ def _learn_waypoint_lines(world: Any) -> None:
 
 def _under_callgrind(args: argparse.Namespace) -> list[float]:
     """Run the phases in a child under callgrind; the instructions of every dump, in order."""
-    valgrind = shutil.which("valgrind")
-    if valgrind is None:
-        raise SystemExit("valgrind is not installed: install it, or pass --no-valgrind")
+    from bench.measure import callgrind_instructions, run_callgrind
+
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "cg.out"
-        child = [sys.executable, __file__, "--child", "callgrind", *_settings(args)]
-        command = [valgrind, "--tool=callgrind", "--dump-before=getloadavg"]
-        command += [f"--callgrind-out-file={out}", *child]
-        env = dict(os.environ, PYTHONHASHSEED="0")
         print(f"[world callgrind] {args.entities} entities under callgrind...", file=sys.stderr)
-        done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        if done.returncode != 0:
-            tail = done.stderr.decode(errors="replace")[-2000:]
-            raise RuntimeError(f"the counted run failed (exit {done.returncode}):\n{tail}")
+        run_callgrind([sys.executable, __file__, "--child", "callgrind", *_settings(args)], out)
         dumps = sorted(Path(folder).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
         # Dump n holds what ran before the n-th mark: the first is the set-up; what ran after
         # the last mark (the exit) is in the final file, not a dump.
-        return [_instructions(dump) for dump in dumps][1:]
+        return [float(callgrind_instructions(dump)) for dump in dumps][1:]
 
 
 def _settings(args: argparse.Namespace) -> list[str]:
@@ -262,13 +262,6 @@ def _settings(args: argparse.Namespace) -> list[str]:
         f"--seed={args.seed}",
         *(["--learn-waypoint-lines"] if args.learn_waypoint_lines else []),
     ]
-
-
-def _instructions(dump: Path) -> float:
-    for line in dump.read_text().splitlines():
-        if line.startswith(("summary:", "totals:")):
-            return float(line.split()[1])
-    raise RuntimeError(f"{dump}: no summary line; is it a callgrind dump?")
 
 
 def _summary(counts: list[float], args: argparse.Namespace, unit: str) -> dict[str, Any]:
