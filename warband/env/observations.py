@@ -162,11 +162,16 @@ def _by_name(facts: Facts) -> _Named:
     return named
 
 
+def _of(named: _Named, kind: FactKind[Any]) -> Sequence[Sequence[Value]]:
+    """The facts of ``kind`` in a grouped Percept (none: empty)."""
+    return named.get(kind.name, ())
+
+
 def _slots(named: _Named, team: str) -> Slots:
     seen = _sightings(named)
     enemies = tuple(s for s, t in seen if t != team)[:MAX_ENEMIES]
     objectives = sorted(
-        (o.id, o.kind, o.waypoint, o.team) for o in OBJECTIVE.all(named.get(OBJECTIVE.name, ()))
+        (o.id, o.kind, o.waypoint, o.team) for o in OBJECTIVE.all(_of(named, OBJECTIVE))
     )
     return Slots(enemies, tuple(objectives[:MAX_OBJECTIVES]))
 
@@ -175,10 +180,10 @@ def _sightings(named: _Named) -> list[tuple[Sighting, str]]:
     seen: list[tuple[Sighting, str]] = []
     for kind, downed, turret in ((SEES, False, False), (SEES_DOWNED, True, False)):
         seen += [(Sighting(s.id, s.waypoint, s.distance, downed, turret), s.team)
-                 for s in kind.all(named.get(kind.name, ()))]  # fmt: skip
+                 for s in kind.all(_of(named, kind))]  # fmt: skip
     seen += [
         (Sighting(s.id, s.waypoint, s.distance, False, True), s.team)
-        for s in SEES_TURRET.all(named.get(SEES_TURRET.name, ()))
+        for s in SEES_TURRET.all(_of(named, SEES_TURRET))
     ]
     return sorted(seen, key=lambda pair: (pair[0].distance, pair[0].id))
 
@@ -202,7 +207,7 @@ class ObservationEncoder:
         """The observation of one Percept (``facts``), its step's ``events`` and whether the
         agent's last act was refused."""
         named = _by_name(facts)
-        me = SELF.first(named.get(SELF.name, ()))
+        me = SELF.first(_of(named, SELF))
         team = me.team if me is not None else ""
         here = self._here(named)
         values = [
@@ -213,10 +218,10 @@ class ObservationEncoder:
         return np.clip(np.asarray(values, dtype=np.float32), -1.0, 1.0)
 
     def _here(self, named: _Named) -> tuple[float, float]:
-        position = POSITION.first(named.get(POSITION.name, ()))
+        position = POSITION.first(_of(named, POSITION))
         if position is not None:
             return position.x, position.y
-        at = AT.first(named.get(AT.name, ()))
+        at = AT.first(_of(named, AT))
         if at is not None and self.map.has_waypoint(at.waypoint):
             return self.map.position(at.waypoint)
         return self._origin
@@ -224,17 +229,14 @@ class ObservationEncoder:
     def _own(
         self, named: _Named, team: str, events: Facts, act_rejected: bool, cls: str
     ) -> list[float]:
-        def of(kind: FactKind[Any]) -> list[Sequence[Value]]:
-            return named.get(kind.name, [])
-
-        state = STATE.first(of(STATE))
+        state = STATE.first(_of(named, STATE))
         life = state.life if state is not None else DEAD
-        health = HEALTH.first(of(HEALTH))
-        max_health = MAX_HEALTH.first(of(MAX_HEALTH))
+        health = HEALTH.first(_of(named, HEALTH))
+        max_health = MAX_HEALTH.first(_of(named, MAX_HEALTH))
         x, y = self._here(named)
-        respawn = RESPAWN_IN.first(of(RESPAWN_IN))
-        left = TIME_LEFT.first(of(TIME_LEFT))
-        scores = {s.team: s.points for s in SCORE.all(of(SCORE))}
+        respawn = RESPAWN_IN.first(_of(named, RESPAWN_IN))
+        left = TIME_LEFT.first(_of(named, TIME_LEFT))
+        scores = {s.team: s.points for s in SCORE.all(_of(named, SCORE))}
         enemy_best = max((p for t, p in scores.items() if t != team), default=0)
         return [
             float(life == ALIVE),
@@ -242,9 +244,9 @@ class ObservationEncoder:
             float(life == DEAD),
             health.value / max(max_health.value, 1) if health and max_health else 0.0,
             *self._ammo(named),
-            float(bool(RELOADING.all(of(RELOADING)))),
-            float(CROUCHED.first(of(CROUCHED)) is not None),
-            float(MOVING.first(of(MOVING)) is not None),
+            float(bool(RELOADING.all(_of(named, RELOADING)))),
+            float(CROUCHED.first(_of(named, CROUCHED)) is not None),
+            float(MOVING.first(_of(named, MOVING)) is not None),
             2 * (x - self._origin[0]) / self._size[0] - 1,
             2 * (y - self._origin[1]) / self._size[1] - 1,
             min(respawn.ticks / 20, 1.0) if respawn is not None else 0.0,
@@ -258,15 +260,15 @@ class ObservationEncoder:
         ]
 
     def _ammo(self, named: _Named) -> tuple[float, float]:
-        weapon = WEAPON.first(named.get(WEAPON.name, ()))
+        weapon = WEAPON.first(_of(named, WEAPON))
         if weapon is None or weapon.name not in WEAPONS:
             return 0.0, 0.0
         clip_size = WEAPONS[weapon.name].clip_size
         if clip_size == 0:
             return 1.0, 1.0
-        ammo = AMMO.all(named.get(AMMO.name, ()))
+        ammo = AMMO.all(_of(named, AMMO))
         clip = next((a.amount for a in ammo if a.weapon == weapon.name), 0)
-        spares = SPARE_AMMO.all(named.get(SPARE_AMMO.name, ()))
+        spares = SPARE_AMMO.all(_of(named, SPARE_AMMO))
         spare = next((a.amount for a in spares if a.weapon == weapon.name), 0)
         return clip / clip_size, min(spare / (4 * clip_size), 1.0)
 
@@ -292,9 +294,9 @@ class ObservationEncoder:
         return values
 
     def _objectives(self, named: _Named, team: str, here: tuple[float, float]) -> list[float]:
-        owners = {c.point: c.team for c in CAPTURED.all(named.get(CAPTURED.name, ()))}
-        at = AT.first(named.get(AT.name, ()))
-        moving = MOVING.first(named.get(MOVING.name, ()))
+        owners = {c.point: c.team for c in CAPTURED.all(_of(named, CAPTURED))}
+        at = AT.first(_of(named, AT))
+        moving = MOVING.first(_of(named, MOVING))
         standing = at.waypoint if at is not None and moving is None else None
         values: list[float] = []
         slots = _slots(named, team).objectives
