@@ -490,11 +490,13 @@ async def test_a_dead_bot_of_a_squad_respawns_at_the_spawn_nearest_its_squad() -
 # --- on its own: each mode's objective (a freelance bot, or one between orders) ---------------
 
 
-def _alone(*facts: tuple[Any, ...]) -> list[tuple[str, dict[str, Any]]]:
-    """The acts of a freelance bot at r1 of the test map, given the mode's facts."""
-    body = [("self", "red-1", "red", "assault"), ("state", "alive"), ("at", "red-1", "r1")]
+def _alone(
+    *facts: tuple[Any, ...], game_map: Map = TEST_MAP, at: str = "r1"
+) -> list[tuple[str, dict[str, Any]]]:
+    """The acts of a freelance bot at ``at`` (r1 of the test map), given the mode's facts."""
+    body = [("self", "red-1", "red", "assault"), ("state", "alive"), ("at", "red-1", at)]
     percept = Percept(recipient="red-1", facts=[list(f) for f in (*body, *facts)])
-    with Drive(Agent("red-1", bot_role(TEST_MAP), team="red")) as drive:
+    with Drive(Agent("red-1", bot_role(game_map), team="red")) as drive:
         sent = drive.tick(percept)
     return [(a.verb, a.args) for a in sent if isinstance(a, Act)]
 
@@ -522,14 +524,7 @@ def test_a_bot_on_its_own_goes_for_each_modes_objective() -> None:
 
 def _hunting(*facts: tuple[Any, ...], at: str = "a2") -> list[tuple[str, dict[str, Any]]]:
     """The acts of red-1 on Warzone at ``at`` in Body Count, with nothing in sight."""
-    body = [
-        ("self", "red-1", "red", "assault"), ("state", "alive"), ("at", "red-1", at),
-        ("game_mode", "body_count"),
-    ]  # fmt: skip
-    percept = Percept(recipient="red-1", facts=[list(f) for f in (*body, *facts)])
-    with Drive(Agent("red-1", bot_role(WARZONE), team="red")) as drive:
-        sent = drive.tick(percept)
-    return [(a.verb, a.args) for a in sent if isinstance(a, Act)]
+    return _alone(("game_mode", "body_count"), *facts, game_map=WARZONE, at=at)
 
 
 def test_a_bot_on_its_own_in_body_count_hunts_where_the_enemies_are() -> None:
