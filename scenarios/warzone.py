@@ -16,23 +16,26 @@ enemy, towards gunfire, else to the enemy's spawns).
     warband explain runs/wz --agent red-squad-1 --tick 40
 
 Parameters: ``bots`` per faction (1..128), ``mode`` (``capture_and_hold``, ``body_count``,
-``search_and_retrieve``, ``assassination``, ``search_and_destroy``; red attacks in the last two),
-``red`` and ``blue`` (``hierarchy`` or ``freelance``), ``time_limit`` (the mode's, in ticks),
-``corridors`` (``on``, the default: squads keep their members to the squad's route, Listing
-29.3; ``off``: the same orders, unrestricted; see :mod:`warband.agents.squad`), ``influence``
-(``on``, the default: the world keeps each faction's influence map of the enemies its bots see,
-and tells its commander, squads and dead bots; ``off``: none, squads weigh their members'
-threat reports), ``map`` (a
-bundled map name or a path to a TOML map file; one without a marker the mode needs is refused
-before the match, naming the marker and the mode), ``round`` (``off``, the default: one match
-of ``mode``; ``on``: a Warzone round, Killzone 3's five modes in succession, Assassination and
-Search and Destroy twice with the sides swapped, red attacking first; or a comma-separated
-list of modes to play so: see :mod:`warband.world.round`. The round's winner won the most
-missions; ``missions`` in the outcome details lists each one's outcome), ``outside`` (bot ids,
-comma-separated, that clients in another language play through ``warband gateway``: the world
-gives them bodies and their hierarchy orders them as any bot, but warband builds no actor for
-them; such a run needs ``--endpoint tcp://HOST:PORT --secret FILE``). With ``--workers N``
-each faction keeps to workers of its own (``@scenario.placement``).
+``search_and_retrieve``, ``assassination``, ``search_and_destroy``; red attacks in the last
+two), ``red`` and ``blue`` (``hierarchy`` or ``freelance``), ``time_limit`` (the mode's, in
+ticks), ``corridors`` (``on``, the default: squads keep their members to the squad's route,
+Listing 29.3; ``off``: the same orders, unrestricted; see :mod:`warband.agents.squad`),
+``influence`` (``on``, the default: the world keeps each faction's influence map of the enemies
+its bots see, and tells its commander, squads and dead bots; ``off``: none, squads weigh their
+members' threat reports), ``map`` (``auto``, the default: the smallest bundled Warzone map made
+for ``bots`` a side, :data:`SIZED_MAPS`: ``warzone`` up to 12, ``warzone-x2`` up to 24,
+``warzone-x4`` up to 48 and beyond, each the warzone layout repeated at the same density; or a
+bundled map name, ``map=warzone`` keeping the 12-a-side map at any size, or a path to a TOML map
+file; one without a marker the mode needs is refused before the match, naming the marker and the
+mode), ``round`` (``off``, the default: one match of ``mode``; ``on``: a Warzone round, Killzone
+3's five modes in succession, Assassination and Search and Destroy twice with the sides swapped,
+red attacking first; or a comma-separated list of modes to play so: see
+:mod:`warband.world.round`. The round's winner won the most missions; ``missions`` in the
+outcome details lists each one's outcome), ``outside`` (bot ids, comma-separated, that clients
+in another language play through ``warband gateway``: the world gives them bodies and their
+hierarchy orders them as any bot, but warband builds no actor for them; such a run needs
+``--endpoint tcp://HOST:PORT --secret FILE``). With ``--workers N`` each faction keeps to
+workers of its own (``@scenario.placement``).
 
     warband run scenarios/warzone.py --param round=on --param bots=6
     warband run scenarios/warzone.py --param round=body_count,assassination
@@ -75,7 +78,7 @@ scenario = Scenario(
         "corridors": "on",
         "influence": "on",
         "round": "off",
-        "map": "warzone",
+        "map": "auto",
         "outside": "",
     },
     description="Two factions on Warzone: Killzone 3's hierarchy (or freelance bots) per side.",
@@ -86,9 +89,28 @@ scenario = Scenario(
 TEAMS = ("red", "blue")
 CLASSES = ("assault", "medic", "engineer", "tactician")
 MAX_BOTS = 128
-"""Bots per faction at most: the Warzone map has no room limit (any number of bots may stand on
-one waypoint); 128 a side (322 agents) is about what one 2-core machine still plays at a tick a
-second (`warband bench scale`)."""
+"""Bots per faction at most: a Warzone map has no room limit (any number of bots may stand on
+one waypoint; beyond 48 a side, ``map=auto`` plays on warzone-x4, more crowded); 128 a side (322
+agents) is about what one 2-core machine still plays at a tick a second (`warband bench
+scale`)."""
+
+
+SIZED_MAPS: tuple[tuple[str, int], ...] = (("warzone", 12), ("warzone-x2", 24), ("warzone-x4", 48))
+"""The bundled Warzone maps and the bots a side each is made for, smallest first: ``map=auto``
+plays on the first that holds the match's bots, on the last beyond (warzone-x2 and x4 are
+warzone's layout stacked two and four times, warband/world/_warzone_maps.py, so a bot has as
+much room at 48 a side on x4 as at 12 on warzone)."""
+
+
+def map_for(bots: int) -> str:
+    """The bundled map ``map=auto`` plays ``bots`` a side on (see :data:`SIZED_MAPS`)."""
+    return next((name for name, most in SIZED_MAPS if bots <= most), SIZED_MAPS[-1][0])
+
+
+def _map_source(params: Params) -> str:
+    """The map of ``--param map=``: ``auto`` is the sized map for the match's bots."""
+    source = str(params["map"])
+    return map_for(_count(params)) if source == "auto" else source
 
 
 @cache
@@ -99,7 +121,7 @@ def _map(source: str) -> tuple[Map, MapMarkers]:
 
 
 def _checked_map(params: Params) -> Map:
-    game_map, _ = _map(str(params["map"]))
+    game_map, _ = _map(_map_source(params))
     mode = str(params["mode"])
     if mode not in MODES:
         raise ConfigurationError(
@@ -243,7 +265,7 @@ def commanders(params: Params) -> dict[str, str]:
 def build(params: Params, seed: int) -> list[Actor]:
     count = _count(params)
     game_map = _checked_map(params)
-    _, markers = _map(str(params["map"]))
+    _, markers = _map(_map_source(params))
     actors: list[Actor] = []
     for team in TEAMS:
         actors += faction_actors(

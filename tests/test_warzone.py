@@ -20,6 +20,7 @@ from tests.proc import stat, wait_until
 from tests.runs import Ran, ScenarioRuns
 from warband.agents import Agent, Role, ideal_distribution, objective_source
 from warband.planning import parse_domain
+from warband.scenario import load_scenario
 from warband.values import Value
 from warband.world import World, load_map
 
@@ -222,6 +223,30 @@ def test_bad_warzone_parameters_are_one_clear_line(
     assert 2 == result.returncode
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"bots": "1"}, "warzone"),
+        ({"bots": "12"}, "warzone"),
+        ({"bots": "13"}, "warzone-x2"),
+        ({"bots": "24"}, "warzone-x2"),
+        ({"bots": "25"}, "warzone-x4"),
+        ({"bots": "48"}, "warzone-x4"),
+        ({"bots": "96"}, "warzone-x4"),
+        ({"bots": "48", "map": "warzone"}, "warzone"),
+        ({"bots": "6", "map": "warzone-x2"}, "warzone-x2"),
+    ],
+)
+def test_map_auto_plays_on_the_smallest_warzone_map_made_for_the_bots(
+    params: dict[str, str], expected: str
+) -> None:
+    scenario = load_scenario(REPO / WARZONE)
+    resolved = scenario.resolve_params(params)
+    world = scenario.build_world(resolved, 1)
+    assert isinstance(world, World)
+    assert expected == world.map.name
 
 
 def test_a_commander_perceives_what_its_team_knows_without_a_body() -> None:

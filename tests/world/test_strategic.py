@@ -145,10 +145,15 @@ def _mirror(game_map: Map, waypoint: str) -> str:
     return next(w.id for w in game_map.waypoints if math.dist(w.pos, image) < 1e-6)
 
 
-def test_the_areas_of_a_mirror_symmetric_map_are_mirror_images_of_each_other() -> None:
+WARZONES = ("warzone", "warzone-x2", "warzone-x4")
+"""Warzone and its stacked copies for bigger battles (warband/world/_warzone_maps.py)."""
+
+
+@pytest.mark.parametrize("name", WARZONES)
+def test_the_areas_of_a_mirror_symmetric_map_are_mirror_images_of_each_other(name: str) -> None:
     # Warzone is drawn mirror-symmetric, red's half the image of blue's: its areas must be too,
     # or one side's squads plan over other areas than the other's and the map decides matches.
-    warzone = load_map("warzone")
+    warzone = load_map(name)
     areas = {frozenset(a.waypoints) for a in build_strategic_graph(warzone).areas}
     images = {frozenset(_mirror(warzone, w) for w in area) for area in areas}
     assert areas == images
@@ -156,8 +161,9 @@ def test_the_areas_of_a_mirror_symmetric_map_are_mirror_images_of_each_other() -
     assert "d4" not in centre  # red's rally point is not in the centre point's area
 
 
-def test_warzone_is_mirror_symmetric_in_links_walls_and_markers() -> None:
-    warzone = load_map("warzone")
+@pytest.mark.parametrize("name", WARZONES)
+def test_warzone_is_mirror_symmetric_in_links_walls_and_markers(name: str) -> None:
+    warzone = load_map(name)
     xs = [w.pos[0] for w in warzone.waypoints]
     width = min(xs) + max(xs)
     for a, b in warzone.links:
