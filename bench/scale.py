@@ -3,7 +3,11 @@
 A match of ``scenarios/warzone.py`` (hierarchy against hierarchy: a commander, squads and bots
 per faction, every one an agent running the one agent loop) is played for ``--ticks`` lockstep
 ticks at 6v6, 12v12, 24v24, 48v48 and, while the last size still held 1 tick/s, at twice that
-(up to the scenario's limit, :data:`MAX_BOTS` a side), in three placements:
+(up to the scenario's limit, :data:`MAX_BOTS` a side), in three placements, each size on the
+map ``scenarios/warzone.py`` picks for it (``map=auto``: ``warzone`` up to 12 a side,
+``warzone-x2`` up to 24, ``warzone-x4`` beyond: the warzone layout repeated, so a bot has about
+as much room and as many neighbours at every size) or, with ``--map NAME``, on that one map at
+every size (``--map warzone``: every battle on the 12-a-side map, ever more crowded):
 
 - **one process**: every actor and the broker (a thread) in one process, as ``warband run``;
 - **workers**: the broker in its own process and the agents in 2 worker processes (``warband
@@ -40,7 +44,8 @@ bench/instructions.py; CPU ns without valgrind).
 
 ``main(argv)`` is the entry point (``warband bench scale`` loads this file by path). With
 ``--json`` the last stdout line is one JSON object; ``results`` holds one entry per match whose
-keys in ``JSON_KEYS`` are a public contract. Progress goes to stderr.
+keys in ``JSON_KEYS`` are a public contract (``map`` names the map the match played on).
+Progress goes to stderr.
 """
 
 # No `from __future__ import annotations`: `warband bench` executes this file without adding it
@@ -63,6 +68,7 @@ from typing import Any, Final
 import zmq
 
 import warband
+from warband.exceptions import MapError
 from warband.launcher import run_actors_in_process
 from warband.messaging import event_loop
 from warband.messaging.broker import remove_ipc_socket_file
@@ -72,6 +78,7 @@ from warband.messaging.supervisor import PARENT_VARIABLE, Supervisor, watch_pare
 from warband.messaging.tracing import configure_logging
 from warband.placement import place
 from warband.scenario import Params, Scenario, load_scenario
+from warband.world import load_map
 from warband.world.actor import WorldActor
 
 REPO: Final = Path(__file__).resolve().parent.parent
@@ -91,6 +98,7 @@ JSON_KEYS: Final = (
     "frames_per_agent_tick",
     "rss_mb",
     "pss_mb",
+    "map",
 )
 """Keys every entry of ``results`` holds (a public contract)."""
 
@@ -126,6 +134,11 @@ def main(argv: list[str]) -> int:
         parser.error(f"--ticks must be at least 2, got {args.ticks}")
     if args.sizes and not all(1 <= n <= MAX_BOTS for n in args.sizes):
         parser.error(f"--sizes: bots per team must be 1..{MAX_BOTS}, got {args.sizes}")
+    if args.map is not None:
+        try:
+            load_map(args.map)
+        except MapError as error:
+            parser.error(f"--map {args.map}: {error}")
     sizes = tuple(args.sizes) if args.sizes else (QUICK_SIZES if args.quick else SIZES)
     ticks = args.ticks if args.ticks is not None else (QUICK_TICKS if args.quick else TICKS)
     configure_logging(None, "bench")
@@ -136,6 +149,7 @@ def main(argv: list[str]) -> int:
         results += _ladder(placement, sizes, ticks, args)
     routing = None if args.no_count else _routing(args.quick)
     report = _report(results, routing, ticks, args.seed, sizes)
+    report["map"] = args.map if args.map is not None else "auto"
     report["load_average"] = {"before": load_before, "after": _load_average()}
     report["duration_s"] = round(time.monotonic() - started, 1)
     print(_table(report))
@@ -172,6 +186,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of every match (default 1)")
     parser.add_argument(
+        "--map",
+        metavar="NAME",
+        help="play every size on this map (a bundled name or a TOML path; default: the map "
+        "scenarios/warzone.py picks for the size, warzone up to 12 a side, warzone-x2 up to 24, "
+        "warzone-x4 beyond)",
+    )
+    parser.add_argument(
         "--processes-up-to",
         type=int,
         default=PROCESSES_UP_TO,
@@ -195,20 +216,22 @@ def _ladder(
     """Every size of ``sizes`` for ``placement``, then (without ``--sizes``) twice the last
     while the last held :data:`HOLDS` ticks/s."""
     if placement == "processes":
-        return [_play(placement, n, ticks, args.seed) for n in sizes if n <= args.processes_up_to]
-    results = [_play(placement, n, ticks, args.seed) for n in sizes]
+        return [_play(placement, n, ticks, args) for n in sizes if n <= args.processes_up_to]
+    results = [_play(placement, n, ticks, args) for n in sizes]
     climbing = not args.sizes and not args.quick
     while climbing and results[-1]["ticks_per_s"] >= HOLDS and sizes[-1] < MAX_BOTS:
         last = results[-1]["bots_per_team"]
         if last >= MAX_BOTS:
             break
-        results.append(_play(placement, min(last * 2, MAX_BOTS), ticks, args.seed))
+        results.append(_play(placement, min(last * 2, MAX_BOTS), ticks, args))
     return results
 
 
-def _play(placement: str, bots: int, ticks: int, seed: int) -> dict[str, Any]:
+def _play(placement: str, bots: int, ticks: int, args: argparse.Namespace) -> dict[str, Any]:
     """One match in a child process of its own; its figures."""
-    _progress(f"{placement} {bots}v{bots}: {ticks} ticks, seed {seed}")
+    seed = args.seed
+    on = f", map {args.map}" if args.map is not None else ""
+    _progress(f"{placement} {bots}v{bots}: {ticks} ticks, seed {seed}{on}")
     command = [
         sys.executable,
         str(Path(__file__).resolve()),
@@ -217,6 +240,7 @@ def _play(placement: str, bots: int, ticks: int, seed: int) -> dict[str, Any]:
         f"--bots={bots}",
         f"--ticks={ticks}",
         f"--seed={seed}",
+        *([f"--map={args.map}"] if args.map is not None else []),
     ]
     # The match ends itself, and so its processes, if this benchmark dies (watch_parent).
     env = {**os.environ, PARENT_VARIABLE: str(os.getpid())}
@@ -236,7 +260,7 @@ def _play(placement: str, bots: int, ticks: int, seed: int) -> dict[str, Any]:
     entry: dict[str, Any] = json.loads(lines[-1])
     clean = "" if entry["clean"] else f"  NOT CLEAN: {entry['departed'] or 'failures'}"
     _progress(
-        f"{placement} {bots}v{bots}: {entry['ticks_per_s']:.2f} ticks/s, "
+        f"{placement} {bots}v{bots} on {entry['map']}: {entry['ticks_per_s']:.2f} ticks/s, "
         f"{entry['cpu_ms_per_agent_tick']:.2f} CPU ms per agent per tick, "
         f"PSS {entry['pss_mb']:.0f} MB{clean}"
     )
@@ -299,6 +323,7 @@ class _MeasuredWorld(WorldActor):
         self.cpu_start: dict[str, float] = {}
         self.cpu_end: dict[str, float] = {}
         self.memory: dict[str, float] = {}
+        self.map_name = ""
 
     async def before_ticks(self) -> None:
         await super().before_ticks()
@@ -317,12 +342,15 @@ def _match(args: argparse.Namespace) -> int:
     configure_logging(None, "bench")
     scenario = load_scenario(WARZONE)
     overrides = {"bots": str(args.bots), "red": "hierarchy", "blue": "hierarchy"}
+    if args.map is not None:  # else the scenario's default, map=auto: the map sized for the bots
+        overrides["map"] = args.map
     params = scenario.resolve_params(overrides)
     actors = scenario.build(params, args.seed)
     sampler = _Sampler()
     if args.placement == "one process":
         sampler.pids = {"all": [os.getpid()]}  # the world, the broker and the agents
     world = _world(scenario, sampler, [a.id for a in actors], params, args.ticks, args.seed)
+    world.map_name = world.model.map.name
     if args.placement == "one process":
         result = event_loop.run(run_actors_in_process(actors, world))
     else:
@@ -435,6 +463,7 @@ def _figures(
     return {
         "placement": args.placement,
         "bots_per_team": args.bots,
+        "map": world.map_name,
         "agents": agents,
         "processes": sum(len(pids) for pids in world.sampler.pids.values()),
         "ticks": ticks,
@@ -524,18 +553,20 @@ def _report(
 def _table(report: dict[str, Any]) -> str:
     loads = report["load_average"]
     lines = [
-        f"Warzone, hierarchy vs hierarchy, capture and hold: at most {report['ticks']} lockstep "
+        f"Warzone ({_maps(report['map'])}), hierarchy vs hierarchy, capture and hold: at most "
+        f"{report['ticks']} lockstep "
         f"ticks, seed {report['seed']}, {report['cores']} cores, {report['event_loop']}, load "
         f"average {loads['before']} before, {loads['after']} after",
         "",
-        f"{'placement':<12} {'size':>6} {'agents':>6} {'procs':>5} {'ticks/s':>8} "
+        f"{'placement':<12} {'size':>6} {'map':<11} {'agents':>6} {'procs':>5} {'ticks/s':>8} "
         f"{'CPU ms/agent/tick':>17} {'frames/agent/tick':>17} {'RSS MB':>8} {'PSS MB':>8}",
     ]
     for row in report["results"]:
         size = f"{row['bots_per_team']}v{row['bots_per_team']}"
         clean = "" if row["clean"] else "  NOT CLEAN"
         lines.append(
-            f"{row['placement']:<12} {size:>6} {row['agents']:>6} {row['processes']:>5} "
+            f"{row['placement']:<12} {size:>6} {row['map']:<11} {row['agents']:>6} "
+            f"{row['processes']:>5} "
             f"{row['ticks_per_s']:>8.2f} {row['cpu_ms_per_agent_tick']:>17.3f} "
             f"{row['frames_per_agent_tick']:>17.2f} {row['rss_mb']:>8.0f} {row['pss_mb']:>8.0f}"
             f"{clean}"
@@ -560,6 +591,10 @@ def _table(report: dict[str, Any]) -> str:
         )
     lines.append(f"({report['duration_s']} s in all)")
     return "\n".join(lines)
+
+
+def _maps(forced: str) -> str:
+    return "each size on its own map" if forced == "auto" else f"every size on map {forced}"
 
 
 def _k(value: float | None) -> str:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from types import ModuleType
 
@@ -22,6 +25,7 @@ CONTRACT_KEYS = {
     "frames_per_agent_tick",
     "rss_mb",
     "pss_mb",
+    "map",
 }
 
 
@@ -50,6 +54,7 @@ def test_a_tiny_run_reports_every_placement_with_the_contract_keys(warband_cli: 
         for key in ("ticks_per_s", "frames_per_agent_tick", "rss_mb", "pss_mb"):
             assert math.isfinite(entry[key]) and entry[key] > 0, (key, entry)
         assert entry["pss_mb"] <= entry["rss_mb"], entry
+        assert "warzone" == entry["map"]  # map=auto: 1 a side plays on the 12-a-side map
     # The world, the broker and 2 workers; the world, the broker and a process per agent.
     assert [1, 4, 8] == [e["processes"] for e in report["results"]]
     # One size: no growth to fit (the fit itself is tested below).
@@ -57,6 +62,7 @@ def test_a_tiny_run_reports_every_placement_with_the_contract_keys(warband_cli: 
     assert {"one process", "workers", "processes"} == set(growth)
     assert all(None is g["cpu_exponent"] for g in growth.values()), growth
     assert report["routing"] is None
+    assert "auto" == report["map"]
     assert "routing: not counted (--no-count)" in result.stdout
 
 
@@ -65,3 +71,26 @@ def test_the_growth_exponent_is_the_slope_of_log_cost_on_log_agents() -> None:
     assert growth_exponent([(10, 5.0), (20, 10.0), (40, 20.0)]) == pytest.approx(1.0)
     assert growth_exponent([(10, 1.0), (20, 4.0), (40, 16.0)]) == pytest.approx(2.0)
     assert None is growth_exponent([(10, 1.0)])
+
+
+def test_a_match_plays_on_the_map_of_map_and_says_so() -> None:
+    # The child of one match, as `warband bench scale --map warzone-x2` starts it, one process.
+    match = [sys.executable, str(REPO / "bench/scale.py"), "--role=match"]
+    options = ["--placement=one process", "--bots=2", "--ticks=2", "--seed=1"]
+    done = subprocess.run(
+        [*match, *options, "--map=warzone-x2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},  # this checkout's warband, installed or not
+    )
+    assert 0 == done.returncode, done.stderr
+    entry = last_json_line(done.stdout)
+    assert ("warzone-x2", 2, True) == (entry["map"], entry["bots_per_team"], entry["clean"])
+
+
+def test_an_unknown_map_is_refused_before_any_match(warband_cli: Cli) -> None:
+    result = warband_cli("bench", "scale", "--map", "nowhere", "--no-count", timeout=60)
+    assert 2 == result.returncode
+    assert "--map nowhere: unknown map 'nowhere'; bundled maps:" in result.stderr
+    assert "Traceback" not in result.stderr
