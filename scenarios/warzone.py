@@ -24,7 +24,8 @@ Listing 29.3; ``off``: the same orders, unrestricted; see :mod:`warband.agents.s
 its bots see, and tells its commander, squads and dead bots; ``off``: none, squads weigh their
 members' threat reports), ``map`` (``auto``, the default: the smallest bundled Warzone map made
 for ``bots`` a side, :data:`SIZED_MAPS`: ``warzone`` up to 12, ``warzone-x2`` up to 24,
-``warzone-x4`` up to 48 and beyond, each the warzone layout repeated at the same density; or a
+``warzone-x4`` up to 48 and beyond, each the warzone layout repeated at the same density, with
+Capture and Hold's target score and Body Count's target kills times the copies of warzone; or a
 bundled map name, ``map=warzone`` keeping the 12-a-side map at any size, or a path to a TOML map
 file; one without a marker the mode needs is refused before the match, naming the marker and the
 mode), ``round`` (``off``, the default: one match of ``mode``; ``on``: a Warzone round, Killzone
@@ -62,7 +63,19 @@ from warband.agents.factions import (
     squad_ids,
 )
 from warband.agents.objectives import MapMarkers
-from warband.world import MODES, Map, Mission, WarzoneRound, World, load_map, round_missions
+from warband.world import (
+    MODES,
+    BodyCount,
+    CaptureAndHold,
+    GameMode,
+    Map,
+    Mission,
+    WarzoneRound,
+    World,
+    load_map,
+    make_mode,
+    round_missions,
+)
 
 scenario = Scenario(
     "warzone",
@@ -105,6 +118,31 @@ much room at 48 a side on x4 as at 12 on warzone)."""
 def map_for(bots: int) -> str:
     """The bundled map ``map=auto`` plays ``bots`` a side on (see :data:`SIZED_MAPS`)."""
     return next((name for name, most in SIZED_MAPS if bots <= most), SIZED_MAPS[-1][0])
+
+
+def _copies(game_map: Map) -> int:
+    """How many warzone fields ``game_map`` is: 2 and 4 for warzone-x2 and x4, else 1."""
+    made_for = dict(SIZED_MAPS).get(game_map.name, SIZED_MAPS[0][1])
+    return made_for // SIZED_MAPS[0][1]
+
+
+def _mode(params: Params, game_map: Map) -> GameMode | str:
+    """The game mode of ``--param mode=``. On warzone-x2 and x4 the targets that grow with the
+    battle grow with the fields: Capture and Hold's score and Body Count's kills are warzone's
+    times the copies of warzone (with four times the capture points and the bots, a match at
+    warzone's targets was over in a fifth of the time); a mode on one object, one VIP or each
+    field's own targets keeps its rules (its markers are the map's)."""
+    mode = str(params["mode"])
+    copies = _copies(game_map)
+    if copies == 1 or mode not in ("capture_and_hold", "body_count"):
+        return mode  # built by the world from the map, as before
+    limit = _time_limit(params)
+    built = make_mode(mode, TEAMS, time_limit=limit, game_map=game_map)
+    if isinstance(built, CaptureAndHold):
+        target = built.target_score * copies
+        return CaptureAndHold(TEAMS, built.capture_points, time_limit=limit, target_score=target)
+    assert isinstance(built, BodyCount)
+    return BodyCount(TEAMS, time_limit=limit, target_kills=built.target_kills * copies)
 
 
 def _map_source(params: Params) -> str:
@@ -236,7 +274,11 @@ def make_world(params: Params, seed: int) -> World | WarzoneRound:
             prepare=prepare,
         )
     world = World.create(
-        game_map, seed=seed, mode=str(params["mode"]), roster=roster, time_limit=_time_limit(params)
+        game_map,
+        seed=seed,
+        mode=_mode(params, game_map),
+        roster=roster,
+        time_limit=_time_limit(params),
     )
     prepare(world)
     return world

@@ -249,6 +249,36 @@ def test_map_auto_plays_on_the_smallest_warzone_map_made_for_the_bots(
     assert expected == world.map.name
 
 
+@pytest.mark.parametrize(
+    ("params", "score", "kills"),
+    [
+        ({"bots": "12"}, 100, 20),
+        ({"bots": "48", "map": "warzone"}, 100, 20),
+        ({"bots": "24"}, 200, 40),
+        ({"bots": "48"}, 400, 80),
+        ({"bots": "6", "map": "warzone-x4"}, 400, 80),
+    ],
+)
+def test_the_targets_that_grow_with_the_battle_grow_with_the_copies_of_warzone(
+    params: dict[str, str], score: int, kills: int
+) -> None:
+    scenario = load_scenario(REPO / WARZONE)
+    targets = []
+    for mode in ("capture_and_hold", "body_count", "search_and_retrieve"):
+        world = scenario.build_world(scenario.resolve_params({**params, "mode": mode}), 1)
+        assert isinstance(world, World) and world.mode is not None
+        assert 400 == world.mode.time_limit
+        targets.append(
+            getattr(
+                world.mode,
+                {"capture_and_hold": "target_score", "body_count": "target_kills"}.get(
+                    mode, "target_returns"
+                ),
+            )
+        )
+    assert [score, kills, 3] == targets  # one object to return: its target stays
+
+
 def test_a_commander_perceives_what_its_team_knows_without_a_body() -> None:
     world = World.create(
         load_map("warzone"),
