@@ -486,15 +486,35 @@ SeenBody: TypeAlias = tuple[float, str, int, str, int]
 found, apparent team, index of the body)``; a list of them sorts as sightings do."""
 
 
+BATCH_PAIRS = 4_000
+"""From how many observer-body pairs (observers times bodies) :func:`sight_lines` works out a
+tick in numpy (:mod:`~warband.world._sight_batch`) rather than pair by pair in Python: below
+it, numpy's fixed costs per call weigh more than the Python they save."""
+
+
 def sight_lines(
-    observers: Sequence[Observer], bodies: Sequence[Body], walls: SightIndex | Sequence[Segment]
+    observers: Sequence[Observer],
+    bodies: Sequence[Body],
+    walls: SightIndex | Sequence[Segment],
+    *,
+    batch: bool | None = None,
 ) -> dict[str, list[SeenBody]]:
     """:func:`perceive` without building a :class:`Sighting` per pair: a world with a thousand
     characters sees thousands of them a tick and needs only a few of their fields. Every
-    observer's list is sorted by ``(distance, id)``, ties in the order found."""
+    observer's list is sorted by ``(distance, id)``, ties in the order found.
+
+    ``batch`` chooses the numpy path (True) or the Python one (False); by default it is numpy
+    from :data:`BATCH_PAIRS` pairs. Both give the same answer, bit for bit (and numpy is
+    imported only when it is taken)."""
     index = walls if isinstance(walls, SightIndex) else SightIndex(walls)
     if not observers:
         return {}
+    if batch if batch is not None else len(observers) * len(bodies) >= BATCH_PAIRS:
+        from ._sight_batch import sight_lines_batch
+
+        found = sight_lines_batch(observers, bodies, index)
+        if found is not None:
+            return found
     reach = max(o.senses.view_distance for o in observers)
     strips = _Strips(bodies, max(reach / 4.0, 1.0))
     return {observer.id: _seen_by(_Eye(observer), strips, index) for observer in observers}

@@ -1,0 +1,591 @@
+"""Who sees whom for a whole tick at once, in numpy: :func:`~warband.world.perception.sight_lines`
+for a big world, with the same answer bit for bit.
+
+The plain path (:func:`~warband.world.perception._seen_by`) pays Python's price per candidate
+pair and per wall looked at: some 2,800 instructions a candidate and 34,000 a sight line tested
+in a 1,000-entity world. Here every step runs once over all the pairs of the tick:
+
+1. the candidates: for every observer, the bodies in the strips its view box spans (the same
+   strips and boxes as the plain path, searched for all observers in one go);
+2. distance, cone, cloak and self, with the same float64 operations as the plain predicate; the
+   one operation numpy does not repeat bit for bit is the distance (``math.hypot`` against a
+   square root of the sum of squares, both within 1.5 units in the last place of the true
+   distance), so a pair whose distance or cone test lies within ``1e-12 * (1 + d)`` of its
+   border, where those last bits could matter, is decided by the plain predicate in Python;
+3. the sight memory, read for every surviving pair by its key (the same bytes, made by numpy);
+4. the lines not in memory: every wall in the grid cells of a line's box (a superset of the
+   walls that can touch it) through the four cross products of
+   :func:`~warband.world.geometry.segments_intersect`, the same operations on the same numbers,
+   so the same answer; remembered as the plain path remembers them, mirrored when the plain
+   test's own rule says the line back has the same answer;
+5. the sightings of each observer: the distance of a body seen is ``math.hypot``'s (mapped in C
+   over the pairs seen), sorted by distance and id, ties in the order found.
+
+numpy is imported here only: this module is loaded by the world when a tick is big enough to
+pay for it, never by ``import warband`` nor by an agent's process.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeAlias
+from weakref import WeakKeyDictionary
+
+import numpy as np
+import numpy.typing as npt
+
+from .geometry import _EPSILON
+
+if TYPE_CHECKING:
+    from .perception import Body, Observer, SeenBody, SightIndex
+
+Floats: TypeAlias = npt.NDArray[np.float64]
+"""A float64 array: coordinates, distances, products."""
+Ints: TypeAlias = npt.NDArray[np.int64]
+"""An int64 array: indices, cells, codes."""
+Bools: TypeAlias = npt.NDArray[np.bool_]
+"""A boolean mask over pairs or lines."""
+
+_PAD = 1e-6
+"""As :data:`~warband.world.perception._PAD`: the padding of wall boxes and line cells."""
+
+_BORDER = 1e-12
+"""How near a border (relative, plus as much absolute) a numpy distance or cone test is left to
+the plain predicate: some ten thousand times the two distances' largest difference."""
+
+_LARGEST = 1e100
+"""Coordinates beyond this (or not finite) go to the plain path: squares would overflow."""
+
+
+def sight_lines_batch(
+    observers: Sequence[Observer], bodies: Sequence[Body], index: SightIndex
+) -> dict[str, list[SeenBody]] | None:
+    """The answer of :func:`~warband.world.perception.sight_lines` for these observers and
+    bodies, or None when a coordinate is too large for the numpy path (the caller then takes
+    the plain one). ``observers`` must not be empty."""
+    obs = _observer_arrays(observers, bodies)
+    body = _body_arrays(bodies, obs.team_codes)
+    if not (_fits(obs.x, obs.y) and _fits(body.x, body.y)):
+        return None
+    reach = max(o.senses.view_distance for o in observers)
+    height = max(reach / 4.0, 1.0)  # the plain path's strips: its order found is theirs
+    who, where = _candidates(obs, body, height)
+    number = body.order[where]
+    dx = body.x[number] - obs.x[who]
+    dy = body.y[number] - obs.y[who]
+    keep = _visible_pairs(obs, body, who, number, dx, dy, observers, bodies)
+    who, number, dx, dy = who[keep], number[keep], dx[keep], dy[keep]
+    clear = _clear_lines(index, obs, body, who, number)
+    who, number, dx, dy = who[clear], number[clear], dx[clear], dy[clear]
+    return _sightings(observers, bodies, obs, body, who, number, dx, dy)
+
+
+def _fits(xs: Floats, ys: Floats) -> bool:
+    return bool(np.all(np.abs(xs) <= _LARGEST) and np.all(np.abs(ys) <= _LARGEST))
+
+
+class _Observers:
+    """The observers as arrays, by their index: where, facing, reach, cone, team, own body."""
+
+    __slots__ = (
+        "all_around",
+        "cloak_reach",
+        "cos_half",
+        "fx",
+        "fy",
+        "half",
+        "inside",
+        "own",
+        "reach",
+        "sin_half",
+        "team",
+        "team_codes",
+        "x",
+        "y",
+    )
+
+    def __init__(self, observers: Sequence[Observer], bodies: Sequence[Body]) -> None:
+        teams: dict[str, int] = {}
+        ids: dict[str, int] = {}
+        for b in bodies:
+            ids.setdefault(b.id, len(ids))
+        self.team_codes = teams
+        columns: list[list[float]] = [[] for _ in range(10)]
+        own: list[int] = []
+        team: list[int] = []
+        for o in observers:
+            s = o.senses
+            half = s.view_angle / 2.0
+            # The plain path's _Eye, operation for operation (math's cos and sin, not numpy's).
+            for column, value in zip(
+                columns,
+                (
+                    o.position[0],
+                    o.position[1],
+                    math.cos(o.heading),
+                    math.sin(o.heading),
+                    half,
+                    math.cos(half),
+                    s.view_distance,
+                    min(s.view_distance, s.cloak_reveal_distance),
+                    math.sin(half),
+                    math.cos(half + 1e-6) if half + 1e-6 < math.pi else -1.0,
+                ),
+                strict=True,
+            ):
+                column.append(value)
+            own.append(ids.get(o.id, -1))
+            team.append(teams.setdefault(o.team, len(teams)))
+        x, y, fx, fy, halves, cos_half, reach, cloak, sin_half, inside = (
+            np.array(c, np.float64) for c in columns
+        )
+        self.x, self.y, self.fx, self.fy = x, y, fx, fy
+        self.half, self.cos_half, self.reach, self.cloak_reach = halves, cos_half, reach, cloak
+        self.sin_half, self.inside = sin_half, inside
+        self.all_around: Bools = halves >= math.pi
+        self.own: Ints = np.array(own, np.int64)
+        self.team: Ints = np.array(team, np.int64)
+
+
+def _observer_arrays(observers: Sequence[Observer], bodies: Sequence[Body]) -> _Observers:
+    return _Observers(observers, bodies)
+
+
+class _Bodies:
+    """The bodies as arrays, by their index, and their order in the strips (``order``: the
+    index of the body at each place of the strips, row by row, by x within a row)."""
+
+    __slots__ = ("cloaked", "code", "disguised", "id_rank", "order", "team", "x", "y")
+
+    def __init__(self, bodies: Sequence[Body], teams: dict[str, int]) -> None:
+        ids: dict[str, int] = {}
+        self.x: Floats = np.array([b.position[0] for b in bodies], np.float64)
+        self.y: Floats = np.array([b.position[1] for b in bodies], np.float64)
+        self.code: Ints = np.array([ids.setdefault(b.id, len(ids)) for b in bodies], np.int64)
+        self.team: Ints = np.array([teams.setdefault(b.team, len(teams)) for b in bodies], np.int64)
+        self.cloaked: Bools = np.array([b.cloaked for b in bodies], np.bool_)
+        self.disguised: Bools = np.array([b.disguised for b in bodies], np.bool_)
+        # Sightings sort by id as Python compares strings: each id's place among them.
+        rank = {name: place for place, name in enumerate(sorted(ids))}
+        self.id_rank: Ints = np.array([rank[b.id] for b in bodies], np.int64)
+        self.order: Ints = np.zeros(0, np.int64)
+
+
+def _body_arrays(bodies: Sequence[Body], teams: dict[str, int]) -> _Bodies:
+    return _Bodies(bodies, teams)
+
+
+def _ranges(starts: Ints, counts: Ints) -> tuple[Ints, Ints]:
+    """Every element of the ranges ``[start, start + count)``: which range it is in, and it."""
+    owner = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    first = np.cumsum(counts) - counts
+    return owner, np.arange(owner.size, dtype=np.int64) - first[owner] + starts[owner]
+
+
+def _view_boxes(obs: _Observers) -> tuple[Floats, Floats, Floats, Floats]:
+    """``_Eye.view_box`` of every observer, the same formula: a box holding its view cone."""
+    pad = 1e-3 * (1.0 + obs.reach)
+    reach = obs.reach + pad
+    fx, fy, c = obs.fx, obs.fy, obs.cos_half
+    s = obs.sin_half
+    e0, e1 = (fx * c + fy * s) * reach, (fy * c - fx * s) * reach
+    f0, f1 = (fx * c - fy * s) * reach, (fy * c + fx * s) * reach
+    x0 = np.minimum(np.minimum(0.0, e0), f0)
+    x1 = np.maximum(np.maximum(0.0, e0), f0)
+    y0 = np.minimum(np.minimum(0.0, e1), f1)
+    y1 = np.maximum(np.maximum(0.0, e1), f1)
+    inside = obs.inside
+    x1 = np.where(fx >= inside, reach, x1)
+    x0 = np.where(-fx >= inside, -reach, x0)
+    y1 = np.where(fy >= inside, reach, y1)
+    y0 = np.where(-fy >= inside, -reach, y0)
+    around, x, y = obs.all_around, obs.x, obs.y
+    return (
+        np.where(around, x - reach, x + x0 - pad),
+        np.where(around, y - reach, y + y0 - pad),
+        np.where(around, x + reach, x + x1 + pad),
+        np.where(around, y + reach, y + y1 + pad),
+    )
+
+
+def _candidates(obs: _Observers, body: _Bodies, height: float) -> tuple[Ints, Ints]:
+    """The pairs (observer, place in the strips) of every body in the strips an observer's
+    view box spans with its x in the box: those the plain path meets, in its order (observer
+    by observer, strip by strip, by x), and perhaps a few more (never fewer).
+
+    The strips are searched as one sorted array: a body's key is its strip's number times a
+    width larger than the bodies' spread in x, plus its x less the smallest x. Rounding is
+    monotone, so a key keeps the order of x within a strip, and strips never mix."""
+    row = np.floor(body.y / height).astype(np.int64)
+    order = np.lexsort((body.x, row))  # stable: by index among equal places
+    body.order = order
+    low_row, high_row = int(row.min()), int(row.max())
+    left = float(body.x.min())
+    width = math.floor(float(body.x.max()) - left) + 2
+    keys = (row[order] - low_row) * float(width) + (body.x[order] - left)
+    x0, y0, x1, y1 = _view_boxes(obs)
+    first = np.maximum(np.floor(y0 / height).astype(np.int64), low_row)
+    last = np.minimum(np.floor(y1 / height).astype(np.int64), high_row)
+    looker, strip = _ranges(first, np.maximum(last - first + 1, 0))
+    base = (strip - low_row) * float(width)
+    top = width - 1.0
+    lo = np.searchsorted(keys, base + np.clip(x0[looker] - left, 0.0, top), "left")
+    hi = np.searchsorted(keys, base + np.clip(x1[looker] - left, -0.5, top), "right")
+    owner, place = _ranges(lo, np.maximum(hi - lo, 0))
+    return looker[owner], place
+
+
+def _visible_pairs(
+    obs: _Observers,
+    body: _Bodies,
+    who: Ints,
+    number: Ints,
+    dx: Floats,
+    dy: Floats,
+    observers: Sequence[Observer],
+    bodies: Sequence[Body],
+) -> Bools:
+    """Which pairs pass the plain path's range, cone, self and cloak tests (walls aside)."""
+    d = np.sqrt(dx * dx + dy * dy)
+    border = _BORDER * (1.0 + d)
+    reach, cloak = obs.reach[who], obs.cloak_reach[who]
+    dot = dx * obs.fx[who] + dy * obs.fy[who]  # the plain path's operations, in its order
+    edge = d * obs.cos_half[who] - 1e-9
+    cone = ~obs.all_around[who] & ((dx != 0.0) | (dy != 0.0))
+    hidden = body.cloaked[number] & (body.team[number] != obs.team[who])
+    own = body.code[number] == obs.own[who]
+    out = (d > reach + border) | (cone & (dot < edge - border)) | (hidden & (d > cloak + border))
+    sure = (
+        (d < reach - border)
+        & (~cone | (dot > edge + border))
+        & (~hidden | (d < cloak - border))
+        & ~own
+    )
+    keep: Bools = sure
+    doubtful = np.flatnonzero(~sure & ~out & ~own)
+    if doubtful.size:
+        keep = sure.copy()
+        for pair in doubtful.tolist():
+            o = int(who[pair])
+            keep[pair] = _plain_visible(observers[o], obs, o, bodies[int(number[pair])])
+    return keep
+
+
+def _plain_visible(observer: Observer, obs: _Observers, o: int, body: Body) -> bool:
+    """The plain path's test of one pair (``_seen_by``), walls aside: for pairs near a border."""
+    dx, dy = body.position[0] - float(obs.x[o]), body.position[1] - float(obs.y[o])
+    d = math.hypot(dx, dy)
+    fx, fy, cos_half = float(obs.fx[o]), float(obs.fy[o]), float(obs.cos_half[o])
+    if d > float(obs.reach[o]):
+        return False
+    if not bool(obs.all_around[o]) and d > 0.0 and dx * fx + dy * fy < d * cos_half - 1e-9:
+        return False
+    if body.id == observer.id:
+        return False
+    return not (body.cloaked and body.team != observer.team and d > float(obs.cloak_reach[o]))
+
+
+def _clear_lines(
+    index: SightIndex, obs: _Observers, body: _Bodies, who: Ints, number: Ints
+) -> Bools:
+    """Whether each pair's sight line is clear: from the index's batch memory, else tested here
+    (and remembered)."""
+    memory = _memory(index)
+    start, end = memory.spots(obs.x, obs.y)[who], memory.spots(body.x, body.y)[number]
+    keys = (start << 32) | end
+    known = memory.recall(keys)
+    new = np.flatnonzero(known == 2)
+    if new.size:
+        # One test per line, however many pairs ask it (bodies sharing a spot).
+        learnt, first, again = np.unique(keys[new], return_index=True, return_inverse=True)
+        pick = new[first]
+        lines = np.empty((pick.size, 4), np.float64)
+        lines[:, 0], lines[:, 1] = obs.x[who[pick]], obs.y[who[pick]]
+        lines[:, 2], lines[:, 3] = body.x[number[pick]], body.y[number[pick]]
+        clear, mirrored = _test_lines(memory.grid, lines)
+        known[new] = clear[again.reshape(-1)]
+        back = (learnt[mirrored] & 0xFFFFFFFF) << 32 | (learnt[mirrored] >> 32)
+        memory.learn(np.concatenate([learnt, back]), np.concatenate([clear, clear[mirrored]]))
+    found: Bools = known == 1
+    return found
+
+
+class _LineMemory:
+    """The batch path's memory of sight lines, kept beside its index (walls never move).
+
+    The plain path keys a line by its ends' bytes in a dict; looking up tens of thousands of
+    them a tick costs a dict probe each, missing the cache in a dict of hundreds of thousands
+    of entries. Here a spot (its coordinates' bytes) is numbered once, a line is the pair of
+    numbers in one int64, and the lines known are one sorted array: a tick's lookups are one
+    binary search over all its pairs. At ``cache_limit`` lines the older half is forgotten,
+    as in the index, and the spots no line still uses with it."""
+
+    __slots__ = ("answers", "born", "grid", "keys", "lessons", "limit", "numbers", "tested")
+
+    def __init__(self, index: SightIndex) -> None:
+        self.grid = _WallGrid(index)
+        self.limit = index.cache_limit
+        self.numbers: dict[bytes, int] = {}
+        """A spot's coordinates' bytes (``perception._spot_key``) -> its number."""
+        self.keys: Ints = np.zeros(0, np.int64)
+        """The lines known, sorted: the number of their start << 32 | the number of their end."""
+        self.answers: Bools = np.zeros(0, np.bool_)
+        self.born: Ints = np.zeros(0, np.int64)
+        """When each line was learnt, in :meth:`learn` calls."""
+        self.lessons = 0
+        self.tested = 0
+        """Lines tested against the walls so far (for the benchmarks' counts)."""
+
+    def spots(self, xs: Floats, ys: Floats) -> Ints:
+        """The number of each spot ``(xs[i], ys[i])``, new ones numbered on the way."""
+        points = np.empty((xs.size, 2), np.float64)
+        points[:, 0], points[:, 1] = xs, ys
+        numbers = self.numbers
+        keys: list[bytes] = points.view("V16").ravel().tolist()
+        found = [numbers.setdefault(key, len(numbers)) for key in keys]
+        return np.array(found, np.int64)
+
+    def recall(self, keys: Ints) -> npt.NDArray[np.int8]:
+        """1 for a line known clear, 0 known blocked, 2 unknown."""
+        known = np.full(keys.size, 2, np.int8)
+        if self.keys.size:
+            place = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
+            hit = self.keys[place] == keys
+            known[hit] = self.answers[place[hit]]
+        return known
+
+    def learn(self, keys: Ints, answers: Bools) -> None:
+        """Remember new lines (unknown so far; a line and its mirror may both come)."""
+        keys, first = np.unique(keys, return_index=True)
+        answers = answers[first]
+        self.tested += int(keys.size)
+        if self.keys.size + keys.size > self.limit:
+            self._forget(keys.size)
+        place = np.searchsorted(self.keys, keys)
+        self.keys = np.insert(self.keys, place, keys)
+        self.answers = np.insert(self.answers, place, answers)
+        self.born = np.insert(self.born, place, self.lessons)
+        self.lessons += 1
+
+    def _forget(self, coming: int) -> None:
+        """Forget the older half (at least enough for ``coming`` more), then the spots no line
+        remembered uses: numbers are given again, in the order of the spots' first use."""
+        size = self.keys.size
+        drop = min(size, max(size // 2 + 1, size + coming - self.limit))
+        keep = np.sort(np.argsort(self.born, kind="stable")[drop:])
+        keys = self.keys[keep]
+        used, compact = np.unique(
+            np.concatenate([keys >> 32, keys & 0xFFFFFFFF]), return_inverse=True
+        )
+        renumber = dict(zip(used.tolist(), range(used.size), strict=True))
+        self.numbers = {spot: renumber[n] for spot, n in self.numbers.items() if n in renumber}
+        halves = compact.reshape(2, -1)
+        order = np.argsort((halves[0] << 32) | halves[1])
+        self.keys = ((halves[0] << 32) | halves[1])[order]
+        self.answers = self.answers[keep][order]
+        self.born = self.born[keep][order]
+
+
+_MEMORIES: WeakKeyDictionary[SightIndex, _LineMemory] = WeakKeyDictionary()
+"""Each index's batch memory and walls as arrays (an index never changes its walls)."""
+
+
+def _memory(index: SightIndex) -> _LineMemory:
+    found = _MEMORIES.get(index)
+    if found is None:
+        found = _MEMORIES[index] = _LineMemory(index)
+    return found
+
+
+def lines_tested(index: SightIndex) -> int:
+    """How many sight lines the numpy path has tested against ``index``'s walls (not answered
+    from its memory): what the benchmarks count."""
+    found = _MEMORIES.get(index)
+    return 0 if found is None else found.tested
+
+
+class _WallGrid:
+    """The walls of an index in cells, as arrays: ``data`` holds a row per (cell, wall) pair,
+    cell by cell (a wall's padded box, its ends ``p`` and ``q``, and ``q - p``); the rows of
+    cell ``(cx, cy)`` are ``start[c]`` to ``start[c + 1]``, ``c = (cx - cx0) * rows + cy - cy0``.
+    A wall is in every cell its padded box meets, as in the index."""
+
+    __slots__ = ("data", "first", "longest", "rows", "size", "span", "start")
+
+    def __init__(self, index: SightIndex) -> None:
+        self.size = size = index.cell_size
+        self.longest = index._longest
+        rows_of = []
+        placed = []
+        for (x0, y0, x1, y1), (p, q) in zip(index._boxes, index.walls, strict=True):
+            row = (x0, y0, x1, y1, p[0], p[1], q[0], q[1], q[0] - p[0], q[1] - p[1])
+            for column in range(math.floor(x0 / size), math.floor(x1 / size) + 1):
+                for line in range(math.floor(y0 / size), math.floor(y1 / size) + 1):
+                    placed.append((column, line))
+                    rows_of.append(row)
+        if not placed:  # no walls: one empty cell
+            placed = [(0, 0)]
+        cx, cy = (np.array(c, np.int64) for c in zip(*placed, strict=True))
+        self.first = (int(cx.min()), int(cy.min()))
+        self.span = (int(cx.max()) - self.first[0] + 1, int(cy.max()) - self.first[1] + 1)
+        self.rows = self.span[1]
+        cell = (cx - self.first[0]) * self.rows + (cy - self.first[1])
+        by_cell = np.argsort(cell, kind="stable")
+        data = np.array(rows_of, np.float64).reshape(-1, 10)
+        self.data: Floats = data[by_cell[: data.shape[0]]]
+        cells = self.span[0] * self.rows
+        self.start: Ints = np.searchsorted(
+            cell[by_cell][: data.shape[0]], np.arange(cells + 1, dtype=np.int64)
+        ).astype(np.int64)
+
+
+def _test_lines(grid: _WallGrid, lines: Floats) -> tuple[Bools, Bools]:
+    """Whether each line ``(ax, ay, bx, by)`` is clear of every wall, and whether that answer
+    holds for the line back (the index's rule: see ``SightIndex._test``).
+
+    The walls looked at are those of the cells the padded line passes through, column by
+    column, as in the index's walk, and of those only the walls whose padded box meets the box
+    of the line's piece in that column. A wall :func:`~warband.world.geometry.segments_intersect`
+    calls touching has a point within 1e-6 of a point of the line (a crossing is on both; a
+    touching end lies within the test's epsilon of the other's line and box, which for a line
+    at least 1e-2 long is within 4e-7 of it), so its padded box meets that piece's box. A
+    line shorter than that, or nearly vertical, takes its whole box in every column. On those
+    walls, the test's four cross products with its own operations, and where one of them lies
+    within its epsilon of 0 (touching, collinear), the rest of the test (:func:`_touching`)."""
+    count = lines.shape[0]
+    ax, ay, bx, by = lines[:, 0], lines[:, 1], lines[:, 2], lines[:, 3]
+    flip = bx < ax
+    qx, qy = np.where(flip, bx, ax), np.where(flip, by, ay)
+    rx, ry = np.where(flip, ax, bx), np.where(flip, ay, by)
+    low_y, high_y = np.minimum(ay, by), np.maximum(ay, by)
+    run = rx - qx
+    whole = (run <= _PAD) | (run + np.abs(ry - qy) < 1e-2)
+    slope = (ry - qy) / np.where(whole, 1.0, run)
+    size, (cx0, cy0), (columns, rows) = grid.size, grid.first, grid.span
+    c0 = np.maximum(np.floor((qx - _PAD) / size).astype(np.int64), cx0)
+    c1 = np.minimum(np.floor((rx + _PAD) / size).astype(np.int64), cx0 + columns - 1)
+    line, column = _ranges(c0, np.maximum(c1 - c0 + 1, 0))
+    # The piece of each line in each of its columns, and that piece's box, padded.
+    lq, lr = qx[line], rx[line]
+    x_from = np.maximum(lq, column * size)
+    x_to = np.minimum(lr, (column + 1) * size)
+    y_from = qy[line] + slope[line] * (x_from - lq)
+    y_to = qy[line] + slope[line] * (x_to - lq)
+    wide = whole[line]
+    left = np.where(wide, lq, x_from) - _PAD
+    right = np.where(wide, lr, x_to) + _PAD
+    low = np.where(wide, low_y[line], np.minimum(y_from, y_to)) - _PAD
+    high = np.where(wide, high_y[line], np.maximum(y_from, y_to)) + _PAD
+    r0 = np.maximum(np.floor(low / size).astype(np.int64), cy0)
+    r1 = np.minimum(np.floor(high / size).astype(np.int64), cy0 + rows - 1)
+    piece, row = _ranges(r0, np.maximum(r1 - r0 + 1, 0))
+    cell = (column[piece] - cx0) * rows + (row - cy0)
+    first = grid.start[cell]
+    owner, place = _ranges(first, grid.start[cell + 1] - first)
+    piece = piece[owner]
+    walls = grid.data[place]
+    meets = ~(
+        (walls[:, 0] > right[piece])
+        | (walls[:, 2] < left[piece])
+        | (walls[:, 1] > high[piece])
+        | (walls[:, 3] < low[piece])
+    )
+    line = line[piece[meets]]
+    walls = walls[meets]
+    px, py, wqx, wqy, wx, wy = (walls[:, k] for k in range(4, 10))
+    a_x, a_y, b_x, b_y = ax[line], ay[line], bx[line], by[line]
+    sx, sy = b_x - a_x, b_y - a_y
+    d1 = wx * (a_y - py) - wy * (a_x - px)
+    d2 = wx * (b_y - py) - wy * (b_x - px)
+    d3 = sx * (py - a_y) - sy * (px - a_x)
+    d4 = sx * (wqy - a_y) - sy * (wqx - a_x)
+    eps = _EPSILON
+    hit = (((d1 > eps) & (d2 < -eps)) | ((d1 < -eps) & (d2 > eps))) & (
+        ((d3 > eps) & (d4 < -eps)) | ((d3 < -eps) & (d4 > eps))
+    )
+    a3, a4 = np.abs(d3), np.abs(d4)
+    near = np.flatnonzero((np.abs(d1) <= eps) | (np.abs(d2) <= eps) | (a3 <= eps) | (a4 <= eps))
+    if near.size:  # touching or collinear: the rest of the test, on these pairs alone
+        hit[near] = _touching(
+            (a_x[near], a_y[near], b_x[near], b_y[near]),
+            (px[near], py[near], wqx[near], wqy[near]),
+            (d1[near], d2[near], d3[near], d4[near]),
+        )
+    # The line back computes d3 and d4 from its other end: the same answer unless one of them
+    # lies within a rounding error of the epsilon (the doubt of SightIndex._test).
+    span = np.abs(sx) + np.abs(sy)
+    doubt = 1e-12 + 1e-13 * span * (span + grid.longest)
+    low_doubt, high_doubt = eps - doubt, eps + doubt
+    clean = ~(((low_doubt <= a3) & (a3 <= high_doubt)) | ((low_doubt <= a4) & (a4 <= high_doubt)))
+    blocked = np.zeros(count, np.bool_)
+    blocked[line[hit]] = True
+    unclean = np.zeros(count, np.bool_)
+    unclean[line[~clean]] = True
+    firm = np.zeros(count, np.bool_)
+    firm[line[hit & clean]] = True
+    return ~blocked, ~unclean | firm
+
+
+def _sightings(
+    observers: Sequence[Observer],
+    bodies: Sequence[Body],
+    obs: _Observers,
+    body: _Bodies,
+    who: Ints,
+    number: Ints,
+    dx: Floats,
+    dy: Floats,
+) -> dict[str, list[SeenBody]]:
+    """Every observer's :data:`~warband.world.perception.SeenBody` list from its pairs seen
+    (in the order found): the plain path's tuples, sorted as it sorts them."""
+    distances: Floats = np.array(list(map(math.hypot, dx.tolist(), dy.tolist())), np.float64)
+    group = np.searchsorted(who, np.arange(len(observers) + 1, dtype=np.int64))
+    found = np.arange(who.size, dtype=np.int64) - group[who]
+    team, looker = body.team[number], obs.team[who]
+    seen_as = np.where(body.disguised[number] & (team != looker), looker, team)
+    by = np.lexsort((found, body.id_rank[number], distances, who))
+    names = list(obs.team_codes)
+    ids = [b.id for b in bodies]
+    numbers = number[by].tolist()
+    seen = list(
+        zip(
+            distances[by].tolist(),
+            [ids[n] for n in numbers],
+            found[by].tolist(),
+            [names[t] for t in seen_as[by].tolist()],
+            numbers,
+            strict=True,
+        )
+    )
+    edges = group.tolist()
+    return {o.id: seen[edges[i] : edges[i + 1]] for i, o in enumerate(observers)}
+
+
+def _touching(
+    line: tuple[Floats, Floats, Floats, Floats],
+    wall: tuple[Floats, Floats, Floats, Floats],
+    products: tuple[Floats, Floats, Floats, Floats],
+) -> Bools:
+    """The second half of :func:`~warband.world.geometry.segments_intersect`: an end of one
+    segment within the epsilon of the other's line and inside its box widened by the epsilon
+    (``_on_segment``), the same comparisons on the same numbers."""
+    ax, ay, bx, by = line
+    px, py, qx, qy = wall
+    d1, d2, d3, d4 = products
+    eps = _EPSILON
+
+    def on(x0: Floats, y0: Floats, x1: Floats, y1: Floats, x: Floats, y: Floats) -> Bools:
+        return (
+            (np.minimum(x0, x1) - eps <= x)
+            & (x <= np.maximum(x0, x1) + eps)
+            & (np.minimum(y0, y1) - eps <= y)
+            & (y <= np.maximum(y0, y1) + eps)
+        )
+
+    return (
+        ((np.abs(d1) <= eps) & on(px, py, qx, qy, ax, ay))
+        | ((np.abs(d2) <= eps) & on(px, py, qx, qy, bx, by))
+        | ((np.abs(d3) <= eps) & on(ax, ay, bx, by, px, py))
+        | ((np.abs(d4) <= eps) & on(ax, ay, bx, by, qx, qy))
+    )
