@@ -28,7 +28,8 @@ pay for it, never by ``import warband`` nor by an agent's process.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 from weakref import WeakKeyDictionary
 
@@ -38,7 +39,7 @@ import numpy.typing as npt
 from .geometry import _EPSILON
 
 if TYPE_CHECKING:
-    from .perception import Body, Observer, SeenBody, SightIndex
+    from .perception import Body, HeardNoise, Noise, Observer, SeenBody, Senses, SightIndex
 
 Floats: TypeAlias = npt.NDArray[np.float64]
 """A float64 array: coordinates, distances, products."""
@@ -64,16 +65,17 @@ def sight_lines_batch(
     """The answer of :func:`~warband.world.perception.sight_lines` for these observers and
     bodies, or None when a coordinate is too large for the numpy path (the caller then takes
     the plain one). ``observers`` must not be empty."""
-    obs = _observer_arrays(observers, bodies)
-    body = _body_arrays(bodies, obs.team_codes)
+    body = _Bodies(bodies)
+    obs = _Observers(observers, body)
     if not (_fits(obs.x, obs.y) and _fits(body.x, body.y)):
         return None
     reach = max(o.senses.view_distance for o in observers)
-    height = max(reach / 4.0, 1.0)  # the plain path's strips: its order found is theirs
-    who, where = _candidates(obs, body, height)
-    number = body.order[where]
-    dx = body.x[number] - obs.x[who]
-    dy = body.y[number] - obs.y[who]
+    # The plain path's strips, so that the pairs come in its order found.
+    strips = _Strips(body.x, body.y, max(reach / 4.0, 1.0))
+    who, place = strips.in_boxes(*_view_boxes(obs))
+    number = strips.order.take(place)
+    dx = body.x.take(number) - obs.x.take(who)
+    dy = body.y.take(number) - obs.y.take(who)
     keep = _visible_pairs(obs, body, who, number, dx, dy, observers, bodies)
     who, number, dx, dy = who[keep], number[keep], dx[keep], dy[keep]
     clear = _clear_lines(index, obs, body, who, number)
@@ -85,8 +87,47 @@ def _fits(xs: Floats, ys: Floats) -> bool:
     return bool(np.all(np.abs(xs) <= _LARGEST) and np.all(np.abs(ys) <= _LARGEST))
 
 
+# Python values into arrays through the array module: converting a list there is a C loop,
+# where numpy's own conversion inspects every element.
+
+
+def _floats(values: Iterable[float]) -> Floats:
+    return np.frombuffer(array("d", values), np.float64)
+
+
+def _ints(values: Iterable[int]) -> Ints:
+    return np.frombuffer(array("q", values), np.int64)
+
+
+def _flags(values: Iterable[bool]) -> Bools:
+    return np.frombuffer(array("b", values), np.int8).view(np.bool_)
+
+
+class _Bodies:
+    """The bodies as arrays, by their index; ``codes`` numbers their ids and teams (one
+    numbering for both, shared with the observers), ``id_rank`` is an id's place among them
+    in Python's order of strings."""
+
+    __slots__ = ("cloaked", "code", "codes", "disguised", "id_rank", "team", "x", "y")
+
+    def __init__(self, bodies: Sequence[Body]) -> None:
+        codes: dict[str, int] = {}
+        number = codes.setdefault
+        self.codes = codes
+        self.x: Floats = _floats([b.position[0] for b in bodies])
+        self.y: Floats = _floats([b.position[1] for b in bodies])
+        ids = [b.id for b in bodies]
+        self.code: Ints = _ints([number(i, len(codes)) for i in ids])
+        self.team: Ints = _ints([number(b.team, len(codes)) for b in bodies])
+        self.cloaked: Bools = _flags([b.cloaked for b in bodies])
+        self.disguised: Bools = _flags([b.disguised for b in bodies])
+        rank = {name: place for place, name in enumerate(sorted(set(ids)))}
+        self.id_rank: Ints = _ints([rank[i] for i in ids])
+
+
 class _Observers:
-    """The observers as arrays, by their index: where, facing, reach, cone, team, own body."""
+    """The observers as arrays, by their index: where, facing, the sizes of their senses, team
+    and own id (codes of the bodies' numbering; an id no body has gets a code of its own)."""
 
     __slots__ = (
         "all_around",
@@ -100,95 +141,60 @@ class _Observers:
         "reach",
         "sin_half",
         "team",
-        "team_codes",
         "x",
         "y",
     )
 
-    def __init__(self, observers: Sequence[Observer], bodies: Sequence[Body]) -> None:
-        teams: dict[str, int] = {}
-        ids: dict[str, int] = {}
-        for b in bodies:
-            ids.setdefault(b.id, len(ids))
-        self.team_codes = teams
-        columns: list[list[float]] = [[] for _ in range(10)]
-        own: list[int] = []
-        team: list[int] = []
+    def __init__(self, observers: Sequence[Observer], body: _Bodies) -> None:
+        number = body.codes.setdefault
+        codes = body.codes
+        self.x: Floats = _floats([o.position[0] for o in observers])
+        self.y: Floats = _floats([o.position[1] for o in observers])
+        headings = [o.heading for o in observers]
+        # The plain path's _Eye, operation for operation (math's cos and sin, not numpy's).
+        self.fx: Floats = _floats(map(math.cos, headings))
+        self.fy: Floats = _floats(map(math.sin, headings))
+        self.own: Ints = _ints([number(o.id, len(codes)) for o in observers])
+        self.team: Ints = _ints([number(o.team, len(codes)) for o in observers])
+        # By identity: hashing a dataclass is a Python call, and a world shares a few senses.
+        kinds: dict[int, int] = {}
+        senses: list[Senses] = []
         for o in observers:
-            s = o.senses
-            half = s.view_angle / 2.0
-            # The plain path's _Eye, operation for operation (math's cos and sin, not numpy's).
-            for column, value in zip(
-                columns,
-                (
-                    o.position[0],
-                    o.position[1],
-                    math.cos(o.heading),
-                    math.sin(o.heading),
-                    half,
-                    math.cos(half),
-                    s.view_distance,
-                    min(s.view_distance, s.cloak_reveal_distance),
-                    math.sin(half),
-                    math.cos(half + 1e-6) if half + 1e-6 < math.pi else -1.0,
-                ),
-                strict=True,
-            ):
-                column.append(value)
-            own.append(ids.get(o.id, -1))
-            team.append(teams.setdefault(o.team, len(teams)))
-        x, y, fx, fy, halves, cos_half, reach, cloak, sin_half, inside = (
-            np.array(c, np.float64) for c in columns
-        )
-        self.x, self.y, self.fx, self.fy = x, y, fx, fy
-        self.half, self.cos_half, self.reach, self.cloak_reach = halves, cos_half, reach, cloak
-        self.sin_half, self.inside = sin_half, inside
-        self.all_around: Bools = halves >= math.pi
-        self.own: Ints = np.array(own, np.int64)
-        self.team: Ints = np.array(team, np.int64)
+            if kinds.setdefault(id(o.senses), len(kinds)) == len(senses):
+                senses.append(o.senses)
+        kind = _ints([kinds[id(o.senses)] for o in observers])
+        sizes = np.array([_sizes(s) for s in senses], np.float64).reshape(-1, 6).take(kind, axis=0)
+        self.half, self.cos_half, self.sin_half = sizes[:, 0], sizes[:, 1], sizes[:, 2]
+        self.inside, self.reach, self.cloak_reach = sizes[:, 3], sizes[:, 4], sizes[:, 5]
+        self.all_around: Bools = self.half >= math.pi
 
 
-def _observer_arrays(observers: Sequence[Observer], bodies: Sequence[Body]) -> _Observers:
-    return _Observers(observers, bodies)
-
-
-class _Bodies:
-    """The bodies as arrays, by their index, and their order in the strips (``order``: the
-    index of the body at each place of the strips, row by row, by x within a row)."""
-
-    __slots__ = ("cloaked", "code", "disguised", "id_rank", "order", "team", "x", "y")
-
-    def __init__(self, bodies: Sequence[Body], teams: dict[str, int]) -> None:
-        ids: dict[str, int] = {}
-        self.x: Floats = np.array([b.position[0] for b in bodies], np.float64)
-        self.y: Floats = np.array([b.position[1] for b in bodies], np.float64)
-        self.code: Ints = np.array([ids.setdefault(b.id, len(ids)) for b in bodies], np.int64)
-        self.team: Ints = np.array([teams.setdefault(b.team, len(teams)) for b in bodies], np.int64)
-        self.cloaked: Bools = np.array([b.cloaked for b in bodies], np.bool_)
-        self.disguised: Bools = np.array([b.disguised for b in bodies], np.bool_)
-        # Sightings sort by id as Python compares strings: each id's place among them.
-        rank = {name: place for place, name in enumerate(sorted(ids))}
-        self.id_rank: Ints = np.array([rank[b.id] for b in bodies], np.int64)
-        self.order: Ints = np.zeros(0, np.int64)
-
-
-def _body_arrays(bodies: Sequence[Body], teams: dict[str, int]) -> _Bodies:
-    return _Bodies(bodies, teams)
+def _sizes(senses: Senses) -> tuple[float, float, float, float, float, float]:
+    """What ``_Eye`` works out from the senses: half the view angle, its cosine and sine, the
+    cosine of a hair more (``view_box``'s), the reach and the reach for a cloaked body."""
+    half = senses.view_angle / 2.0
+    return (
+        half,
+        math.cos(half),
+        math.sin(half),
+        math.cos(half + 1e-6) if half + 1e-6 < math.pi else -1.0,
+        senses.view_distance,
+        min(senses.view_distance, senses.cloak_reveal_distance),
+    )
 
 
 def _ranges(starts: Ints, counts: Ints) -> tuple[Ints, Ints]:
     """Every element of the ranges ``[start, start + count)``: which range it is in, and it."""
     owner = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
     first = np.cumsum(counts) - counts
-    return owner, np.arange(owner.size, dtype=np.int64) - first[owner] + starts[owner]
+    return owner, np.arange(owner.size, dtype=np.int64) - first.take(owner) + starts.take(owner)
 
 
 def _view_boxes(obs: _Observers) -> tuple[Floats, Floats, Floats, Floats]:
     """``_Eye.view_box`` of every observer, the same formula: a box holding its view cone."""
     pad = 1e-3 * (1.0 + obs.reach)
     reach = obs.reach + pad
-    fx, fy, c = obs.fx, obs.fy, obs.cos_half
-    s = obs.sin_half
+    fx, fy, c, s = obs.fx, obs.fy, obs.cos_half, obs.sin_half
     e0, e1 = (fx * c + fy * s) * reach, (fy * c - fx * s) * reach
     f0, f1 = (fx * c - fy * s) * reach, (fy * c + fx * s) * reach
     x0 = np.minimum(np.minimum(0.0, e0), f0)
@@ -209,31 +215,41 @@ def _view_boxes(obs: _Observers) -> tuple[Floats, Floats, Floats, Floats]:
     )
 
 
-def _candidates(obs: _Observers, body: _Bodies, height: float) -> tuple[Ints, Ints]:
-    """The pairs (observer, place in the strips) of every body in the strips an observer's
-    view box spans with its x in the box: those the plain path meets, in its order (observer
-    by observer, strip by strip, by x), and perhaps a few more (never fewer).
+class _Strips:
+    """Points in horizontal strips of one height, each strip by x (ties in the points'
+    order), searched for all boxes at once: the plain path's ``_Strips`` and ``_NoiseStrips``.
 
-    The strips are searched as one sorted array: a body's key is its strip's number times a
-    width larger than the bodies' spread in x, plus its x less the smallest x. Rounding is
-    monotone, so a key keeps the order of x within a strip, and strips never mix."""
-    row = np.floor(body.y / height).astype(np.int64)
-    order = np.lexsort((body.x, row))  # stable: by index among equal places
-    body.order = order
-    low_row, high_row = int(row.min()), int(row.max())
-    left = float(body.x.min())
-    width = math.floor(float(body.x.max()) - left) + 2
-    keys = (row[order] - low_row) * float(width) + (body.x[order] - left)
-    x0, y0, x1, y1 = _view_boxes(obs)
-    first = np.maximum(np.floor(y0 / height).astype(np.int64), low_row)
-    last = np.minimum(np.floor(y1 / height).astype(np.int64), high_row)
-    looker, strip = _ranges(first, np.maximum(last - first + 1, 0))
-    base = (strip - low_row) * float(width)
-    top = width - 1.0
-    lo = np.searchsorted(keys, base + np.clip(x0[looker] - left, 0.0, top), "left")
-    hi = np.searchsorted(keys, base + np.clip(x1[looker] - left, -0.5, top), "right")
-    owner, place = _ranges(lo, np.maximum(hi - lo, 0))
-    return looker[owner], place
+    ``order`` is the number of the point at each place, strip by strip. The strips are one
+    sorted array of keys: a point's strip's number times a width larger than the points'
+    spread in x, plus its x less the smallest x. Rounding is monotone, so the keys keep the
+    order of x within a strip, and strips never mix."""
+
+    __slots__ = ("height", "keys", "left", "low", "order", "rows", "width")
+
+    def __init__(self, xs: Floats, ys: Floats, height: float) -> None:
+        self.height = height
+        row = np.floor(ys / height).astype(np.int64)
+        self.order: Ints = np.lexsort((xs, row))  # stable: by number among equal places
+        self.low, self.rows = int(row.min()), int(row.max()) - int(row.min()) + 1
+        self.left = float(xs.min())
+        self.width = float(math.floor(float(xs.max()) - self.left) + 2)
+        self.keys: Floats = (row[self.order] - self.low) * self.width + (xs[self.order] - self.left)
+
+    def in_boxes(self, x0: Floats, y0: Floats, x1: Floats, y1: Floats) -> tuple[Ints, Ints]:
+        """Every pair (box, place) of a point in a strip the box spans with its x in the
+        box's (and perhaps a few more, never fewer), box by box, strip by strip, by x."""
+        height, low = self.height, self.low
+        first = np.maximum(np.floor(y0 / height).astype(np.int64) - low, 0)
+        last = np.minimum(np.floor(y1 / height).astype(np.int64) - low, self.rows - 1)
+        box, strip = _ranges(first, np.maximum(last - first + 1, 0))
+        base = strip * self.width
+        top = self.width - 1.0
+        lo = np.searchsorted(self.keys, base + np.clip(x0.take(box) - self.left, 0.0, top), "left")
+        hi = np.searchsorted(
+            self.keys, base + np.clip(x1.take(box) - self.left, -0.5, top), "right"
+        )
+        owner, place = _ranges(lo, np.maximum(hi - lo, 0))
+        return box.take(owner), place
 
 
 def _visible_pairs(
@@ -249,12 +265,12 @@ def _visible_pairs(
     """Which pairs pass the plain path's range, cone, self and cloak tests (walls aside)."""
     d = np.sqrt(dx * dx + dy * dy)
     border = _BORDER * (1.0 + d)
-    reach, cloak = obs.reach[who], obs.cloak_reach[who]
-    dot = dx * obs.fx[who] + dy * obs.fy[who]  # the plain path's operations, in its order
-    edge = d * obs.cos_half[who] - 1e-9
-    cone = ~obs.all_around[who] & ((dx != 0.0) | (dy != 0.0))
-    hidden = body.cloaked[number] & (body.team[number] != obs.team[who])
-    own = body.code[number] == obs.own[who]
+    reach, cloak = obs.reach.take(who), obs.cloak_reach.take(who)
+    dot = dx * obs.fx.take(who) + dy * obs.fy.take(who)  # the plain path's operations, in its order
+    edge = d * obs.cos_half.take(who) - 1e-9
+    cone = ~obs.all_around.take(who) & ((dx != 0.0) | (dy != 0.0))
+    hidden = body.cloaked.take(number) & (body.team.take(number) != obs.team.take(who))
+    own = body.code.take(number) == obs.own.take(who)
     out = (d > reach + border) | (cone & (dot < edge - border)) | (hidden & (d > cloak + border))
     sure = (
         (d < reach - border)
@@ -298,11 +314,11 @@ def _clear_lines(
     new = np.flatnonzero(known == 2)
     if new.size:
         # One test per line, however many pairs ask it (bodies sharing a spot).
-        learnt, first, again = np.unique(keys[new], return_index=True, return_inverse=True)
-        pick = new[first]
+        learnt, first, again = np.unique(keys.take(new), return_index=True, return_inverse=True)
+        pick = new.take(first)
         lines = np.empty((pick.size, 4), np.float64)
-        lines[:, 0], lines[:, 1] = obs.x[who[pick]], obs.y[who[pick]]
-        lines[:, 2], lines[:, 3] = body.x[number[pick]], body.y[number[pick]]
+        lines[:, 0], lines[:, 1] = obs.x.take(who.take(pick)), obs.y.take(who.take(pick))
+        lines[:, 2], lines[:, 3] = body.x.take(number.take(pick)), body.y.take(number.take(pick))
         clear, mirrored = _test_lines(memory.grid, lines)
         known[new] = clear[again.reshape(-1)]
         back = (learnt[mirrored] & 0xFFFFFFFF) << 32 | (learnt[mirrored] >> 32)
@@ -344,21 +360,21 @@ class _LineMemory:
         numbers = self.numbers
         keys: list[bytes] = points.view("V16").ravel().tolist()
         found = [numbers.setdefault(key, len(numbers)) for key in keys]
-        return np.array(found, np.int64)
+        return _ints(found)
 
     def recall(self, keys: Ints) -> npt.NDArray[np.int8]:
         """1 for a line known clear, 0 known blocked, 2 unknown."""
         known = np.full(keys.size, 2, np.int8)
         if self.keys.size:
             place = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
-            hit = self.keys[place] == keys
+            hit = self.keys.take(place) == keys
             known[hit] = self.answers[place[hit]]
         return known
 
     def learn(self, keys: Ints, answers: Bools) -> None:
         """Remember new lines (unknown so far; a line and its mirror may both come)."""
         keys, first = np.unique(keys, return_index=True)
-        answers = answers[first]
+        answers = answers.take(first)
         self.tested += int(keys.size)
         if self.keys.size + keys.size > self.limit:
             self._forget(keys.size)
@@ -467,34 +483,34 @@ def _test_lines(grid: _WallGrid, lines: Floats) -> tuple[Bools, Bools]:
     c1 = np.minimum(np.floor((rx + _PAD) / size).astype(np.int64), cx0 + columns - 1)
     line, column = _ranges(c0, np.maximum(c1 - c0 + 1, 0))
     # The piece of each line in each of its columns, and that piece's box, padded.
-    lq, lr = qx[line], rx[line]
+    lq, lr = qx.take(line), rx.take(line)
     x_from = np.maximum(lq, column * size)
     x_to = np.minimum(lr, (column + 1) * size)
-    y_from = qy[line] + slope[line] * (x_from - lq)
-    y_to = qy[line] + slope[line] * (x_to - lq)
-    wide = whole[line]
+    y_from = qy.take(line) + slope.take(line) * (x_from - lq)
+    y_to = qy.take(line) + slope.take(line) * (x_to - lq)
+    wide = whole.take(line)
     left = np.where(wide, lq, x_from) - _PAD
     right = np.where(wide, lr, x_to) + _PAD
-    low = np.where(wide, low_y[line], np.minimum(y_from, y_to)) - _PAD
-    high = np.where(wide, high_y[line], np.maximum(y_from, y_to)) + _PAD
+    low = np.where(wide, low_y.take(line), np.minimum(y_from, y_to)) - _PAD
+    high = np.where(wide, high_y.take(line), np.maximum(y_from, y_to)) + _PAD
     r0 = np.maximum(np.floor(low / size).astype(np.int64), cy0)
     r1 = np.minimum(np.floor(high / size).astype(np.int64), cy0 + rows - 1)
     piece, row = _ranges(r0, np.maximum(r1 - r0 + 1, 0))
-    cell = (column[piece] - cx0) * rows + (row - cy0)
-    first = grid.start[cell]
+    cell = (column.take(piece) - cx0) * rows + (row - cy0)
+    first = grid.start.take(cell)
     owner, place = _ranges(first, grid.start[cell + 1] - first)
-    piece = piece[owner]
-    walls = grid.data[place]
+    piece = piece.take(owner)
+    walls = grid.data.take(place, axis=0)
     meets = ~(
-        (walls[:, 0] > right[piece])
-        | (walls[:, 2] < left[piece])
-        | (walls[:, 1] > high[piece])
-        | (walls[:, 3] < low[piece])
+        (walls[:, 0] > right.take(piece))
+        | (walls[:, 2] < left.take(piece))
+        | (walls[:, 1] > high.take(piece))
+        | (walls[:, 3] < low.take(piece))
     )
     line = line[piece[meets]]
     walls = walls[meets]
     px, py, wqx, wqy, wx, wy = (walls[:, k] for k in range(4, 10))
-    a_x, a_y, b_x, b_y = ax[line], ay[line], bx[line], by[line]
+    a_x, a_y, b_x, b_y = ax.take(line), ay.take(line), bx.take(line), by.take(line)
     sx, sy = b_x - a_x, b_y - a_y
     d1 = wx * (a_y - py) - wy * (a_x - px)
     d2 = wx * (b_y - py) - wy * (b_x - px)
@@ -508,9 +524,9 @@ def _test_lines(grid: _WallGrid, lines: Floats) -> tuple[Bools, Bools]:
     near = np.flatnonzero((np.abs(d1) <= eps) | (np.abs(d2) <= eps) | (a3 <= eps) | (a4 <= eps))
     if near.size:  # touching or collinear: the rest of the test, on these pairs alone
         hit[near] = _touching(
-            (a_x[near], a_y[near], b_x[near], b_y[near]),
-            (px[near], py[near], wqx[near], wqy[near]),
-            (d1[near], d2[near], d3[near], d4[near]),
+            (a_x.take(near), a_y.take(near), b_x.take(near), b_y.take(near)),
+            (px.take(near), py.take(near), wqx.take(near), wqy.take(near)),
+            (d1.take(near), d2.take(near), d3.take(near), d4.take(near)),
         )
     # The line back computes d3 and d4 from its other end: the same answer unless one of them
     # lies within a rounding error of the epsilon (the doubt of SightIndex._test).
@@ -539,21 +555,20 @@ def _sightings(
 ) -> dict[str, list[SeenBody]]:
     """Every observer's :data:`~warband.world.perception.SeenBody` list from its pairs seen
     (in the order found): the plain path's tuples, sorted as it sorts them."""
-    distances: Floats = np.array(list(map(math.hypot, dx.tolist(), dy.tolist())), np.float64)
+    distances = _floats(map(math.hypot, dx.tolist(), dy.tolist()))
     group = np.searchsorted(who, np.arange(len(observers) + 1, dtype=np.int64))
-    found = np.arange(who.size, dtype=np.int64) - group[who]
-    team, looker = body.team[number], obs.team[who]
-    seen_as = np.where(body.disguised[number] & (team != looker), looker, team)
-    by = np.lexsort((found, body.id_rank[number], distances, who))
-    names = list(obs.team_codes)
-    ids = [b.id for b in bodies]
-    numbers = number[by].tolist()
+    found = np.arange(who.size, dtype=np.int64) - group.take(who)
+    team, looker = body.team.take(number), obs.team.take(who)
+    seen_as = np.where(body.disguised.take(number) & (team != looker), looker, team)
+    by = np.lexsort((found, body.id_rank.take(number), distances, who))
+    names = list(body.codes)
+    numbers = number.take(by).tolist()
     seen = list(
         zip(
-            distances[by].tolist(),
-            [ids[n] for n in numbers],
-            found[by].tolist(),
-            [names[t] for t in seen_as[by].tolist()],
+            distances.take(by).tolist(),
+            map([b.id for b in bodies].__getitem__, numbers),
+            found.take(by).tolist(),
+            map(names.__getitem__, seen_as.take(by).tolist()),
             numbers,
             strict=True,
         )
@@ -589,3 +604,76 @@ def _touching(
         | ((np.abs(d3) <= eps) & on(ax, ay, bx, by, px, py))
         | ((np.abs(d4) <= eps) & on(ax, ay, bx, by, qx, qy))
     )
+
+
+def hearings_batch(
+    observers: Sequence[Observer], noises: Sequence[Noise]
+) -> dict[str, list[HeardNoise]] | None:
+    """The answer of :func:`~warband.world.perception.hearings`, or None when a coordinate is
+    too large for the numpy path. ``observers`` and ``noises`` must not be empty.
+
+    The candidates are the noises of each loudness in the strips the plain path makes for that
+    loudness, inside the square around a listener its reach spans; a pair is heard when its
+    distance is at most the listener's hearing radius times the loudness (numpy's distance
+    away from that border, ``math.hypot``'s near it, as for sight)."""
+    codes: dict[str, int] = {}
+    number = codes.setdefault
+    x = _floats([o.position[0] for o in observers])
+    y = _floats([o.position[1] for o in observers])
+    radius = _floats([o.senses.hearing_radius for o in observers])
+    own = _ints([number(o.id, len(codes)) for o in observers])
+    nx = _floats([n.position[0] for n in noises])
+    ny = _floats([n.position[1] for n in noises])
+    source = _ints([number(n.source, len(codes)) for n in noises])
+    if not (_fits(x, y) and _fits(nx, ny)):
+        return None
+    hearing = max(o.senses.hearing_radius for o in observers)
+    by_loudness: dict[float, list[int]] = {}
+    for i, noise in enumerate(noises):
+        by_loudness.setdefault(noise.loudness, []).append(i)
+    listeners: list[Ints] = []
+    heard: list[Ints] = []
+    for loudness, members in by_loudness.items():
+        group = np.array(members, np.int64)
+        reach = radius * loudness
+        wide = reach + _PAD
+        strips = _Strips(nx.take(group), ny.take(group), max(hearing * loudness, 1.0))
+        who, place = strips.in_boxes(x - wide, y - wide, x + wide, y + wide)
+        which = group[strips.order.take(place)]
+        dx, dy = nx.take(which) - x.take(who), ny.take(which) - y.take(who)
+        d = np.sqrt(dx * dx + dy * dy)
+        border = _BORDER * (1.0 + d)
+        limit = reach.take(who)
+        keep = (d < limit - border) & (source.take(which) != own.take(who))
+        for pair in np.flatnonzero(
+            (np.abs(d - limit) <= border) & (source.take(which) != own.take(who))
+        ):
+            keep[pair] = math.hypot(float(dx[pair]), float(dy[pair])) <= float(limit[pair])
+        listeners.append(who[keep])
+        heard.append(which[keep])
+    who, which = np.concatenate(listeners), np.concatenate(heard)
+    dx, dy = nx.take(which) - x.take(who), ny.take(which) - y.take(who)
+    distances = _floats(map(math.hypot, dx.tolist(), dy.tolist()))
+    sources, kinds = [n.source for n in noises], [n.kind for n in noises]
+    source_rank = _ranks(sources)
+    kind_rank = _ranks(kinds)
+    by = np.lexsort((which, kind_rank.take(which), source_rank.take(which), distances, who))
+    which = which.take(by)
+    numbers = which.tolist()
+    found = list(
+        zip(
+            distances.take(by).tolist(),
+            map(sources.__getitem__, numbers),
+            map(kinds.__getitem__, numbers),
+            numbers,
+            strict=True,
+        )
+    )
+    edges = np.searchsorted(who.take(by), np.arange(len(observers) + 1, dtype=np.int64)).tolist()
+    return {o.id: found[edges[i] : edges[i + 1]] for i, o in enumerate(observers)}
+
+
+def _ranks(names: list[str]) -> Ints:
+    """Each name's place among the names, in Python's order of strings."""
+    rank = {name: place for place, name in enumerate(sorted(set(names)))}
+    return _ints([rank[n] for n in names])

@@ -618,14 +618,26 @@ HeardNoise: TypeAlias = tuple[float, str, str, int]
 of the noise)``; a list of them sorts as :func:`hear` sorts."""
 
 
-def hearings(observers: Sequence[Observer], noises: Sequence[Noise]) -> dict[str, list[HeardNoise]]:
+def hearings(
+    observers: Sequence[Observer], noises: Sequence[Noise], *, batch: bool | None = None
+) -> dict[str, list[HeardNoise]]:
     """:func:`hear_all` without building a :class:`Hearing` per pair: for every observer, the
     noises it hears in :func:`hear`'s order (by distance, source and kind, ties in the order
-    of ``noises``)."""
+    of ``noises``).
+
+    ``batch`` chooses the numpy path (True) or the Python one (False), as for
+    :func:`sight_lines` (by default numpy from :data:`BATCH_PAIRS` listener-noise pairs); both
+    give the same answer, bit for bit."""
     if not observers:
         return {}
     if not noises:
         return {o.id: [] for o in observers}
+    if batch if batch is not None else len(observers) * len(noises) >= BATCH_PAIRS:
+        from ._sight_batch import hearings_batch
+
+        found = hearings_batch(observers, noises)
+        if found is not None:
+            return found
     hearing = max(o.senses.hearing_radius for o in observers)
     by_loudness: dict[float, list[tuple[float, float, str, str, int]]] = {}
     for number, noise in enumerate(noises):
