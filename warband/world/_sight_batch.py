@@ -308,6 +308,7 @@ def _clear_lines(
     """Whether each pair's sight line is clear: from the index's batch memory, else tested here
     (and remembered)."""
     memory = _memory(index)
+    memory.tidy()
     start, end = memory.spots(obs.x, obs.y)[who], memory.spots(body.x, body.y)[number]
     keys = (start << 32) | end
     known = memory.recall(keys)
@@ -320,6 +321,7 @@ def _clear_lines(
         lines[:, 0], lines[:, 1] = obs.x.take(who.take(pick)), obs.y.take(who.take(pick))
         lines[:, 2], lines[:, 3] = body.x.take(number.take(pick)), body.y.take(number.take(pick))
         clear, mirrored = _test_lines(memory.grid, lines)
+        memory.tested += pick.size
         known[new] = clear[again.reshape(-1)]
         back = (learnt[mirrored] & 0xFFFFFFFF) << 32 | (learnt[mirrored] >> 32)
         memory.learn(np.concatenate([learnt, back]), np.concatenate([clear, clear[mirrored]]))
@@ -335,7 +337,8 @@ class _LineMemory:
     of entries. Here a spot (its coordinates' bytes) is numbered once, a line is the pair of
     numbers in one int64, and the lines known are one sorted array: a tick's lookups are one
     binary search over all its pairs. At ``cache_limit`` lines the older half is forgotten,
-    as in the index, and the spots no line still uses with it."""
+    as in the index (:meth:`learn`), and the spots no line uses once they outnumber that
+    (:meth:`tidy`)."""
 
     __slots__ = ("answers", "born", "grid", "keys", "lessons", "limit", "numbers", "tested")
 
@@ -372,35 +375,41 @@ class _LineMemory:
         return known
 
     def learn(self, keys: Ints, answers: Bools) -> None:
-        """Remember new lines (unknown so far; a line and its mirror may both come)."""
+        """Remember new lines (unknown so far; a line and its mirror may both come): the older
+        half of the memory is forgotten first when they would not fit (at least as many as
+        come), and a tick bringing more than the whole memory holds keeps that many."""
         keys, first = np.unique(keys, return_index=True)
         answers = answers.take(first)
-        self.tested += int(keys.size)
-        if self.keys.size + keys.size > self.limit:
-            self._forget(keys.size)
+        if keys.size > self.limit:
+            keys, answers = keys[: self.limit], answers[: self.limit]
+        size = self.keys.size
+        if size + keys.size > self.limit:
+            drop = min(size, max(size // 2 + 1, size + keys.size - self.limit))
+            keep = np.sort(np.argsort(self.born, kind="stable")[drop:])
+            self.keys, self.answers = self.keys.take(keep), self.answers.take(keep)
+            self.born = self.born.take(keep)
         place = np.searchsorted(self.keys, keys)
         self.keys = np.insert(self.keys, place, keys)
         self.answers = np.insert(self.answers, place, answers)
         self.born = np.insert(self.born, place, self.lessons)
         self.lessons += 1
 
-    def _forget(self, coming: int) -> None:
-        """Forget the older half (at least enough for ``coming`` more), then the spots no line
-        remembered uses: numbers are given again, in the order of the spots' first use."""
-        size = self.keys.size
-        drop = min(size, max(size // 2 + 1, size + coming - self.limit))
-        keep = np.sort(np.argsort(self.born, kind="stable")[drop:])
-        keys = self.keys[keep]
+    def tidy(self) -> None:
+        """Before a tick numbers its spots: when the spots outnumber the lines the memory may
+        hold, forget the spots no line remembered uses, and number the rest again."""
+        if len(self.numbers) <= self.limit:
+            return
+        keys = self.keys
         used, compact = np.unique(
             np.concatenate([keys >> 32, keys & 0xFFFFFFFF]), return_inverse=True
         )
         renumber = dict(zip(used.tolist(), range(used.size), strict=True))
         self.numbers = {spot: renumber[n] for spot, n in self.numbers.items() if n in renumber}
         halves = compact.reshape(2, -1)
-        order = np.argsort((halves[0] << 32) | halves[1])
-        self.keys = ((halves[0] << 32) | halves[1])[order]
-        self.answers = self.answers[keep][order]
-        self.born = self.born[keep][order]
+        keys = (halves[0] << 32) | halves[1]
+        order = np.argsort(keys)
+        self.keys, self.answers = keys.take(order), self.answers.take(order)
+        self.born = self.born.take(order)
 
 
 _MEMORIES: WeakKeyDictionary[SightIndex, _LineMemory] = WeakKeyDictionary()

@@ -466,7 +466,11 @@ class SightIndex:
 
 
 def perceive(
-    observers: Sequence[Observer], bodies: Sequence[Body], walls: SightIndex | Sequence[Segment]
+    observers: Sequence[Observer],
+    bodies: Sequence[Body],
+    walls: SightIndex | Sequence[Segment],
+    *,
+    batch: bool | None = None,
 ) -> dict[str, list[Sighting]]:
     """What every observer sees, looking up candidates in strips of bodies sorted by x and
     walls in a :class:`SightIndex`.
@@ -474,10 +478,11 @@ def perceive(
     Same contract and same result as :func:`perceive_all_pairs` (the same arithmetic on the
     same numbers, on fewer pairs); ``walls`` may be a prebuilt :class:`SightIndex` (build it
     once per map and keep it: walls do not move, and it remembers answers) or a plain list.
+    ``batch`` chooses numpy or Python as in :func:`sight_lines`.
     """
     return {
         observer: [Sighting(s[1], s[3], bodies[s[4]].position, s[0]) for s in seen]
-        for observer, seen in sight_lines(observers, bodies, walls).items()
+        for observer, seen in sight_lines(observers, bodies, walls, batch=batch).items()
     }
 
 
@@ -603,13 +608,15 @@ def hear(observer: Observer, noises: Iterable[Noise]) -> list[Hearing]:
     return sorted(heard, key=lambda h: (h.distance, h.source, h.kind))
 
 
-def hear_all(observers: Sequence[Observer], noises: Sequence[Noise]) -> dict[str, list[Hearing]]:
+def hear_all(
+    observers: Sequence[Observer], noises: Sequence[Noise], *, batch: bool | None = None
+) -> dict[str, list[Hearing]]:
     """What every observer hears; the same answer as :func:`hear` per observer, but noises are
     looked up in strips per loudness, so many listeners and many faint noises (footsteps) stay
-    cheap."""
+    cheap. ``batch`` chooses numpy or Python as in :func:`hearings`."""
     return {
         listener: [Hearing(kind, noises[i].position, source, d) for d, source, kind, i in heard]
-        for listener, heard in hearings(observers, noises).items()
+        for listener, heard in hearings(observers, noises, batch=batch).items()
     }
 
 
