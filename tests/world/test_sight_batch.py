@@ -31,6 +31,7 @@ from warband.world.perception import (
     SightIndex,
     hear,
     hear_all,
+    heard_numbers,
     hearings,
     perceive,
     perceive_all_pairs,
@@ -155,6 +156,9 @@ def test_a_crowded_world_sees_and_hears_alike_by_numpy_and_by_python_tick_after_
         assert sight_lines(eyes, bodies, plain, batch=False) == seen
         assert list(seen) == [e.id for e in eyes]
         assert hearings(eyes, noises, batch=False) == heard
+        numbers = {listener: [h[3] for h in found] for listener, found in heard.items()}
+        assert heard_numbers(eyes, noises, batch=True) == numbers
+        assert heard_numbers(eyes, noises, batch=False) == numbers
         compared += sum(map(len, seen.values())) + sum(map(len, heard.values()))
     assert compared > 1000  # a crowd that saw and heard plenty
 

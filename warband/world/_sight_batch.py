@@ -569,7 +569,9 @@ def _sightings(
     found = np.arange(who.size, dtype=np.int64) - group.take(who)
     team, looker = body.team.take(number), obs.team.take(who)
     seen_as = np.where(body.disguised.take(number) & (team != looker), looker, team)
-    by = np.lexsort((found, body.id_rank.take(number), distances, who))
+    # Ties in distance go by id, then by the order found: one key (never above a few million).
+    after = body.id_rank.take(number) * (int(found.max(initial=0)) + 1) + found
+    by = np.lexsort((after, distances, who))
     names = list(body.codes)
     numbers = number.take(by).tolist()
     seen = list(
@@ -619,7 +621,45 @@ def hearings_batch(
     observers: Sequence[Observer], noises: Sequence[Noise]
 ) -> dict[str, list[HeardNoise]] | None:
     """The answer of :func:`~warband.world.perception.hearings`, or None when a coordinate is
-    too large for the numpy path. ``observers`` and ``noises`` must not be empty.
+    too large for the numpy path. ``observers`` and ``noises`` must not be empty."""
+    heard = _heard(observers, noises)
+    if heard is None:
+        return None
+    edges, which, distances = heard
+    numbers = which.tolist()
+    sources, kinds = [n.source for n in noises], [n.kind for n in noises]
+    found = list(
+        zip(
+            distances.tolist(),
+            map(sources.__getitem__, numbers),
+            map(kinds.__getitem__, numbers),
+            numbers,
+            strict=True,
+        )
+    )
+    return {o.id: found[edges[i] : edges[i + 1]] for i, o in enumerate(observers)}
+
+
+def heard_numbers_batch(
+    observers: Sequence[Observer], noises: Sequence[Noise]
+) -> dict[str, list[int]] | None:
+    """The answer of :func:`~warband.world.perception.heard_numbers`, or None when a
+    coordinate is too large for the numpy path. ``observers`` and ``noises`` must not be
+    empty."""
+    heard = _heard(observers, noises)
+    if heard is None:
+        return None
+    edges, which, _ = heard
+    numbers = which.tolist()
+    return {o.id: numbers[edges[i] : edges[i + 1]] for i, o in enumerate(observers)}
+
+
+def _heard(
+    observers: Sequence[Observer], noises: Sequence[Noise]
+) -> tuple[list[int], Ints, Floats] | None:
+    """Every listener's noises heard in :func:`~warband.world.perception.hear`'s order: the
+    noises' numbers and distances, listener after listener (listener ``i``'s from
+    ``edges[i]`` to ``edges[i + 1]``); None when a coordinate is too large for numpy.
 
     The candidates are the noises of each loudness in the strips the plain path makes for that
     loudness, inside the square around a listener its reach spans; a pair is heard when its
@@ -643,43 +683,34 @@ def hearings_batch(
     listeners: list[Ints] = []
     heard: list[Ints] = []
     for loudness, members in by_loudness.items():
-        group = np.array(members, np.int64)
+        group = _ints(members)
         reach = radius * loudness
         wide = reach + _PAD
         strips = _Strips(nx.take(group), ny.take(group), max(hearing * loudness, 1.0))
         who, place = strips.in_boxes(x - wide, y - wide, x + wide, y + wide)
-        which = group[strips.order.take(place)]
+        which = group.take(strips.order.take(place))
         dx, dy = nx.take(which) - x.take(who), ny.take(which) - y.take(who)
         d = np.sqrt(dx * dx + dy * dy)
         border = _BORDER * (1.0 + d)
         limit = reach.take(who)
-        keep = (d < limit - border) & (source.take(which) != own.take(who))
-        for pair in np.flatnonzero(
-            (np.abs(d - limit) <= border) & (source.take(which) != own.take(who))
-        ):
+        other = source.take(which) != own.take(who)
+        keep = (d < limit - border) & other
+        for pair in np.flatnonzero((np.abs(d - limit) <= border) & other):
             keep[pair] = math.hypot(float(dx[pair]), float(dy[pair])) <= float(limit[pair])
         listeners.append(who[keep])
         heard.append(which[keep])
     who, which = np.concatenate(listeners), np.concatenate(heard)
     dx, dy = nx.take(which) - x.take(who), ny.take(which) - y.take(who)
     distances = _floats(map(math.hypot, dx.tolist(), dy.tolist()))
-    sources, kinds = [n.source for n in noises], [n.kind for n in noises]
-    source_rank = _ranks(sources)
-    kind_rank = _ranks(kinds)
-    by = np.lexsort((which, kind_rank.take(which), source_rank.take(which), distances, who))
-    which = which.take(by)
-    numbers = which.tolist()
-    found = list(
-        zip(
-            distances.take(by).tolist(),
-            map(sources.__getitem__, numbers),
-            map(kinds.__getitem__, numbers),
-            numbers,
-            strict=True,
-        )
+    # hear()'s order after the distance: source, kind, then the noises' order, as one key.
+    source_rank = _ranks([n.source for n in noises])
+    kind_rank = _ranks([n.kind for n in noises])
+    after = (source_rank * (int(kind_rank.max()) + 1) + kind_rank) * len(noises) + _ints(
+        range(len(noises))
     )
-    edges = np.searchsorted(who.take(by), np.arange(len(observers) + 1, dtype=np.int64)).tolist()
-    return {o.id: found[edges[i] : edges[i + 1]] for i, o in enumerate(observers)}
+    by = np.lexsort((after.take(which), distances, who))
+    edges = np.searchsorted(who.take(by), np.arange(len(observers) + 1, dtype=np.int64))
+    return edges.tolist(), which.take(by), distances.take(by)
 
 
 def _ranks(names: list[str]) -> Ints:

@@ -658,6 +658,27 @@ def hearings(
     return {observer.id: _heard_by(observer, groups) for observer in observers}
 
 
+def heard_numbers(
+    observers: Sequence[Observer], noises: Sequence[Noise], *, batch: bool | None = None
+) -> dict[str, list[int]]:
+    """:func:`hearings` with the noises' indices alone (what a world's percepts are made of):
+    for every observer, the index of each noise it hears, in :func:`hear`'s order."""
+    if (
+        observers
+        and noises
+        and (batch if batch is not None else len(observers) * len(noises) >= BATCH_PAIRS)
+    ):
+        from ._sight_batch import heard_numbers_batch
+
+        found = heard_numbers_batch(observers, noises)
+        if found is not None:
+            return found
+    return {
+        listener: [h[3] for h in heard]
+        for listener, heard in hearings(observers, noises, batch=False).items()
+    }
+
+
 class _NoiseStrips:
     """The noises of one loudness in horizontal strips as high as the farthest they carry,
     each strip sorted by x: the noises near a listener are two bisections in two or three
