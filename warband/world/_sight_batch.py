@@ -28,7 +28,6 @@ pay for it, never by ``import warband`` nor by an agent's process.
 from __future__ import annotations
 
 import math
-from array import array
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 from weakref import WeakKeyDictionary
@@ -87,20 +86,20 @@ def _fits(xs: Floats, ys: Floats) -> bool:
     return bool(np.all(np.abs(xs) <= _LARGEST) and np.all(np.abs(ys) <= _LARGEST))
 
 
-# Python values into arrays through the array module: converting a list there is a C loop,
-# where numpy's own conversion inspects every element.
+# Python values into arrays by np.fromiter with the count given: a C loop that takes each
+# value as it comes (np.array inspects every element first; the array module parses each).
 
 
-def _floats(values: Iterable[float]) -> Floats:
-    return np.frombuffer(array("d", values), np.float64)
+def _floats(values: Iterable[float], count: int = -1) -> Floats:
+    return np.fromiter(values, np.float64, len(values) if isinstance(values, list) else count)
 
 
-def _ints(values: Iterable[int]) -> Ints:
-    return np.frombuffer(array("q", values), np.int64)
+def _ints(values: Iterable[int], count: int = -1) -> Ints:
+    return np.fromiter(values, np.int64, len(values) if isinstance(values, list) else count)
 
 
-def _flags(values: Iterable[bool]) -> Bools:
-    return np.frombuffer(array("b", values), np.int8).view(np.bool_)
+def _flags(values: Iterable[bool], count: int = -1) -> Bools:
+    return np.fromiter(values, np.bool_, len(values) if isinstance(values, list) else count)
 
 
 class _Bodies:
@@ -152,8 +151,8 @@ class _Observers:
         self.y: Floats = _floats([o.position[1] for o in observers])
         headings = [o.heading for o in observers]
         # The plain path's _Eye, operation for operation (math's cos and sin, not numpy's).
-        self.fx: Floats = _floats(map(math.cos, headings))
-        self.fy: Floats = _floats(map(math.sin, headings))
+        self.fx: Floats = _floats(map(math.cos, headings), len(headings))
+        self.fy: Floats = _floats(map(math.sin, headings), len(headings))
         self.own: Ints = _ints([number(o.id, len(codes)) for o in observers])
         self.team: Ints = _ints([number(o.team, len(codes)) for o in observers])
         # By identity: hashing a dataclass is a Python call, and a world shares a few senses.
@@ -564,7 +563,7 @@ def _sightings(
 ) -> dict[str, list[SeenBody]]:
     """Every observer's :data:`~warband.world.perception.SeenBody` list from its pairs seen
     (in the order found): the plain path's tuples, sorted as it sorts them."""
-    distances = _floats(map(math.hypot, dx.tolist(), dy.tolist()))
+    distances = _floats(map(math.hypot, dx.tolist(), dy.tolist()), dx.size)
     group = np.searchsorted(who, np.arange(len(observers) + 1, dtype=np.int64))
     found = np.arange(who.size, dtype=np.int64) - group.take(who)
     team, looker = body.team.take(number), obs.team.take(who)
@@ -701,7 +700,7 @@ def _heard(
         heard.append(which[keep])
     who, which = np.concatenate(listeners), np.concatenate(heard)
     dx, dy = nx.take(which) - x.take(who), ny.take(which) - y.take(who)
-    distances = _floats(map(math.hypot, dx.tolist(), dy.tolist()))
+    distances = _floats(map(math.hypot, dx.tolist(), dy.tolist()), dx.size)
     # hear()'s order after the distance: source, kind, then the noises' order, as one key.
     source_rank = _ranks([n.source for n in noises])
     kind_rank = _ranks([n.kind for n in noises])
