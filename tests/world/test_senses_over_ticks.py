@@ -31,6 +31,8 @@ from warband.world.perception import (
     SightIndex,
     hear,
     hear_all,
+    heard_numbers,
+    hearings,
     perceive,
     perceive_all_pairs,
 )
@@ -171,6 +173,18 @@ FINE = st.tuples(
     radius=25.0,
 )
 @pytest.mark.parametrize("batch", [False, True], ids=["python", "numpy"])
+# Two noises whose distances from the listener at the origin differ in their last bit by
+# math.hypot (19.164191869212747 and ...75) and not at all by a square root of the sum of
+# squares: the nearer is made by o1, so only the distances, not the sources, order them.
+@example(
+    ticks=[
+        (
+            [(-30.0, -30.0), (-30.0, -29.5), (0.0, 0.0)],
+            [((17.969, 6.661928324441805), 1.0, "a"), ((18.125, -6.225), 1.0, "a")],
+        )
+    ],
+    radius=25.0,
+)
 def test_hearings_tick_after_tick_are_what_each_listener_hears_at_the_range_borders(
     ticks: list[tuple[list[tuple[float, float]], list[tuple[tuple[float, float], float, str]]]],
     radius: float,
@@ -189,6 +203,11 @@ def test_hearings_tick_after_tick_are_what_each_listener_hears_at_the_range_bord
         ]
 
         assert {o.id: hear(o, noises) for o in ears} == hear_all(ears, noises, batch=batch)
+        # What a world's percepts take: the indices alone, in the same order.
+        assert {
+            listener: [h[3] for h in found]
+            for listener, found in hearings(ears, noises, batch=False).items()
+        } == heard_numbers(ears, noises, batch=batch)
 
 
 @pytest.mark.parametrize("pairs", [perception.BATCH_PAIRS, 0], ids=["by size", "numpy"])

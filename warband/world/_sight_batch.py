@@ -624,8 +624,9 @@ def hearings_batch(
     heard = _heard(observers, noises)
     if heard is None:
         return None
-    edges, which, distances = heard
+    edges, which, dx, dy = heard
     numbers = which.tolist()
+    distances = _floats(map(math.hypot, dx.tolist(), dy.tolist()), dx.size)
     sources, kinds = [n.source for n in noises], [n.kind for n in noises]
     found = list(
         zip(
@@ -648,17 +649,18 @@ def heard_numbers_batch(
     heard = _heard(observers, noises)
     if heard is None:
         return None
-    edges, which, _ = heard
+    edges, which, _, _ = heard
     numbers = which.tolist()
     return {o.id: numbers[edges[i] : edges[i + 1]] for i, o in enumerate(observers)}
 
 
 def _heard(
     observers: Sequence[Observer], noises: Sequence[Noise]
-) -> tuple[list[int], Ints, Floats] | None:
+) -> tuple[list[int], Ints, Floats, Floats] | None:
     """Every listener's noises heard in :func:`~warband.world.perception.hear`'s order: the
-    noises' numbers and distances, listener after listener (listener ``i``'s from
-    ``edges[i]`` to ``edges[i + 1]``); None when a coordinate is too large for numpy.
+    noises' numbers and their offsets from the listener (``dx``, ``dy``), listener after
+    listener (listener ``i``'s from ``edges[i]`` to ``edges[i + 1]``); None when a coordinate
+    is too large for numpy.
 
     The candidates are the noises of each loudness in the strips the plain path makes for that
     loudness, inside the square around a listener its reach spans; a pair is heard when its
@@ -681,6 +683,7 @@ def _heard(
         by_loudness.setdefault(noise.loudness, []).append(i)
     listeners: list[Ints] = []
     heard: list[Ints] = []
+    near: list[Floats] = []
     for loudness, members in by_loudness.items():
         group = _ints(members)
         reach = radius * loudness
@@ -698,18 +701,34 @@ def _heard(
             keep[pair] = math.hypot(float(dx[pair]), float(dy[pair])) <= float(limit[pair])
         listeners.append(who[keep])
         heard.append(which[keep])
+        near.append(d[keep])
     who, which = np.concatenate(listeners), np.concatenate(heard)
     dx, dy = nx.take(which) - x.take(who), ny.take(which) - y.take(who)
-    distances = _floats(map(math.hypot, dx.tolist(), dy.tolist()), dx.size)
     # hear()'s order after the distance: source, kind, then the noises' order, as one key.
     source_rank = _ranks([n.source for n in noises])
     kind_rank = _ranks([n.kind for n in noises])
     after = (source_rank * (int(kind_rank.max()) + 1) + kind_rank) * len(noises) + _ints(
-        range(len(noises))
+        range(len(noises)), len(noises)
     )
-    by = np.lexsort((after.take(which), distances, who))
+    after = after.take(which)
+    distances = np.concatenate(near)
+    by = np.lexsort((after, distances, who))
+    # A listener's noises whose numpy distances lie within the border of each other may come in
+    # another order by math.hypot's (ties included): those runs take math.hypot's distances and
+    # are sorted again. The rest keep their order: a gap wider than the border separates them
+    # from every other noise, and the two distances differ by far less.
+    looker, ranked = who.take(by), distances.take(by)
+    close = (looker[1:] == looker[:-1]) & (ranked[1:] - ranked[:-1] <= _BORDER * (1.0 + ranked[1:]))
+    if close.any():
+        run = np.zeros(by.size, np.bool_)
+        run[1:] |= close
+        run[:-1] |= close
+        pick = by.compress(run)
+        exact = map(math.hypot, dx.take(pick).tolist(), dy.take(pick).tolist())
+        distances[pick] = _floats(exact, pick.size)
+        by = np.lexsort((after, distances, who))
     edges = np.searchsorted(who.take(by), np.arange(len(observers) + 1, dtype=np.int64))
-    return edges.tolist(), which.take(by), distances.take(by)
+    return edges.tolist(), which.take(by), dx.take(by), dy.take(by)
 
 
 def _ranks(names: list[str]) -> Ints:
