@@ -185,8 +185,8 @@ def _sizes(senses: Senses) -> tuple[float, float, float, float, float, float]:
 def _ranges(starts: Ints, counts: Ints) -> tuple[Ints, Ints]:
     """Every element of the ranges ``[start, start + count)``: which range it is in, and it."""
     owner = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
-    first = np.cumsum(counts) - counts
-    return owner, np.arange(owner.size, dtype=np.int64) - first.take(owner) + starts.take(owner)
+    shift = np.repeat(starts - (np.cumsum(counts) - counts), counts)
+    return owner, np.arange(owner.size, dtype=np.int64) + shift
 
 
 def _view_boxes(obs: _Observers) -> tuple[Floats, Floats, Floats, Floats]:
@@ -430,12 +430,13 @@ def lines_tested(index: SightIndex) -> int:
 
 
 class _WallGrid:
-    """The walls of an index in cells, as arrays: ``data`` holds a row per (cell, wall) pair,
-    cell by cell (a wall's padded box, its ends ``p`` and ``q``, and ``q - p``); the rows of
-    cell ``(cx, cy)`` are ``start[c]`` to ``start[c + 1]``, ``c = (cx - cx0) * rows + cy - cy0``.
+    """The walls of an index in cells, as arrays of a row per (cell, wall) pair, cell by cell:
+    ``box`` (a wall's padded box) and ``ends`` (its ends ``p`` and ``q``, and ``q - p``); the
+    rows of cell ``(cx, cy)`` are ``start[c]`` to ``start[c + 1]``, ``c = (cx - cx0) * rows + cy
+    - cy0``.
     A wall is in every cell its padded box meets, as in the index."""
 
-    __slots__ = ("data", "first", "longest", "rows", "size", "span", "start")
+    __slots__ = ("box", "ends", "first", "longest", "rows", "size", "span", "start")
 
     def __init__(self, index: SightIndex) -> None:
         self.size = size = index.cell_size
@@ -456,11 +457,12 @@ class _WallGrid:
         self.rows = self.span[1]
         cell = (cx - self.first[0]) * self.rows + (cy - self.first[1])
         by_cell = np.argsort(cell, kind="stable")
-        data = np.array(rows_of, np.float64).reshape(-1, 10)
-        self.data: Floats = data[by_cell[: data.shape[0]]]
+        data = np.array(rows_of, np.float64).reshape(-1, 10)[by_cell[: len(rows_of)]]
+        self.box: Floats = np.ascontiguousarray(data[:, :4])
+        self.ends: Floats = np.ascontiguousarray(data[:, 4:])
         cells = self.span[0] * self.rows
         self.start: Ints = np.searchsorted(
-            cell[by_cell][: data.shape[0]], np.arange(cells + 1, dtype=np.int64)
+            cell[by_cell][: len(rows_of)], np.arange(cells + 1, dtype=np.int64)
         ).astype(np.int64)
 
 
@@ -506,18 +508,20 @@ def _test_lines(grid: _WallGrid, lines: Floats) -> tuple[Bools, Bools]:
     piece, row = _ranges(r0, np.maximum(r1 - r0 + 1, 0))
     cell = (column.take(piece) - cx0) * rows + (row - cy0)
     first = grid.start.take(cell)
-    owner, place = _ranges(first, grid.start[cell + 1] - first)
-    piece = piece.take(owner)
-    walls = grid.data.take(place, axis=0)
+    walls = grid.start.take(cell + 1) - first
+    _, place = _ranges(first, walls)
+    # Each wall of a cell against the box of the piece there (repeated: cheaper than gathered);
+    # the ends of the walls that meet it are gathered next.
+    box = grid.box.take(place, axis=0)
     meets = ~(
-        (walls[:, 0] > right.take(piece))
-        | (walls[:, 2] < left.take(piece))
-        | (walls[:, 1] > high.take(piece))
-        | (walls[:, 3] < low.take(piece))
+        (box[:, 0] > np.repeat(right.take(piece), walls))
+        | (box[:, 2] < np.repeat(left.take(piece), walls))
+        | (box[:, 1] > np.repeat(high.take(piece), walls))
+        | (box[:, 3] < np.repeat(low.take(piece), walls))
     )
-    line = line[piece[meets]]
-    walls = walls[meets]
-    px, py, wqx, wqy, wx, wy = (walls[:, k] for k in range(4, 10))
+    line = np.repeat(line.take(piece), walls).compress(meets)
+    ends = grid.ends.take(place.compress(meets), axis=0)
+    px, py, wqx, wqy, wx, wy = (ends[:, k] for k in range(6))
     a_x, a_y, b_x, b_y = ax.take(line), ay.take(line), bx.take(line), by.take(line)
     sx, sy = b_x - a_x, b_y - a_y
     d1 = wx * (a_y - py) - wy * (a_x - px)
