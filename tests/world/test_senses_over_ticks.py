@@ -218,6 +218,7 @@ def test_doors_opening_and_closing_between_ticks_change_no_sight_line(
     # world's remembered sight lines stay right whichever way the doors are (and whichever
     # path the world takes: a world of 12 takes Python's by size; numpy's when told to).
     monkeypatch.setattr(perception, "BATCH_PAIRS", pairs)
+    monkeypatch.setattr(perception, "BATCH_HEARING_PAIRS", pairs or perception.BATCH_HEARING_PAIRS)
     game_map = load_map("rooms")
     spots = game_map.waypoint_ids
     rng = random.Random(7)

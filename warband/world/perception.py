@@ -494,7 +494,12 @@ found, apparent team, index of the body)``; a list of them sorts as sightings do
 BATCH_PAIRS = 4_000
 """From how many observer-body pairs (observers times bodies) :func:`sight_lines` works out a
 tick in numpy (:mod:`~warband.world._sight_batch`) rather than pair by pair in Python: below
-it, numpy's fixed costs per call weigh more than the Python they save."""
+it, numpy's fixed costs per call weigh more than the Python they save (counted on bench
+world's map: dearer at 40 entities, 1,600 pairs; cheaper at 70, 4,900)."""
+
+BATCH_HEARING_PAIRS = 8_000
+"""The same for :func:`hearings` and :func:`heard_numbers`, in listener-noise pairs (about
+even at 70 entities, 7,000 pairs; cheaper at 100, 12,000)."""
 
 
 def sight_lines(
@@ -633,13 +638,13 @@ def hearings(
     of ``noises``).
 
     ``batch`` chooses the numpy path (True) or the Python one (False), as for
-    :func:`sight_lines` (by default numpy from :data:`BATCH_PAIRS` listener-noise pairs); both
-    give the same answer, bit for bit."""
+    :func:`sight_lines` (by default numpy from :data:`BATCH_HEARING_PAIRS` listener-noise
+    pairs); both give the same answer, bit for bit."""
     if not observers:
         return {}
     if not noises:
         return {o.id: [] for o in observers}
-    if batch if batch is not None else len(observers) * len(noises) >= BATCH_PAIRS:
+    if batch if batch is not None else len(observers) * len(noises) >= BATCH_HEARING_PAIRS:
         from ._sight_batch import hearings_batch
 
         found = hearings_batch(observers, noises)
@@ -666,7 +671,7 @@ def heard_numbers(
     if (
         observers
         and noises
-        and (batch if batch is not None else len(observers) * len(noises) >= BATCH_PAIRS)
+        and (batch if batch is not None else len(observers) * len(noises) >= BATCH_HEARING_PAIRS)
     ):
         from ._sight_batch import heard_numbers_batch
 
