@@ -210,15 +210,16 @@ def test_hearings_tick_after_tick_are_what_each_listener_hears_at_the_range_bord
         } == heard_numbers(ears, noises, batch=batch)
 
 
-@pytest.mark.parametrize("pairs", [perception.BATCH_PAIRS, 0], ids=["by size", "numpy"])
+@pytest.mark.parametrize("numpy", [False, True], ids=["by size", "numpy"])
 def test_doors_opening_and_closing_between_ticks_change_no_sight_line(
-    pairs: int, monkeypatch: pytest.MonkeyPatch
+    numpy: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The rooms map's doors block links while closed; sight goes by the walls alone, so a
     # world's remembered sight lines stay right whichever way the doors are (and whichever
     # path the world takes: a world of 12 takes Python's by size; numpy's when told to).
-    monkeypatch.setattr(perception, "BATCH_PAIRS", pairs)
-    monkeypatch.setattr(perception, "BATCH_HEARING_PAIRS", pairs or perception.BATCH_HEARING_PAIRS)
+    if numpy:
+        monkeypatch.setattr(perception, "BATCH_PAIRS", 0)
+        monkeypatch.setattr(perception, "BATCH_HEARING_PAIRS", 0)
     game_map = load_map("rooms")
     spots = game_map.waypoint_ids
     rng = random.Random(7)
