@@ -181,3 +181,19 @@ def test_numpy_stays_out_of_import_warband_and_of_an_agents_process() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert "False" == found.stdout.strip()
+
+
+def test_bodies_at_one_distance_are_seen_and_heard_in_id_order_by_numpy_too() -> None:
+    # Found in another order than their ids sort in: two on one spot (listed z first), two at
+    # 5 units on other spots; and their noises, all at one distance from the listener.
+    eye = Observer("eye", "r", (0.0, 0.0), 0.0, EVERYWHERE)
+    bodies = [
+        Body("z", "b", (3.0, 4.0)),
+        Body("a", "b", (3.0, 4.0)),
+        Body("m", "b", (4.0, 3.0)),
+        Body("c", "b", (5.0, 0.0)),
+    ]
+    noises = [Noise(kind, b.position, b.id) for b in bodies for kind in ("shot", "step")]
+
+    assert perceive_all_pairs([eye], bodies, []) == perceive([eye], bodies, [], batch=True)
+    assert {"eye": hear(eye, noises)} == hear_all([eye], noises, batch=True)

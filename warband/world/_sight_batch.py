@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -572,9 +572,16 @@ def _sightings(
     found = np.arange(who.size, dtype=np.int64) - group.take(who)
     team, looker = body.team.take(number), obs.team.take(who)
     seen_as = np.where(body.disguised.take(number) & (team != looker), looker, team)
-    # Ties in distance go by id, then by the order found: one key (never above a few million).
-    after = body.id_rank.take(number) * (int(found.max(initial=0)) + 1) + found
-    by = np.lexsort((after, distances, who))
+    by = np.lexsort((distances, _small(who, len(observers))))
+    # Ties in distance (bodies sharing a spot) go by id, then by the order found.
+    looker, ranked = who.take(by), distances.take(by)
+    tied = (looker[1:] == looker[:-1]) & (ranked[1:] == ranked[:-1])
+    if tied.any():
+        places = _runs(tied)
+        pick = by.take(places)
+        run = np.cumsum(~np.concatenate([[False], tied])).take(places)
+        after = body.id_rank.take(number.take(pick)) * (who.size + 1) + found.take(pick)
+        by[places] = pick.take(np.lexsort((after, run)))
     names = list(body.codes)
     numbers = number.take(by).tolist()
     seen = list(
@@ -716,23 +723,36 @@ def _heard(
     )
     after = after.take(which)
     distances = np.concatenate(near)
-    by = np.lexsort((after, distances, who))
+    by = np.lexsort((distances, _small(who, len(observers))))
     # A listener's noises whose numpy distances lie within the border of each other may come in
-    # another order by math.hypot's (ties included): those runs take math.hypot's distances and
-    # are sorted again. The rest keep their order: a gap wider than the border separates them
-    # from every other noise, and the two distances differ by far less.
+    # another order by math.hypot's (ties included): those runs are sorted again by math.hypot's
+    # distances, then by source, kind and index. The rest keep their order: a gap wider than
+    # the border separates each from every other noise, and the two distances differ by far
+    # less.
     looker, ranked = who.take(by), distances.take(by)
     close = (looker[1:] == looker[:-1]) & (ranked[1:] - ranked[:-1] <= _BORDER * (1.0 + ranked[1:]))
     if close.any():
-        run = np.zeros(by.size, np.bool_)
-        run[1:] |= close
-        run[:-1] |= close
-        pick = by.compress(run)
-        exact = map(math.hypot, dx.take(pick).tolist(), dy.take(pick).tolist())
-        distances[pick] = _floats(exact, pick.size)
-        by = np.lexsort((after, distances, who))
+        places = _runs(close)
+        pick = by.take(places)
+        exact = _floats(map(math.hypot, dx.take(pick).tolist(), dy.take(pick).tolist()), pick.size)
+        run = np.cumsum(~np.concatenate([[False], close])).take(places)
+        by[places] = pick.take(np.lexsort((after.take(pick), exact, run)))
     edges = np.searchsorted(who.take(by), np.arange(len(observers) + 1, dtype=np.int64))
     return edges.tolist(), which.take(by), dx.take(by), dy.take(by)
+
+
+def _small(numbers: Ints, bound: int) -> npt.NDArray[np.signedinteger[Any]]:
+    """``numbers`` (all below ``bound``) as int16 when they fit: numpy sorts those by radix."""
+    return numbers.astype(np.int16) if bound < 2**15 else numbers
+
+
+def _runs(close: Bools) -> Ints:
+    """The places (in a sorted order) of every element in a run of neighbours ``close`` links:
+    ``close[i]`` links places ``i`` and ``i + 1``."""
+    run = np.zeros(close.size + 1, np.bool_)
+    run[1:] |= close
+    run[:-1] |= close
+    return np.flatnonzero(run)
 
 
 def _ranks(names: list[str]) -> Ints:
