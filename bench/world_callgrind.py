@@ -199,11 +199,17 @@ def _count_ticks(args: argparse.Namespace) -> list[list[int]]:
 
     index._learn = counted_learn  # this instance only: the measured play is not touched
     per_tick = []
+
+    def lines_tested() -> int:  # by the Python path's test, and by the numpy path's
+        from warband.world._sight_batch import lines_tested as tested_by_numpy
+
+        return tested[0] + tested_by_numpy(index)
+
     for _ in range(args.warmup + args.ticks):
         for agent in world.agent_ids:
             bench._act(world, agent, facts[agent], rng)
         world.step()
-        before = tested[0]
+        before = lines_tested()
         found = senses(world._state)
         facts = {agent: world.percepts_for(agent) for agent in world.agent_ids}
         changes = [deltas.next(agent, facts[agent], world.tick) for agent in world.agent_ids]
@@ -213,7 +219,7 @@ def _count_ticks(args: argparse.Namespace) -> list[list[int]]:
                 sum(len(seen) for seen in found.lines.values()),
                 sum(len(heard) for heard in found.heard.values()),
                 sum(len(found.heard_facts(agent)) for agent in found.heard),
-                tested[0] - before,
+                lines_tested() - before,
                 sum(len(percept) for percept in facts.values()),
                 sum(len(change.facts) + len(change.removed) for change in changes),
             ]

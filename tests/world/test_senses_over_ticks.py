@@ -8,7 +8,9 @@ exactly the hearing range; every tick the strips and the remembered index must g
 observer against every body and every wall gives (:func:`perceive_all_pairs`), and
 :func:`hearings` what :func:`hear` gives per listener. Doors and bars block links (moves), not
 sight: a world's sight lines are its walls' alone, which the last test pins on a map with doors
-that open and close between ticks.
+that open and close between ticks. Each holds for both ways of working a tick out: pair by pair
+in Python, and in numpy (:mod:`warband.world._sight_batch`), which a world takes from
+:data:`~warband.world.perception.BATCH_PAIRS` observer-body pairs on.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from __future__ import annotations
 import math
 import random
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from warband.world import Member, World, load_map
+from warband.world import Member, World, load_map, perception
 from warband.world.perception import (
     Body,
     Noise,
@@ -28,6 +31,8 @@ from warband.world.perception import (
     SightIndex,
     hear,
     hear_all,
+    heard_numbers,
+    hearings,
     perceive,
     perceive_all_pairs,
 )
@@ -43,6 +48,9 @@ LATTICE = st.tuples(
 HEADINGS = st.integers(-4, 4).map(lambda i: i * math.pi / 4)
 CONES = st.sampled_from([math.pi / 2, math.pi, 2.0, 2 * math.pi])
 REACHES = st.sampled_from([12.5, 10.0, 40.0])
+PATHS = ["python", "numpy", "alternating"]
+"""Which way :func:`perceive` works out the ticks: pair by pair in Python, in numpy, or each in
+turn on the one index (a world takes numpy from a size on, and may fall below it again)."""
 
 
 @st.composite
@@ -101,6 +109,7 @@ def _ticks(draw: st.DrawFn) -> list[list[tuple[tuple[float, float], float]]]:
     teams=["r", "b", "r", "b", "r", "b", "r", "b"],
     cloaked=[False] * 8,
 )
+@pytest.mark.parametrize("path", PATHS)
 def test_one_sight_index_over_ticks_of_moves_turns_and_returns_sees_like_all_pairs(
     walls: list[tuple[tuple[float, float], tuple[float, float]]],
     ticks: list[list[tuple[tuple[float, float], float]]],
@@ -108,10 +117,11 @@ def test_one_sight_index_over_ticks_of_moves_turns_and_returns_sees_like_all_pai
     reach: float,
     teams: list[str],
     cloaked: list[bool],
+    path: str,
 ) -> None:
     senses = Senses(view_angle=cone, view_distance=reach, cloak_reveal_distance=5.0)
     index = SightIndex(walls, cell_size=5.0)  # kept, as a world keeps it: it remembers
-    for tick in ticks:
+    for number, tick in enumerate(ticks):
         eyes = [
             Observer(f"e{i}", teams[i], spot, heading, senses)
             for i, (spot, heading) in enumerate(tick)
@@ -120,7 +130,8 @@ def test_one_sight_index_over_ticks_of_moves_turns_and_returns_sees_like_all_pai
             Body(eye.id, eye.team, eye.position, cloaked=cloaked[i]) for i, eye in enumerate(eyes)
         ]
 
-        assert perceive_all_pairs(eyes, bodies, walls) == perceive(eyes, bodies, index)
+        batch = path == "numpy" or (path == "alternating" and number % 2 == 1)
+        assert perceive_all_pairs(eyes, bodies, walls) == perceive(eyes, bodies, index, batch=batch)
 
 
 # Spots on a lattice of 0.5: noises exactly at a hearing range from a listener, for loudness
@@ -161,9 +172,23 @@ FINE = st.tuples(
     ],
     radius=25.0,
 )
+@pytest.mark.parametrize("batch", [False, True], ids=["python", "numpy"])
+# Two noises whose distances from the listener at the origin differ in their last bit by
+# math.hypot (19.164191869212747 and ...75) and not at all by a square root of the sum of
+# squares: the nearer is made by o1, so only the distances, not the sources, order them.
+@example(
+    ticks=[
+        (
+            [(-30.0, -30.0), (-30.0, -29.5), (0.0, 0.0)],
+            [((17.969, 6.661928324441805), 1.0, "a"), ((18.125, -6.225), 1.0, "a")],
+        )
+    ],
+    radius=25.0,
+)
 def test_hearings_tick_after_tick_are_what_each_listener_hears_at_the_range_borders(
     ticks: list[tuple[list[tuple[float, float]], list[tuple[tuple[float, float], float, str]]]],
     radius: float,
+    batch: bool,
 ) -> None:
     for spots, made in ticks:
         ears = [
@@ -177,12 +202,24 @@ def test_hearings_tick_after_tick_are_what_each_listener_hears_at_the_range_bord
             for i, (spot, loudness, kind) in enumerate(made)
         ]
 
-        assert {o.id: hear(o, noises) for o in ears} == hear_all(ears, noises)
+        assert {o.id: hear(o, noises) for o in ears} == hear_all(ears, noises, batch=batch)
+        # What a world's percepts take: the indices alone, in the same order.
+        assert {
+            listener: [h[3] for h in found]
+            for listener, found in hearings(ears, noises, batch=False).items()
+        } == heard_numbers(ears, noises, batch=batch)
 
 
-def test_doors_opening_and_closing_between_ticks_change_no_sight_line() -> None:
+@pytest.mark.parametrize("numpy", [False, True], ids=["by size", "numpy"])
+def test_doors_opening_and_closing_between_ticks_change_no_sight_line(
+    numpy: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The rooms map's doors block links while closed; sight goes by the walls alone, so a
-    # world's remembered sight lines stay right whichever way the doors are.
+    # world's remembered sight lines stay right whichever way the doors are (and whichever
+    # path the world takes: a world of 12 takes Python's by size; numpy's when told to).
+    if numpy:
+        monkeypatch.setattr(perception, "BATCH_PAIRS", 0)
+        monkeypatch.setattr(perception, "BATCH_HEARING_PAIRS", 0)
     game_map = load_map("rooms")
     spots = game_map.waypoint_ids
     rng = random.Random(7)

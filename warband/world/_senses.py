@@ -18,7 +18,7 @@ from ._objects import item_kind, object_facts
 from ._rules import spawn_options
 from ._state import WorldState, rounded
 from .classes import PLAYABLE
-from .perception import Body, Observer, SeenBody, Senses, hearings, sight_lines
+from .perception import Body, Observer, SeenBody, Senses, heard_numbers, sight_lines
 from .vocabulary import ALIVE, DEAD, DOWNED
 
 
@@ -76,9 +76,8 @@ class TickSenses:
             ("heard", noise.kind, where[noise.source]) for noise, _ in state.noises
         ]
         """The fact of each noise of the tick, by its index (one tuple, shared by listeners)."""
-        self.heard = hearings(eyes, [noise for noise, _ in state.noises])
-        """Agent id -> the noises it hears (:data:`~warband.world.perception.HeardNoise`), nearest
-        first."""
+        self.heard = heard_numbers(eyes, [noise for noise, _ in state.noises])
+        """Agent id -> the indices of the noises it hears, nearest first."""
 
     def sight_facts(self, agent: str) -> list[Fact]:
         """``sees``, ``sees_downed`` and ``sees_turret`` facts of ``agent``, nearest first."""
@@ -96,8 +95,8 @@ class TickSenses:
             return []
         labels = self.labels
         if len(heard) == 1:
-            return [labels[heard[0][3]]]
-        return list(dict.fromkeys([labels[h[3]] for h in heard]))
+            return [labels[heard[0]]]
+        return list(dict.fromkeys(map(labels.__getitem__, heard)))
 
 
 def _look_of(state: WorldState, body: str) -> tuple[str, str]:

@@ -466,7 +466,11 @@ class SightIndex:
 
 
 def perceive(
-    observers: Sequence[Observer], bodies: Sequence[Body], walls: SightIndex | Sequence[Segment]
+    observers: Sequence[Observer],
+    bodies: Sequence[Body],
+    walls: SightIndex | Sequence[Segment],
+    *,
+    batch: bool | None = None,
 ) -> dict[str, list[Sighting]]:
     """What every observer sees, looking up candidates in strips of bodies sorted by x and
     walls in a :class:`SightIndex`.
@@ -474,10 +478,11 @@ def perceive(
     Same contract and same result as :func:`perceive_all_pairs` (the same arithmetic on the
     same numbers, on fewer pairs); ``walls`` may be a prebuilt :class:`SightIndex` (build it
     once per map and keep it: walls do not move, and it remembers answers) or a plain list.
+    ``batch`` chooses numpy or Python as in :func:`sight_lines`.
     """
     return {
         observer: [Sighting(s[1], s[3], bodies[s[4]].position, s[0]) for s in seen]
-        for observer, seen in sight_lines(observers, bodies, walls).items()
+        for observer, seen in sight_lines(observers, bodies, walls, batch=batch).items()
     }
 
 
@@ -486,15 +491,40 @@ SeenBody: TypeAlias = tuple[float, str, int, str, int]
 found, apparent team, index of the body)``; a list of them sorts as sightings do."""
 
 
+BATCH_PAIRS = 4_000
+"""From how many observer-body pairs (observers times bodies) :func:`sight_lines` works out a
+tick in numpy (:mod:`~warband.world._sight_batch`) rather than pair by pair in Python: below
+it, numpy's fixed costs per call weigh more than the Python they save (counted on bench
+world's map: dearer at 40 entities, 1,600 pairs; cheaper at 70, 4,900)."""
+
+BATCH_HEARING_PAIRS = 8_000
+"""The same for :func:`hearings` and :func:`heard_numbers`, in listener-noise pairs (about
+even at 70 entities, 7,000 pairs; cheaper at 100, 12,000)."""
+
+
 def sight_lines(
-    observers: Sequence[Observer], bodies: Sequence[Body], walls: SightIndex | Sequence[Segment]
+    observers: Sequence[Observer],
+    bodies: Sequence[Body],
+    walls: SightIndex | Sequence[Segment],
+    *,
+    batch: bool | None = None,
 ) -> dict[str, list[SeenBody]]:
     """:func:`perceive` without building a :class:`Sighting` per pair: a world with a thousand
     characters sees thousands of them a tick and needs only a few of their fields. Every
-    observer's list is sorted by ``(distance, id)``, ties in the order found."""
+    observer's list is sorted by ``(distance, id)``, ties in the order found.
+
+    ``batch`` chooses the numpy path (True) or the Python one (False); by default it is numpy
+    from :data:`BATCH_PAIRS` pairs. Both give the same answer, bit for bit (and numpy is
+    imported only when it is taken)."""
     index = walls if isinstance(walls, SightIndex) else SightIndex(walls)
     if not observers:
         return {}
+    if batch if batch is not None else len(observers) * len(bodies) >= BATCH_PAIRS:
+        from ._sight_batch import sight_lines_batch
+
+        found = sight_lines_batch(observers, bodies, index)
+        if found is not None:
+            return found
     reach = max(o.senses.view_distance for o in observers)
     strips = _Strips(bodies, max(reach / 4.0, 1.0))
     return {observer.id: _seen_by(_Eye(observer), strips, index) for observer in observers}
@@ -583,13 +613,15 @@ def hear(observer: Observer, noises: Iterable[Noise]) -> list[Hearing]:
     return sorted(heard, key=lambda h: (h.distance, h.source, h.kind))
 
 
-def hear_all(observers: Sequence[Observer], noises: Sequence[Noise]) -> dict[str, list[Hearing]]:
+def hear_all(
+    observers: Sequence[Observer], noises: Sequence[Noise], *, batch: bool | None = None
+) -> dict[str, list[Hearing]]:
     """What every observer hears; the same answer as :func:`hear` per observer, but noises are
     looked up in strips per loudness, so many listeners and many faint noises (footsteps) stay
-    cheap."""
+    cheap. ``batch`` chooses numpy or Python as in :func:`hearings`."""
     return {
         listener: [Hearing(kind, noises[i].position, source, d) for d, source, kind, i in heard]
-        for listener, heard in hearings(observers, noises).items()
+        for listener, heard in hearings(observers, noises, batch=batch).items()
     }
 
 
@@ -598,14 +630,26 @@ HeardNoise: TypeAlias = tuple[float, str, str, int]
 of the noise)``; a list of them sorts as :func:`hear` sorts."""
 
 
-def hearings(observers: Sequence[Observer], noises: Sequence[Noise]) -> dict[str, list[HeardNoise]]:
+def hearings(
+    observers: Sequence[Observer], noises: Sequence[Noise], *, batch: bool | None = None
+) -> dict[str, list[HeardNoise]]:
     """:func:`hear_all` without building a :class:`Hearing` per pair: for every observer, the
     noises it hears in :func:`hear`'s order (by distance, source and kind, ties in the order
-    of ``noises``)."""
+    of ``noises``).
+
+    ``batch`` chooses the numpy path (True) or the Python one (False), as for
+    :func:`sight_lines` (by default numpy from :data:`BATCH_HEARING_PAIRS` listener-noise
+    pairs); both give the same answer, bit for bit."""
     if not observers:
         return {}
     if not noises:
         return {o.id: [] for o in observers}
+    if batch if batch is not None else len(observers) * len(noises) >= BATCH_HEARING_PAIRS:
+        from ._sight_batch import hearings_batch
+
+        found = hearings_batch(observers, noises)
+        if found is not None:
+            return found
     hearing = max(o.senses.hearing_radius for o in observers)
     by_loudness: dict[float, list[tuple[float, float, str, str, int]]] = {}
     for number, noise in enumerate(noises):
@@ -617,6 +661,27 @@ def hearings(observers: Sequence[Observer], noises: Sequence[Noise]) -> dict[str
         for loudness, entries in by_loudness.items()
     ]
     return {observer.id: _heard_by(observer, groups) for observer in observers}
+
+
+def heard_numbers(
+    observers: Sequence[Observer], noises: Sequence[Noise], *, batch: bool | None = None
+) -> dict[str, list[int]]:
+    """:func:`hearings` with the noises' indices alone (what a world's percepts are made of):
+    for every observer, the index of each noise it hears, in :func:`hear`'s order."""
+    if (
+        observers
+        and noises
+        and (batch if batch is not None else len(observers) * len(noises) >= BATCH_HEARING_PAIRS)
+    ):
+        from ._sight_batch import heard_numbers_batch
+
+        found = heard_numbers_batch(observers, noises)
+        if found is not None:
+            return found
+    return {
+        listener: [h[3] for h in heard]
+        for listener, heard in hearings(observers, noises, batch=False).items()
+    }
 
 
 class _NoiseStrips:
