@@ -130,13 +130,52 @@ def test_the_order_books_kept_indexes_give_the_facts_and_open_orders_of_every_or
             book.undelivered(order_id, "abandoned", tick)
         else:
             book.lost(recipient, "left", tick)
-        assert _plain_facts(book) == [tuple(f) for f in book.facts()]
+        for _ in range(2):  # kept until the book changes; the caller's list its own
+            given_facts = book.facts()
+            assert repr(_plain_facts(book)) == repr([tuple(f) for f in given_facts])
+            given_facts.clear()
         for whom in (None, "bot-1", "bot-2"):
             plain = [
                 e for e in book.orders.values()
                 if e.state == "open" and whom in (None, e.order.recipient)
             ]  # fmt: skip
             assert plain == book.open(whom)
+
+
+_queue_operation = st.tuples(
+    st.sampled_from(["receive", "pop", "withdraw"]),
+    st.integers(1, 6),  # the order's number
+    st.sampled_from([None, "s1", "s2"]),  # its command sequence
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_queue_operation, max_size=30))
+def test_the_command_queues_kept_facts_are_those_of_the_orders_it_holds(
+    operations: list[tuple[str, int, str | None]],
+) -> None:
+    # facts() keeps its answer until the queue changes: after every change (and every
+    # unchanged ask), what the orders held give, as new tuples equal in value and type.
+    queue = CommandQueue()
+    for verb, number, sequence in operations:
+        if verb == "receive":
+            queue.receive(
+                Order(recipient="bot-1", sender="squad-1", id=f"o{number}", task="goto",
+                      args=[f"w{number}", number % 2 == 0], sequence=sequence)
+            )  # fmt: skip
+        elif verb == "pop":
+            queue.pop()
+        else:
+            queue.withdraw(f"o{number}")
+        for _ in range(2):
+            plain = [
+                ("order", o.id, o.sender, o.task, *o.args) if i == 0
+                else ("queued_order", i, o.id, o.task)
+                for i, o in enumerate(queue)
+            ]  # fmt: skip
+            given_facts = queue.facts()
+            assert repr(given_facts) == repr(plain)
+            given_facts.clear()  # the caller's list: the queue's own is not touched
 
 
 _fact = st.tuples(
