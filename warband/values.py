@@ -164,8 +164,11 @@ def check_fact(fact: object, error: type[WarbandError] = WarbandError) -> Fact:
     if not isinstance(fact, _SEQUENCES) or not fact or not isinstance(fact[0], str):
         raise error(f"bad fact {fact!r}: a fact is a tuple (name, arg1, ...) whose name is a str")
     for value in fact[1:]:
-        # str and int (bool included) first: the planner checks every fact it adds.
+        # str and int (bool included) first: the planner checks every fact it adds; then a
+        # float, finite when it minus itself is 0 (inf and nan give nan), without a call.
         if not isinstance(value, _STR_OR_INT):
+            if value.__class__ is float and value - value == 0.0:
+                continue
             problem = value_problem(value)
             if problem is not None:
                 raise error(f"bad fact {tuple(fact)!r}: argument {problem}")

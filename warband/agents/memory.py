@@ -185,22 +185,24 @@ class Memory:
         said before come in, in one change of it (a source changes hundreds of facts a tick in
         a big battle)."""
         holders = self._holders
-        removed: list[Fact] = []
-        for key, fact in leaving:
+        removed: list[tuple[Fact, Fact]] = []
+        for pair in leaving:
+            key = pair[0]
             held = holders[key] - 1
             if held:
                 holders[key] = held
             else:
                 del holders[key]
-                removed.append(fact)
-        added: list[Fact] = []
-        for key, fact in coming:
+                removed.append(pair)
+        added: list[tuple[Fact, Fact]] = []
+        for pair in coming:
+            key = pair[0]
             held = holders.get(key, 0)
             if not held:
-                added.append(fact)  # checked on the way in
+                added.append(pair)  # checked on the way in; keyed as the database keys it
             holders[key] = held + 1
         if removed or added:
-            self._db.exchange(removed, added)
+            self._db.exchange_keyed(removed, added)
 
     # --- reading ---------------------------------------------------------------------------
 
