@@ -3,8 +3,12 @@ reaching both planners as it is."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from warband.exceptions import PlanningError, WarbandError
 from warband.messaging.catalog import Percept
@@ -51,6 +55,27 @@ def test_fact_keys_keep_flags_apart_and_leave_other_facts_as_they_are() -> None:
     assert fact_key(("armed", True)) != fact_key(("armed", 1))
     assert fact_key(("range", 12)) == fact_key(("range", 12.0))
     assert 2 == len({fact_key(("armed", True)), fact_key(("armed", 1))})
+
+
+_scalar = st.one_of(
+    st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from([0.0, -0.0, 1.0, 2.5]),
+    st.sampled_from(["w1", "bot-2", ""]),
+)  # fmt: skip
+_value = st.one_of(_scalar, st.lists(_scalar, max_size=3).map(tuple))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_value, max_size=4))
+def test_a_fact_key_is_its_values_keys_and_the_fact_itself_when_none_is_a_bool_or_a_list(
+    values: list[Any],
+) -> None:
+    # fact_key's scans of the values' types against its plain definition.
+    fact = ("f", *values)
+    plain = tuple(value_key(value) for value in fact)
+    key = fact_key(fact)
+    assert key == plain
+    keyed = any(value.__class__ in (bool, tuple) for value in fact)
+    assert (key is fact) is not keyed
 
 
 def test_values_outside_the_model_are_refused_naming_where() -> None:

@@ -121,11 +121,11 @@ def fact_key(fact: Fact) -> Fact:
     It is ``fact`` itself (the same object) when the fact holds no bool, the common case, so a
     set of facts keyed by it costs nothing extra for facts without flags.
     """
-    # `True in fact` is a fast C-level filter (also true for 1, 0, 1.0 and 0.0); most facts fail it.
-    if (True in fact or False in fact) and any(value.__class__ is bool for value in fact):
+    # Two scans of the values' types in C: half the instructions of the generator expressions
+    # they replace (a non-exact bucket of the planner's database keys every fact it is asked
+    # about, and an agent's memory asks about hundreds a tick).
+    if bool in map(type, fact) or tuple in map(type, fact):
         return tuple(value_key(value) for value in fact)  # type: ignore[misc]  # tags stand in
-    if any(value.__class__ is tuple for value in fact):
-        return tuple(value_key(value) for value in fact)  # type: ignore[misc]  # as above
     return fact
 
 
@@ -164,8 +164,11 @@ def check_fact(fact: object, error: type[WarbandError] = WarbandError) -> Fact:
     if not isinstance(fact, _SEQUENCES) or not fact or not isinstance(fact[0], str):
         raise error(f"bad fact {fact!r}: a fact is a tuple (name, arg1, ...) whose name is a str")
     for value in fact[1:]:
-        # str and int (bool included) first: the planner checks every fact it adds.
+        # str and int (bool included) first: the planner checks every fact it adds; then a
+        # float, finite when it minus itself is 0 (inf and nan give nan), without a call.
         if not isinstance(value, _STR_OR_INT):
+            if value.__class__ is float and value - value == 0.0:
+                continue
             problem = value_problem(value)
             if problem is not None:
                 raise error(f"bad fact {tuple(fact)!r}: argument {problem}")

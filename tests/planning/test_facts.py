@@ -299,16 +299,32 @@ def test_exchange_changes_the_database_as_remove_fact_then_add_new_do(
 ) -> None:
     # A copy taken before each round shares buckets with the database it came from: the
     # exchange must write its own buckets and leave the copy as it was.
-    fast, slow = FactDB(), FactDB()
+    # exchange_keyed, given each fact's fact_key, must do the same.
+    fast, slow, keyed = FactDB(), FactDB(), FactDB()
     for fact in start:
         slow.add_new(fact)  # type: ignore[arg-type]
         fast.add_new(fact)  # type: ignore[arg-type]
+        keyed.add_new(fact)  # type: ignore[arg-type]
     for removed, added in rounds:
         kept, before = fast.copy(), repr(list(fast))
-        version = fast.version
+        kept_keyed = keyed.copy()
+        version, keyed_version = fast.version, keyed.version
         changed = [slow.remove_fact(f) for f in removed] + [slow.add_new(f) for f in added]  # type: ignore[arg-type]
         fast.exchange(removed, added)  # type: ignore[arg-type]
-        assert repr(list(slow)) == repr(list(fast))  # repr: == takes True for 1
-        assert slow.names() == fast.names() and len(slow) == len(fast)
-        assert repr(list(kept)) == before
+        keyed.exchange_keyed(
+            [(fact_key(f), f) for f in removed],  # type: ignore[arg-type]
+            [(fact_key(f), f) for f in added],  # type: ignore[arg-type]
+        )
+        for db in (fast, keyed):
+            assert repr(list(slow)) == repr(list(db))  # repr: == takes True for 1
+            assert slow.names() == db.names() and len(slow) == len(db)
+            for name in slow.names():  # the first-argument index: the planner's look-ups
+                for fact in slow.facts(name):
+                    if len(fact) > 1:
+                        first = fact[1:2]
+                        assert repr(slow.facts(name, *first)) == repr(db.facts(name, *first))
+            for fact in [*removed, *added]:
+                assert (fact in slow) == (fact in db)
+        assert repr(list(kept)) == before and repr(list(kept_keyed)) == before
         assert (fast.version != version) == any(changed)
+        assert (keyed.version != keyed_version) == any(changed)

@@ -149,6 +149,7 @@ class Agent(Actor):
         self.status_reports: dict[str, StatusReport] = {}
         """The last StatusReport from each sender, as it came (memory holds it as a
         ``("status", sender, status, *details)`` fact)."""
+        self._status_made: dict[str, tuple[StatusReport, Fact]] = {}
         self._events: tuple[Fact, ...] = ()
         self._loose_acts: dict[str, tuple[str, tuple[Value, ...], int]] = {}
         self._refusals: list[_Refusal] = []
@@ -299,8 +300,7 @@ class Agent(Actor):
         memory = self.memory
         memory.set_source("orders", self.commands.facts())
         memory.set_source("order_book", self.book.facts())
-        statuses = [_status_fact(report) for report in self.status_reports.values()]
-        memory.set_source("reports", [*statuses, *self._threats.values()])
+        memory.set_source("reports", [*self._status_facts(), *self._threats.values()])
         if self._refusals:
             self._refusals = [r for r in self._refusals if tick - r[0] <= REFUSAL_MEMORY]
             memory.set_source(
@@ -318,6 +318,19 @@ class Agent(Actor):
                 if tick - sent[2] <= REFUSAL_MEMORY
             }
         self._run_daemons(tick)
+
+    def _status_facts(self) -> list[Fact]:
+        """The status fact of each sender's last StatusReport, made once per report: most
+        reports are the same as the tick before, and the same tuples tell the memory at once
+        that they did not change (a report is a frozen message)."""
+        made = self._status_made
+        facts = []
+        for sender, report in self.status_reports.items():
+            known = made.get(sender)
+            if known is None or known[0] is not report:
+                known = made[sender] = (report, _status_fact(report))
+            facts.append(known[1])
+        return facts
 
     def _run_daemons(self, tick: int) -> None:
         for name, daemon in self.role.daemons.items():

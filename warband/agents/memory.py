@@ -16,6 +16,9 @@ queries, so a percept fact reaches the planner as it is.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from operator import is_
+
+import msgspec
 
 from ..exceptions import ConfigurationError
 from ..planning import FactDB
@@ -47,6 +50,9 @@ class Memory:
         # rebuilding the whole database on every change cost a quarter of a Warzone match.
         self._db = FactDB()
         self._holders: dict[Fact, int] = {}
+        # What each source said through set_source, as held, in order, and (once asked for) as
+        # MessagePack bytes: a source said again unchanged costs one comparison (_unchanged).
+        self._said: dict[str, tuple[tuple[Fact, ...], bytes | None]] = {}
         for fact in facts:
             self.remember(*fact)
 
@@ -58,16 +64,53 @@ class Memory:
             raise ConfigurationError(
                 f"the source {MEMORY!r} changes only by remember() and forget()"
             )
+        given = tuple(facts)
+        if self._unchanged(source, given):
+            return
         old = self._sources.get(source, _NOTHING)
         new = {}
-        for fact in facts:
+        for fact in given:
+            # The very tuple held before (a source that keeps its fact objects, such as the
+            # agent's threat reports) was checked when it came, and is its own key: a fact
+            # keyed otherwise (holding a bool) is held under a key that is not equal to it.
+            if fact.__class__ is tuple:
+                try:
+                    if old.get(fact) is fact:
+                        new[fact] = fact
+                        continue
+                except TypeError:  # unhashable (a list inside): _keyed names it
+                    pass
             known, key = _keyed(fact, old)
             new[key] = known
         self._sources[source] = new
+        self._said[source] = (tuple(new.values()), None)
         self._exchange(
             [(key, fact) for key, fact in old.items() if key not in new],
             [(key, fact) for key, fact in new.items() if key not in old],
         )
+
+    def _unchanged(self, source: str, given: tuple[Sequence[Value], ...]) -> bool:
+        """Whether ``given`` is exactly what ``source`` says now, in the same order: then
+        :meth:`set_source` has nothing to do (most sources of an agent say the same thing
+        most ticks: its orders, its order book, its daemons' facts).
+
+        Exactly: ``==`` tells a list from a tuple (a fact given as a list is never the same)
+        but takes ``True`` for ``1``, ``1`` for ``1.0`` and ``0.0`` for ``-0.0``; their
+        MessagePack bytes tell those apart, so both must agree. The bytes of what the source
+        says are worked out the first time they are needed and kept until it changes."""
+        said = self._said.get(source)
+        if said is None or said[0] != given:
+            return False
+        facts, packed = said
+        if all(map(is_, given, facts)):
+            return True  # the very tuples held (== has compared the lengths)
+        try:
+            if packed is None:
+                packed = _PACK(facts)
+                self._said[source] = (facts, packed)
+            return _PACK(given) == packed
+        except (TypeError, ValueError, OverflowError):
+            return False  # not a value MessagePack writes: set_source names what is wrong
 
     def change_source(
         self, source: str, added: Iterable[Sequence[Value]], removed: Iterable[Sequence[Value]]
@@ -82,6 +125,7 @@ class Memory:
             raise ConfigurationError(
                 f"the source {MEMORY!r} changes only by remember() and forget()"
             )
+        self._said.pop(source, None)
         held = self._sources.setdefault(source, {})
         coming: dict[Fact, Fact] = {}
         for fact in added:
@@ -97,6 +141,7 @@ class Memory:
 
     def clear_source(self, source: str) -> None:
         """Forget everything ``source`` said."""
+        self._said.pop(source, None)
         self._exchange(list(self._sources.pop(source, {}).items()), [])
 
     def remember(self, *fact: Value) -> None:
@@ -140,22 +185,24 @@ class Memory:
         said before come in, in one change of it (a source changes hundreds of facts a tick in
         a big battle)."""
         holders = self._holders
-        removed: list[Fact] = []
-        for key, fact in leaving:
+        removed: list[tuple[Fact, Fact]] = []
+        for pair in leaving:
+            key = pair[0]
             held = holders[key] - 1
             if held:
                 holders[key] = held
             else:
                 del holders[key]
-                removed.append(fact)
-        added: list[Fact] = []
-        for key, fact in coming:
+                removed.append(pair)
+        added: list[tuple[Fact, Fact]] = []
+        for pair in coming:
+            key = pair[0]
             held = holders.get(key, 0)
             if not held:
-                added.append(fact)  # checked on the way in
+                added.append(pair)  # checked on the way in; keyed as the database keys it
             holders[key] = held + 1
         if removed or added:
-            self._db.exchange(removed, added)
+            self._db.exchange_keyed(removed, added)
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -186,6 +233,7 @@ class Memory:
 
 
 _NOTHING: dict[Fact, Fact] = {}
+_PACK = msgspec.msgpack.Encoder().encode
 _NO_KEYS: dict[Fact, None] = {}
 
 

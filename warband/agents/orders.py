@@ -30,6 +30,9 @@ class CommandQueue:
 
     def __init__(self) -> None:
         self._queue: deque[Order] = deque()
+        # facts() until the queue changes: asked every tick, the same tuples each time, so
+        # that the agent's memory sees at once that they did not change.
+        self._facts: list[Fact] | None = None
 
     @property
     def current(self) -> Order | None:
@@ -48,6 +51,7 @@ class CommandQueue:
         An order of the sequence already queued (same ``sequence`` id) queues up behind it; any
         other order replaces the whole queue.
         """
+        self._facts = None
         tail = self._queue[-1] if self._queue else None
         if order.sequence is not None and tail is not None and tail.sequence == order.sequence:
             self._queue.append(order)
@@ -59,12 +63,16 @@ class CommandQueue:
 
     def pop(self) -> Order | None:
         """Remove and return the current order (``!clear_order``: it is finished)."""
-        return self._queue.popleft() if self._queue else None
+        if not self._queue:
+            return None
+        self._facts = None
+        return self._queue.popleft()
 
     def withdraw(self, order_id: str) -> Order | None:
         """Remove the order with id ``order_id`` wherever it is; None if it is not held."""
         for order in self._queue:
             if order.id == order_id:
+                self._facts = None
                 self._queue.remove(order)
                 return order
         return None
@@ -72,13 +80,16 @@ class CommandQueue:
     def facts(self) -> list[Fact]:
         """The queue as facts for the planner: ``("order", id, sender, task, *args)`` for the
         current order, ``("queued_order", position, id, task)`` for every order after it."""
+        if self._facts is not None:
+            return list(self._facts)
         facts: list[Fact] = []
         for position, order in enumerate(self._queue):
             if position == 0:
                 facts.append(ORDER.fact(order.id, order.sender, order.task, *order.args))
             else:
                 facts.append(QUEUED_ORDER.fact(position, order.id, order.task))
-        return facts
+        self._facts = facts
+        return list(facts)
 
 
 @dataclass
@@ -105,9 +116,12 @@ class OrderBook:
     _open: dict[str, IssuedOrder] = field(default_factory=dict, repr=False)
     _sequence: dict[str, int] = field(default_factory=dict, repr=False)
     _last_end: dict[str, IssuedOrder] = field(default_factory=dict, repr=False)
+    # facts() until the book changes (CommandQueue's reason: the same tuples each tick).
+    _facts: list[Fact] | None = field(default=None, repr=False, compare=False)
 
     def issued(self, order: Order, tick: int) -> None:
         """Record ``order`` as sent (with its id, as stamped by ``send``)."""
+        self._facts = None
         again = order.id in self.orders
         self.orders[order.id] = IssuedOrder(order, issued_tick=tick)
         if again:  # an id given twice keeps its first place: rebuild the indexes (rare)
@@ -147,13 +161,16 @@ class OrderBook:
         """Open orders as ``("order_open", id, recipient, task)`` and the last end of each
         recipient's orders (the last given of those that ended) as ``("order_ended",
         recipient, task, state)``, for the planner."""
+        if self._facts is not None:
+            return list(self._facts)
         facts: list[Fact] = [
             ORDER_OPEN.fact(e.order.id, e.order.recipient, e.order.task)
             for e in self._open.values()
         ]
         for recipient, entry in sorted(self._last_end.items()):
             facts.append(ORDER_ENDED.fact(recipient, entry.order.task, entry.state))
-        return facts
+        self._facts = facts
+        return list(facts)
 
     def _close(
         self, order_id: str, state: OrderState, reason: str, tick: int
@@ -161,6 +178,7 @@ class OrderBook:
         entry = self._open.pop(order_id, None)
         if entry is None:
             return None
+        self._facts = None
         entry.state = state
         entry.reason = reason
         entry.ended_tick = tick
@@ -174,6 +192,7 @@ class OrderBook:
             self._last_end[recipient] = entry
 
     def _reindex(self) -> None:
+        self._facts = None
         self._sequence = {order_id: n for n, order_id in enumerate(self.orders)}
         self._open = {i: e for i, e in self.orders.items() if e.state == "open"}
         self._last_end = {}

@@ -104,15 +104,26 @@ class _Bucket:
         twin.exact = self.exact
         return twin
 
-    def add(self, fact: Fact) -> None:
-        """Store ``fact``, known to be absent."""
-        if True in fact or False in fact:  # also true for 0, 1, 0.0 and 1.0
-            self.exact = False
-            key = fact_key(fact)
-            first = value_key(fact[1]) if len(fact) > 1 else None
+    def add(self, fact: Fact, key: Fact | None = None) -> None:
+        """Store ``fact``, known to be absent; ``key``: its :func:`fact_key`, when the caller
+        has it (an equal key is the same to the dictionaries)."""
+        if key is None:
+            if True in fact or False in fact:  # also true for 0, 1, 0.0 and 1.0
+                self.exact = False
+                key = fact_key(fact)
+                first = value_key(fact[1]) if len(fact) > 1 else None
+            else:
+                key = fact
+                first = fact[1] if len(fact) > 1 else None
         else:
-            key = fact
-            first = fact[1] if len(fact) > 1 else None
+            if self.exact and (True in fact or False in fact):
+                self.exact = False
+            if len(fact) < 2:
+                first = None
+            elif self.exact:
+                first = fact[1]
+            else:
+                first = value_key(fact[1])
         self.facts[key] = fact
         if len(fact) > 1:
             group = self.by_first.get(first)
@@ -250,6 +261,45 @@ class FactDB:
             if bucket is None or name not in owned:
                 bucket = self._writable(name)
             bucket.add(fact)
+            self._size += 1
+            changed = True
+        if changed:
+            self._version = next(_VERSIONS)
+
+    def exchange_keyed(
+        self, removed: Iterable[tuple[Fact, Fact]], added: Iterable[tuple[Fact, Fact]]
+    ) -> None:
+        """:meth:`exchange` for ``(key, fact)`` pairs whose key is
+        :func:`~warband.values.fact_key` of the (checked) fact, as a caller that keeps its facts
+        by key has them (an agent's :class:`~warband.agents.Memory`): the database ends exactly
+        as :meth:`exchange` of the facts would leave it, without keying each fact again.
+
+        The key serves in any bucket: one that is not exact keys its facts so, and in an exact
+        one (no fact equal to a bool in it) a fact is stored as itself, which equals its key
+        unless the fact holds a bool, and then it is in no exact bucket either way."""
+        buckets, owned = self._buckets, self._owned
+        changed = False
+        for key, fact in removed:
+            name: str = fact[0]  # type: ignore[assignment]  # checked: a str
+            bucket = buckets.get(name)
+            if bucket is None or key not in bucket.facts:
+                continue
+            if name not in owned:
+                bucket = self._writable(name)
+            bucket.remove(key)
+            self._size -= 1
+            changed = True
+            if not bucket.facts:
+                del buckets[name]
+                owned.discard(name)
+        for key, fact in added:
+            name = fact[0]  # type: ignore[assignment]
+            bucket = buckets.get(name)
+            if bucket is not None and key in bucket.facts:
+                continue
+            if bucket is None or name not in owned:
+                bucket = self._writable(name)
+            bucket.add(fact, key)
             self._size += 1
             changed = True
         if changed:
