@@ -177,6 +177,7 @@ def _parser() -> argparse.ArgumentParser:
         "--sizes",
         type=int,
         nargs="+",
+        action="extend",  # --sizes 12 --sizes 48 plays both, as --sizes 12 48 does
         metavar="N",
         help="bots per team, in order (default 6 12 24 48, then doubling while it holds "
         f"{HOLDS:g} tick/s, up to {MAX_BOTS})",

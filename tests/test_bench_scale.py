@@ -94,3 +94,10 @@ def test_an_unknown_map_is_refused_before_any_match(warband_cli: Cli) -> None:
     assert 2 == result.returncode
     assert "--map nowhere: unknown map 'nowhere'; bundled maps:" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_sizes_given_twice_add_up_as_in_one_list() -> None:
+    parser = _bench()._parser()
+    assert parser.parse_args(["--sizes", "12", "--sizes", "48"]).sizes == [12, 48]
+    assert parser.parse_args(["--sizes", "12", "48"]).sizes == [12, 48]
+    assert parser.parse_args([]).sizes is None  # the default series
