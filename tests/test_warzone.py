@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import signal
 import subprocess
@@ -22,7 +23,7 @@ from warband.agents import Agent, Role, ideal_distribution, objective_source
 from warband.planning import parse_domain
 from warband.scenario import load_scenario
 from warband.values import Value
-from warband.world import World, load_map
+from warband.world import Map, World, load_map
 
 WARZONE = "scenarios/warzone.py"
 Cli = Callable[..., CommandResult]
@@ -386,6 +387,31 @@ def test_capture_and_hold_takes_the_tsp_nearest_its_base_with_a_bot_to_spare() -
     held = [*scores, ("captured", "tsp-west-north", "red")]
     objectives = source(Agent("red-commander", idle, facts=held))
     assert ["capture:tsp-west-south"] == [o.id for o in objectives if o.target.startswith("tsp-")]
+
+
+@pytest.mark.parametrize("name", ["warzone", "warzone-x2", "warzone-x4"])
+def test_body_count_weighs_the_markers_of_each_team_as_mirror_images(name: str) -> None:
+    # Each team's regroup markers, heaviest first, must be the mirror images of the other's:
+    # on the stacked maps red's b9 and d7 are as far from its base as blue's h9 and f7, and a
+    # tie broken by id sent the two teams to places that are not each other's images (Body
+    # Count went to the east side, 9 of 11 decided at 24v24).
+    game_map = load_map(name)
+    idle = Role("c", parse_domain('(:domain i)(:method (behave) (:branch "i" () ()))'))
+    order = {}
+    for team in ("red", "blue"):
+        source, _ = objective_source(game_map, "body_count", team)
+        objectives = source(Agent(f"{team}-commander", idle))
+        heaviest_first = sorted(objectives, key=lambda o: -o.weight)
+        order[team] = [o.waypoint for o in heaviest_first]
+    assert [_mirror(game_map, w) for w in order["red"]] == order["blue"]
+
+
+def _mirror(game_map: Map, waypoint: str) -> str:
+    """The waypoint at the mirror image of ``waypoint`` across the map's vertical middle."""
+    xs = [w.pos[0] for w in game_map.waypoints]
+    x, y = game_map.position(waypoint)
+    image = (min(xs) + max(xs) - x, y)
+    return next(w.id for w in game_map.waypoints if math.dist(w.pos, image) < 1e-6)
 
 
 def test_body_count_holds_every_regroup_marker_and_takes_no_tsp() -> None:

@@ -660,10 +660,16 @@ def body_count_source(markers: MapMarkers, team: str) -> tuple[ObjectiveSource, 
     team's half had won more: 14 of 20 against 9 of 20 for every marker."""
     home = markers.spawns.get(team)
 
-    def travel(marker: str) -> float:
-        return float(markers.distance(home, markers.waypoints[marker])) if home else 0.0
+    def nearness(marker: str) -> tuple[float, float, str]:
+        # Equal travel goes to the marker nearer the map's centre, which a marker and its mirror
+        # image share, before the id: on warzone-x2 red's tied b9 and d7 went b9 first (by id)
+        # and blue's mirrored h9 and f7 went f7 first, and Body Count there went to the east,
+        # 9 of 11 decided (seeds 1-12; 4 of 12 with the sides exchanged).
+        waypoint = markers.waypoints[marker]
+        travel = float(markers.distance(home, waypoint)) if home else 0.0
+        return travel, markers.map.from_centre(waypoint), marker
 
-    rank = {m: i for i, m in enumerate(sorted(markers.regroups, key=lambda m: (travel(m), m)))}
+    rank = {m: i for i, m in enumerate(sorted(markers.regroups, key=nearness))}
     found = objectives_for_body_count(
         team, regroup_points=markers.regroups, marker_waypoints=markers.waypoints
     )
