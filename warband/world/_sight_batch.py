@@ -120,8 +120,7 @@ class _Bodies:
         self.team: Ints = _ints([number(b.team, len(codes)) for b in bodies])
         self.cloaked: Bools = _flags([b.cloaked for b in bodies])
         self.disguised: Bools = _flags([b.disguised for b in bodies])
-        rank = {name: place for place, name in enumerate(sorted(set(ids)))}
-        self.id_rank: Ints = _ints([rank[i] for i in ids])
+        self.id_rank: Ints = _ranks(ids)
 
 
 class _Observers:
@@ -695,6 +694,7 @@ def _heard(
     listeners: list[Ints] = []
     heard: list[Ints] = []
     near: list[Floats] = []
+    offsets: list[tuple[Floats, Floats]] = []
     for loudness, members in by_loudness.items():
         group = _ints(members)
         reach = radius * loudness
@@ -713,8 +713,10 @@ def _heard(
         listeners.append(who[keep])
         heard.append(which[keep])
         near.append(d[keep])
+        offsets.append((dx[keep], dy[keep]))
     who, which = np.concatenate(listeners), np.concatenate(heard)
-    dx, dy = nx.take(which) - x.take(who), ny.take(which) - y.take(who)
+    dx = np.concatenate([offset[0] for offset in offsets])
+    dy = np.concatenate([offset[1] for offset in offsets])
     # hear()'s order after the distance: source, kind, then the noises' order, as one key.
     source_rank = _ranks([n.source for n in noises])
     kind_rank = _ranks([n.kind for n in noises])

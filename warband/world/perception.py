@@ -502,6 +502,12 @@ BATCH_HEARING_PAIRS = 8_000
 even at 70 entities, 7,000 pairs; cheaper at 100, 12,000)."""
 
 
+def _in_numpy(batch: bool | None, pairs: int, threshold: int) -> bool:
+    """Whether a call takes the numpy path: as its ``batch`` says, else from ``threshold``
+    pairs (:data:`BATCH_PAIRS`, :data:`BATCH_HEARING_PAIRS`)."""
+    return batch if batch is not None else pairs >= threshold
+
+
 def sight_lines(
     observers: Sequence[Observer],
     bodies: Sequence[Body],
@@ -519,7 +525,7 @@ def sight_lines(
     index = walls if isinstance(walls, SightIndex) else SightIndex(walls)
     if not observers:
         return {}
-    if batch if batch is not None else len(observers) * len(bodies) >= BATCH_PAIRS:
+    if _in_numpy(batch, len(observers) * len(bodies), BATCH_PAIRS):
         from ._sight_batch import sight_lines_batch
 
         found = sight_lines_batch(observers, bodies, index)
@@ -644,7 +650,7 @@ def hearings(
         return {}
     if not noises:
         return {o.id: [] for o in observers}
-    if batch if batch is not None else len(observers) * len(noises) >= BATCH_HEARING_PAIRS:
+    if _in_numpy(batch, len(observers) * len(noises), BATCH_HEARING_PAIRS):
         from ._sight_batch import hearings_batch
 
         found = hearings_batch(observers, noises)
@@ -668,11 +674,7 @@ def heard_numbers(
 ) -> dict[str, list[int]]:
     """:func:`hearings` with the noises' indices alone (what a world's percepts are made of):
     for every observer, the index of each noise it hears, in :func:`hear`'s order."""
-    if (
-        observers
-        and noises
-        and (batch if batch is not None else len(observers) * len(noises) >= BATCH_HEARING_PAIRS)
-    ):
+    if observers and noises and _in_numpy(batch, len(observers) * len(noises), BATCH_HEARING_PAIRS):
         from ._sight_batch import heard_numbers_batch
 
         found = heard_numbers_batch(observers, noises)
