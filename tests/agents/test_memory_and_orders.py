@@ -316,12 +316,17 @@ def test_memory_kept_up_to_date_equals_memory_recomputed_fact_for_fact_and_in_or
         else:
             memory.clear_source(step[1])
             recomputed.clear_source(step[1])
-        # repr: == would take True for 1
-        assert repr(list(recomputed.db)) == repr(list(memory.facts))
-        assert recomputed.db.names() == memory.facts.names()
-        assert repr(list(recomputed.remembered.values())) == repr(list(memory.source("memory")))
-        for name, facts in recomputed.sources.items():
-            assert repr(list(facts.values())) == repr(list(memory.source(name)))
+        _assert_alike(memory, recomputed)
+
+
+def _assert_alike(memory: Memory, recomputed: _RecomputedMemory) -> None:
+    """The memory holds what the plain definition does: every fact, in order and in its form
+    (repr: == would take True for 1), each source's and the remembered ones."""
+    assert repr(list(recomputed.db)) == repr(list(memory.facts))
+    assert recomputed.db.names() == memory.facts.names()
+    assert repr(list(recomputed.remembered.values())) == repr(list(memory.source("memory")))
+    for name, facts in recomputed.sources.items():
+        assert repr(list(facts.values())) == repr(list(memory.source(name)))
 
 
 def _retyped(value: Any) -> Any:
@@ -399,9 +404,7 @@ def test_a_source_given_again_ends_as_memory_recomputed_whatever_form_it_comes_i
         else:
             memory.clear_source(step[1])
             recomputed.clear_source(step[1])
-        assert repr(list(recomputed.db)) == repr(list(memory.facts))
-        for name, facts in recomputed.sources.items():
-            assert repr(list(facts.values())) == repr(list(memory.source(name)))
+        _assert_alike(memory, recomputed)
 
 
 def test_a_bad_fact_given_again_in_another_form_is_refused() -> None:
