@@ -16,27 +16,28 @@ enemy, towards gunfire, else to the enemy's spawns).
     warband explain runs/wz --agent red-squad-1 --tick 40
 
 Parameters: ``bots`` per faction (1..128), ``mode`` (``capture_and_hold``, ``body_count``,
-``search_and_retrieve``, ``assassination``, ``search_and_destroy``; red attacks in the last
-two), ``red`` and ``blue`` (``hierarchy`` or ``freelance``), ``time_limit`` (the mode's, in
-ticks), ``corridors`` (``on``, the default: squads keep their members to the squad's route,
-Listing 29.3; ``off``: the same orders, unrestricted; see :mod:`warband.agents.squad`),
-``influence`` (``on``, the default: the world keeps each faction's influence map of the enemies
-its bots see, and tells its commander, squads and dead bots; ``off``: none, squads weigh their
-members' threat reports), ``map`` (``auto``, the default: the smallest bundled Warzone map made
-for ``bots`` a side, :data:`SIZED_MAPS`: ``warzone`` up to 12, ``warzone-x2`` up to 24,
-``warzone-x4`` up to 48 and beyond, each the warzone layout repeated at the same density, with
+``search_and_retrieve``, ``assassination``, ``search_and_destroy``; red attacks in the last two),
+``red`` and ``blue`` (``hierarchy`` or ``freelance``), ``time_limit`` (the mode's, in ticks),
+``corridors`` (``on``, the default: squads keep their members to the squad's route, Listing 29.3;
+``off``: the same orders, unrestricted; see :mod:`warband.agents.squad`), ``influence`` (``on``, the
+default: the world keeps each faction's influence map of the enemies its bots see, and tells its
+commander, squads and dead bots; ``off``: none, squads weigh their members' threat reports),
+``influence_every`` (5, the default: the ticks between two tellings of the influence map to a
+faction, the map itself changing every tick; 1 tells it every tick, as before; see
+:meth:`warband.world.World.track_influence`), ``map`` (``auto``, the default: the smallest bundled
+Warzone map made for ``bots`` a side, :data:`SIZED_MAPS`: ``warzone`` up to 12, ``warzone-x2`` up to
+24, ``warzone-x4`` up to 48 and beyond, each the warzone layout repeated at the same density, with
 Capture and Hold's target score and Body Count's target kills times the copies of warzone; or a
 bundled map name, ``map=warzone`` keeping the 12-a-side map at any size, or a path to a TOML map
 file; one without a marker the mode needs is refused before the match, naming the marker and the
-mode), ``round`` (``off``, the default: one match of ``mode``; ``on``: a Warzone round, Killzone
-3's five modes in succession, Assassination and Search and Destroy twice with the sides swapped,
-red attacking first; or a comma-separated list of modes to play so: see
-:mod:`warband.world.round`. The round's winner won the most missions; ``missions`` in the
-outcome details lists each one's outcome), ``outside`` (bot ids, comma-separated, that clients
-in another language play through ``warband gateway``: the world gives them bodies and their
-hierarchy orders them as any bot, but warband builds no actor for them; such a run needs
-``--endpoint tcp://HOST:PORT --secret FILE``). With ``--workers N`` each faction keeps to
-workers of its own (``@scenario.placement``).
+mode), ``round`` (``off``, the default: one match of ``mode``; ``on``: a Warzone round, Killzone 3's
+five modes in succession, Assassination and Search and Destroy twice with the sides swapped, red
+attacking first; or a comma-separated list of modes to play so: see :mod:`warband.world.round`. The
+round's winner won the most missions; ``missions`` in the outcome details lists each one's outcome),
+``outside`` (bot ids, comma-separated, that clients in another language play through ``warband
+gateway``: the world gives them bodies and their hierarchy orders them as any bot, but warband
+builds no actor for them; such a run needs ``--endpoint tcp://HOST:PORT --secret FILE``). With
+``--workers N`` each faction keeps to workers of its own (``@scenario.placement``).
 
     warband run scenarios/warzone.py --param round=on --param bots=6
     warband run scenarios/warzone.py --param round=body_count,assassination
@@ -90,6 +91,7 @@ scenario = Scenario(
         "time_limit": 400,
         "corridors": "on",
         "influence": "on",
+        "influence_every": 5,
         "round": "off",
         "map": "auto",
         "outside": "",
@@ -213,6 +215,17 @@ def _influence(params: Params) -> bool:
     return value == "on"
 
 
+def _influence_every(params: Params) -> int:
+    value = params["influence_every"]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(
+            f"--param influence_every={value}: the ticks between two tellings of a faction's "
+            "influence map to its commander, squads and dead bots: say a whole number, 1 or "
+            "more (1: every tick)"
+        )
+    return value
+
+
 def _corridors(params: Params) -> bool:
     value = str(params["corridors"])
     if value not in ("on", "off"):
@@ -254,14 +267,16 @@ def make_world(params: Params, seed: int) -> World | WarzoneRound:
         for index, bot in enumerate(_bots(team, count))
     }
     influence = _influence(params)
+    influence_every = _influence_every(params)
 
     def prepare(world: World) -> None:
         # Each faction's influence map (Killzone 3, 29.5.2), of the enemies its bots see: its
         # squads route and regroup by it, its commander scores objectives and hides its VIP by
         # it, its dead bots choose their spawn by it; `warband view` draws it.
         # (--param influence=off: none; squads weigh their members' threat reports instead.)
+        # The map changes every tick; the faction is told it every `influence_every` ticks.
         if influence:
-            world.track_influence(enemies="seen")
+            world.track_influence(enemies="seen", tell_every=influence_every)
 
     missions = _round(params)
     if missions is not None:

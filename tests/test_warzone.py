@@ -215,6 +215,7 @@ def test_a_freelance_faction_has_no_commander_and_no_squads(
         ("red=robots", "a faction is controlled by one of hierarchy, freelance"),
         ("mode=tag", "unknown game mode"),
         ("time_limit=0", "time_limit must be at least 1 tick"),
+        ("influence_every=0", "influence_every=0: the ticks between two tellings"),
     ],
 )
 def test_bad_warzone_parameters_are_one_clear_line(

@@ -187,6 +187,57 @@ def test_track_influence_refuses_an_unknown_kind_of_enemy_knowledge() -> None:
         world_on_test_map(DUEL).track_influence(enemies="heard")
 
 
+@pytest.mark.parametrize("every", [0, -1, 2.5, True, "5"])
+def test_track_influence_refuses_a_telling_period_that_is_not_a_whole_number_of_ticks(
+    every: object,
+) -> None:
+    with pytest.raises(ConfigurationError, match=r"tell_every=.*1 or more"):
+        world_on_test_map(DUEL).track_influence(tell_every=every)  # type: ignore[arg-type]
+
+
+def _influence_told(world: World, team: str) -> list[tuple[object, ...]]:
+    return [f for f in world.team_facts(team) if f[0] == "influence"]
+
+
+def _influence_now(world: World, team: str) -> list[tuple[object, ...]]:
+    """The facts of the map as it is this tick (what telling every tick would say)."""
+    graph, influence = build_strategic_graph(TEST_MAP), world.influence(team)
+    facts = []
+    for area in graph.areas:
+        enemy = round(influence.enemy(area.id), 1)
+        if enemy > 0:
+            facts.append(("influence", area.id, round(influence.friendly(area.id), 1), enemy))
+    return facts
+
+
+def test_a_team_told_its_map_every_3_ticks_keeps_the_last_telling_in_between() -> None:
+    # The map grows every tick while red watches blue-1, so its facts change from tick to tick;
+    # the team hears of it when first asked (tick 1), then on ticks 3, 6, 9 only, and what it
+    # heard holds until the next telling.
+    world = world_on_test_map(DUEL)
+    world.track_influence(enemies="seen", tell_every=3)
+    told_at: dict[int, list[tuple[object, ...]]] = {}
+    stale = 0
+    for _ in range(9):
+        world.step()
+        tick, now = world.tick, _influence_now(world, "red")
+        if tick == 1 or tick % 3 == 0:
+            told_at[tick] = now
+        told = told_at[max(told_at)]
+        assert told == _influence_told(world, "red"), f"tick {tick}"
+        stale += told != now
+    assert [1, 3, 6, 9] == sorted(told_at)
+    assert stale > 0, "the map never changed between tellings: the test shows nothing"
+
+
+def test_a_team_told_its_map_every_tick_hears_the_map_of_the_tick() -> None:
+    world = world_on_test_map(DUEL)
+    world.track_influence(enemies="seen")
+    for _ in range(5):
+        world.step()
+        assert _influence_now(world, "red") == _influence_told(world, "red")
+
+
 def _next_step(world: World, start: str, goal: str) -> str:
     """The first waypoint of a path with the fewest links from ``start`` to ``goal``."""
     came_from = {start: start}

@@ -166,8 +166,18 @@ def team_knowledge(state: WorldState, team: str, part: str) -> list[Fact]:
     cache = _team_cache(state)
     found = cache.get((team, part))
     if found is None:
-        found = cache[team, part] = list(_TEAM_PARTS[part](state, team))
+        found = cache[team, part] = _worked_out(state, team, part)
     return found
+
+
+def _worked_out(state: WorldState, team: str, part: str) -> list[Fact]:
+    if part != "influence":
+        return list(_TEAM_PARTS[part](state, team))
+    # Told every `influence_every` ticks (World.track_influence); the last telling holds between.
+    told = state.influence_told.get(team)
+    if told is None or state.tick % state.influence_every == 0:
+        told = state.influence_told[team] = list(influence_facts(state, team))
+    return told
 
 
 def _team_cache(state: WorldState) -> dict[tuple[str, str], list[Fact]]:

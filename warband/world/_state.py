@@ -103,6 +103,10 @@ class WorldState:
         self.influence: dict[str, InfluenceMap] = {}
         self.influence_from_sight = False
         """A team's influence map counts the enemies its members see (else every enemy)."""
+        self.influence_every = 1
+        """A team is told its influence map every this many ticks (see ``track_influence``)."""
+        self.influence_told: dict[str, list[Fact]] = {}
+        """The influence facts each team was told last, which hold until the next telling."""
         self.graph: StrategicGraph | None = None
 
     def position_of(self, entity: str) -> tuple[float, float]:

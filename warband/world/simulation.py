@@ -168,6 +168,7 @@ class World:
         settings: InfluenceSettings | None = None,
         *,
         enemies: str = "all",
+        tell_every: int = 1,
     ) -> None:
         """Keep one influence map per team up to date (every step, from the positions of its
         living members and turrets, of the enemies, and the tick's deaths) and put it in
@@ -179,14 +180,29 @@ class World:
         that tick, so the map is the faction's knowledge, which fades (the map's persistence)
         once the enemy is out of sight. ``graph`` defaults to
         :func:`~warband.world.strategic.build_strategic_graph` of the map.
+
+        ``tell_every``: the team is told its map on the ticks that are a multiple of it (and
+        on the first tick it is asked); between, the facts it was told last hold. The map
+        itself, and the snapshots, still change every step. A map smoothed over time changes
+        a little in nearly every area every tick, so telling it every tick makes every squad
+        and commander take in the whole map anew each tick: a cost that grows with the squads
+        times the areas, so faster than the battle (``scenarios/warzone.py`` tells it every 5
+        ticks, its ``influence_every``).
         """
         if enemies not in ("all", "seen"):
             raise ConfigurationError(
                 f"track_influence(enemies={enemies!r}): say 'all' (every enemy) or 'seen' "
                 "(those the team's members see)"
             )
+        if isinstance(tell_every, bool) or not isinstance(tell_every, int) or tell_every < 1:
+            raise ConfigurationError(
+                f"track_influence(tell_every={tell_every!r}): say a whole number of ticks, "
+                "1 or more (1: the team is told its map every tick)"
+            )
         state = self._state
         state.influence_from_sight = enemies == "seen"
+        state.influence_every = tell_every
+        state.influence_told = {}
         state.graph = graph if graph is not None else build_strategic_graph(state.map)
         state.influence = {
             team: InfluenceMap(state.graph, team, settings) for team in state.map.teams
