@@ -221,37 +221,88 @@ def _search_path(
     allowed: Collection[str] | None,
     blocked: Collection[tuple[str, str]],
 ) -> tuple[str, ...] | None:
-    """A* over the waypoints (see :func:`waypoint_path`); ``blocked`` holds link keys."""
-    game_map.position(start)
-    goal_pos = game_map.position(goal)
-    best = {start: 0.0}
-    parents: dict[str, str] = {}
-    # Equal ways are taken nearer the map's centre first, then by id: on a mirror-symmetric
-    # map both sides then walk mirror images (by id alone, the west team went round a house on
-    # its outer side and the east team on its inner side: 16 of Warzone's 2,352 paths).
-    heap = [(_dist(game_map.position(start), goal_pos), 0.0, 0.0, start)]
+    """A* over the waypoints (see :func:`waypoint_path`); ``blocked`` holds link keys.
+
+    It walks the map's :class:`_Links` (waypoints by index, each link with all the search reads
+    of it worked out once), so the loop over links calls no method: the same floats (the same
+    functions computed them) in the same order, hence the same heap and the same path as
+    searching the map through its methods, which the tests check on every pair of ends."""
+    start_pos = game_map.position(start)  # the map's error for an unknown end
+    goal_x, goal_y = goal_pos = game_map.position(goal)
+    links = _links_of(game_map)
+    first = links.index[start]
+    last = links.index[goal]
+    best = [math.inf] * len(links.ids)
+    best[first] = 0.0
+    parents = [first] * len(links.ids)
+    hypot = math.hypot
+    push = heapq.heappush
+    pop = heapq.heappop
+    # Equal ways are taken nearer the map's centre first, then by id (indices rank as the ids
+    # sort): on a mirror-symmetric map both sides then walk mirror images (by id alone, the west
+    # team went round a house on its outer side and the east team on its inner side: 16 of
+    # Warzone's 2,352 paths).
+    heap = [(_dist(start_pos, goal_pos), 0.0, 0.0, first)]
     while heap:
-        _, cost, _, node = heapq.heappop(heap)
-        if node == goal:
-            path = [goal]
-            while path[-1] != start:
-                path.append(parents[path[-1]])
-            return tuple(reversed(path))
+        _, cost, _, node = pop(heap)
+        if node == last:
+            return links.path(parents, first, last)
         if cost > best[node]:
             continue
-        for nxt in game_map.neighbours(node):
-            if allowed is not None and nxt not in allowed:
+        for nxt, name, length, x, y, centre, key in links.out[node]:
+            if allowed is not None and name not in allowed:
                 continue
-            if link_key(node, nxt) in blocked:
+            if blocked and key in blocked:
                 continue
-            total = cost + game_map.link_length(node, nxt)
-            if total < best.get(nxt, math.inf):
+            total = cost + length
+            if total < best[nxt]:
                 best[nxt] = total
                 parents[nxt] = node
-                estimate = total + _dist(game_map.position(nxt), goal_pos)
-                heapq.heappush(heap, (estimate, total, game_map.from_centre(nxt), nxt))
+                # _dist(position(nxt), goal_pos), spelt out
+                push(heap, (total + hypot(x - goal_x, y - goal_y), total, centre, nxt))
     return None
 
 
 def _dist(a: tuple[float, float], b: tuple[float, float]) -> float:
     return math.hypot(a[0] - b[0], a[1] - b[1])
+
+
+_Out = tuple[int, str, float, float, float, float, tuple[str, str]]
+"""One link as the search reads it from a waypoint: the other end's index and id, the link's
+length, the other end's position (x, y) and distance from the map's centre, the link's key."""
+
+
+class _Links:
+    """A map's waypoint graph laid out for :func:`_search_path`: waypoints numbered in the order
+    of their ids, and per waypoint its links in :meth:`Map.neighbours` order, each with what
+    the search reads of it, taken from the map's own methods once."""
+
+    def __init__(self, game_map: Map) -> None:
+        self.ids: tuple[str, ...] = tuple(sorted(game_map.waypoint_ids))
+        self.index: dict[str, int] = {wp: i for i, wp in enumerate(self.ids)}
+        self.out: tuple[tuple[_Out, ...], ...] = tuple(
+            tuple(self._out(game_map, wp, nxt) for nxt in game_map.neighbours(wp))
+            for wp in self.ids
+        )
+
+    def _out(self, game_map: Map, wp: str, nxt: str) -> _Out:
+        x, y = game_map.position(nxt)
+        length = game_map.link_length(wp, nxt)
+        return (self.index[nxt], nxt, length, x, y, game_map.from_centre(nxt), link_key(wp, nxt))
+
+    def path(self, parents: list[int], first: int, last: int) -> tuple[str, ...]:
+        """The ids from ``first`` to ``last`` along ``parents`` (a waypoint's predecessor)."""
+        path = [last]
+        while path[-1] != first:
+            path.append(parents[path[-1]])
+        return tuple(self.ids[i] for i in reversed(path))
+
+
+_LINKS: weakref.WeakKeyDictionary[Map, _Links] = weakref.WeakKeyDictionary()
+
+
+def _links_of(game_map: Map) -> _Links:
+    links = _LINKS.get(game_map)
+    if links is None:
+        links = _LINKS[game_map] = _Links(game_map)
+    return links
