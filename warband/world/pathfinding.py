@@ -14,8 +14,9 @@ from __future__ import annotations
 import heapq
 import math
 import weakref
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from warband.world.influence import InfluenceMap
 from warband.world.maps import Map, Marker, link_key
@@ -223,43 +224,49 @@ def _search_path(
 ) -> tuple[str, ...] | None:
     """A* over the waypoints (see :func:`waypoint_path`); ``blocked`` holds link keys.
 
-    It walks the map's :class:`_Links` (waypoints by index, each link with all the search reads
-    of it worked out once), so the loop over links calls no method: the same floats (the same
-    functions computed them) in the same order, hence the same heap and the same path as
-    searching the map through its methods, which the tests check on every pair of ends."""
-    start_pos = game_map.position(start)  # the map's error for an unknown end
-    goal_x, goal_y = goal_pos = game_map.position(goal)
+    It walks the map's :class:`_Links` (waypoints by index, each link with what the search reads
+    of it worked out once), so its loop over links calls no method: the same floats (the same
+    functions computed them) in the same order, hence the same heap and the same path as a
+    search through the map's methods, which the tests check on every pair of ends. The
+    restrictions are laid into where the search starts, not tested per link: a waypoint not
+    ``allowed`` starts with a best cost of minus infinity (no way beats it, so none is taken),
+    and the blocked links are left out of a copy of the links."""
     links = _links_of(game_map)
-    first = links.index[start]
-    last = links.index[goal]
-    best = [math.inf] * len(links.ids)
+    first = links.index.get(start)
+    last = links.index.get(goal)
+    if first is None or last is None:
+        game_map.position(start)  # the map's error for the unknown end
+        game_map.position(goal)
+    assert first is not None and last is not None
+    guess = links.guesses(last)
+    best = links.fresh_costs(allowed)
     best[first] = 0.0
-    parents = [first] * len(links.ids)
-    hypot = math.hypot
+    parents = [first] * len(best)
+    out = links.without(blocked) if blocked else links.out
     push = heapq.heappush
     pop = heapq.heappop
     # Equal ways are taken nearer the map's centre first, then by id (indices rank as the ids
     # sort): on a mirror-symmetric map both sides then walk mirror images (by id alone, the west
     # team went round a house on its outer side and the east team on its inner side: 16 of
     # Warzone's 2,352 paths).
-    heap = [(_dist(start_pos, goal_pos), 0.0, 0.0, first)]
+    heap = [(guess[first], 0.0, 0.0, first)]
     while heap:
         _, cost, _, node = pop(heap)
         if node == last:
-            return links.path(parents, first, last)
+            path = [last]
+            while node != first:
+                node = parents[node]
+                path.append(node)
+            ids = links.ids
+            return tuple([ids[i] for i in reversed(path)])
         if cost > best[node]:
             continue
-        for nxt, name, length, x, y, centre, key in links.out[node]:
-            if allowed is not None and name not in allowed:
-                continue
-            if blocked and key in blocked:
-                continue
+        for nxt, length, centre in out[node]:
             total = cost + length
             if total < best[nxt]:
                 best[nxt] = total
                 parents[nxt] = node
-                # _dist(position(nxt), goal_pos), spelt out
-                push(heap, (total + hypot(x - goal_x, y - goal_y), total, centre, nxt))
+                push(heap, (total + guess[nxt], total, centre, nxt))
     return None
 
 
@@ -267,9 +274,12 @@ def _dist(a: tuple[float, float], b: tuple[float, float]) -> float:
     return math.hypot(a[0] - b[0], a[1] - b[1])
 
 
-_Out = tuple[int, str, float, float, float, float, tuple[str, str]]
-"""One link as the search reads it from a waypoint: the other end's index and id, the link's
-length, the other end's position (x, y) and distance from the map's centre, the link's key."""
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+_Out = tuple[int, float, float]
+"""One link as the search reads it from a waypoint: the other end's index, the link's length
+(:meth:`Map.link_length`) and the other end's :meth:`Map.from_centre`."""
 
 
 class _Links:
@@ -280,22 +290,71 @@ class _Links:
     def __init__(self, game_map: Map) -> None:
         self.ids: tuple[str, ...] = tuple(sorted(game_map.waypoint_ids))
         self.index: dict[str, int] = {wp: i for i, wp in enumerate(self.ids)}
+        self._positions = [game_map.position(wp) for wp in self.ids]
+        self._guesses: dict[int, list[float]] = {}
+        self._costs: dict[frozenset[str], list[float]] = {}
+        self._without: dict[frozenset[tuple[str, str]], tuple[tuple[_Out, ...], ...]] = {}
         self.out: tuple[tuple[_Out, ...], ...] = tuple(
-            tuple(self._out(game_map, wp, nxt) for nxt in game_map.neighbours(wp))
+            tuple(
+                (self.index[nxt], game_map.link_length(wp, nxt), game_map.from_centre(nxt))
+                for nxt in game_map.neighbours(wp)
+            )
             for wp in self.ids
         )
 
-    def _out(self, game_map: Map, wp: str, nxt: str) -> _Out:
-        x, y = game_map.position(nxt)
-        length = game_map.link_length(wp, nxt)
-        return (self.index[nxt], nxt, length, x, y, game_map.from_centre(nxt), link_key(wp, nxt))
+    def guesses(self, goal: int) -> list[float]:
+        """Per waypoint, the search's estimate of its way to ``goal``: the straight distance,
+        :func:`_dist` (worked out once per goal: bots walk to few places)."""
+        known = self._guesses.get(goal)
+        if known is None:
+            goal_pos = self._positions[goal]
+            known = self._guesses[goal] = [_dist(pos, goal_pos) for pos in self._positions]
+        return known
 
-    def path(self, parents: list[int], first: int, last: int) -> tuple[str, ...]:
-        """The ids from ``first`` to ``last`` along ``parents`` (a waypoint's predecessor)."""
-        path = [last]
-        while path[-1] != first:
-            path.append(parents[path[-1]])
-        return tuple(self.ids[i] for i in reversed(path))
+    def fresh_costs(self, allowed: Collection[str] | None) -> list[float]:
+        """Best costs before a search: infinity where it may go, minus infinity elsewhere."""
+        if allowed is None:
+            return [math.inf] * len(self.ids)
+        key = allowed if isinstance(allowed, frozenset) else frozenset(allowed)
+        known = self._costs.get(key)
+        if known is None:
+            known = [-math.inf] * len(self.ids)
+            index = self.index
+            for wp in key:
+                i = index.get(wp)
+                if i is not None:
+                    known[i] = math.inf
+            _remember(self._costs, key, known)
+        return known.copy()
+
+    def without(self, blocked: Collection[tuple[str, str]]) -> Sequence[tuple[_Out, ...]]:
+        """:attr:`out` without the links whose keys are in ``blocked`` (a pair that is no link's
+        key, such as one not sorted, blocks nothing: the search looked keys up)."""
+        key = blocked if isinstance(blocked, frozenset) else frozenset(blocked)
+        known = self._without.get(key)
+        if known is None:
+            out = list(self.out)
+            index = self.index
+            for a, b in key:
+                i, j = index.get(a), index.get(b)
+                if i is None or j is None or link_key(a, b) != (a, b):
+                    continue
+                out[i] = tuple(link for link in out[i] if link[0] != j)
+                out[j] = tuple(link for link in out[j] if link[0] != i)
+            known = tuple(out)
+            _remember(self._without, key, known)
+        return known
+
+
+_REMEMBER = 256
+"""Corridors and sets of closed links whose starting state :class:`_Links` keeps (per map): a
+match has few of each (the doors' states; the squads' routes)."""
+
+
+def _remember(memory: dict[_K, _V], key: _K, value: _V) -> None:
+    if len(memory) >= _REMEMBER:
+        memory.clear()
+    memory[key] = value
 
 
 _LINKS: weakref.WeakKeyDictionary[Map, _Links] = weakref.WeakKeyDictionary()
