@@ -16,6 +16,7 @@ from warband.world.maps import link_key
 from warband.world.pathfinding import (
     RouteSettings,
     SquadClaims,
+    area_weighted_path,
     choose_regroup_marker,
     plan_routes,
     waypoint_path,
@@ -253,3 +254,58 @@ def _corridor(
         return set(rng.sample(list(game_map.waypoint_ids), len(game_map.waypoints) // 2))
     route = plan_routes(graph, graph.area_of(start)).corridor_to(graph.area_of(goal)) or ()
     return set(graph.waypoints_in(route))
+
+
+def _plain_dijkstra(
+    game_map: Map, graph: StrategicGraph, origin: str, goal: str, area_costs: dict[int, float]
+) -> tuple[str, ...] | None:
+    """The squad's area-weighted Dijkstra written the straightforward way, through the map's
+    and the graph's methods: the reference of ``area_weighted_path``."""
+    best = {origin: 0.0}
+    parents: dict[str, str] = {}
+    heap = [(0.0, origin)]
+    done: set[str] = set()
+    while heap:
+        cost, here = heapq.heappop(heap)
+        if here in done:
+            continue
+        done.add(here)
+        if here == goal:
+            path = [goal]
+            while path[-1] != origin:
+                path.append(parents[path[-1]])
+            return tuple(reversed(path))
+        area = graph.area_of(here)
+        for there in sorted(game_map.neighbours(here)):
+            entered = graph.area_of(there)
+            step = game_map.link_length(here, there)
+            if entered != area:
+                step += area_costs.get(entered, 0.0)
+            if cost + step < best.get(there, math.inf):
+                best[there] = cost + step
+                parents[there] = here
+                heapq.heappush(heap, (cost + step, there))
+    return None
+
+
+@pytest.mark.parametrize("name", ["warzone", "warzone-x4", "prison"])
+def test_the_area_weighted_path_is_the_plain_dijkstras(name: str) -> None:
+    # Every origin, to every goal (warzone, prison) or to 12 random ones (warzone-x4), with no
+    # area costs, random ones (some zero, some equal: ties) and a few large ones.
+    game_map = load_map(name)
+    graph = build_strategic_graph(game_map)
+    ids = list(game_map.waypoint_ids)
+    rng = random.Random(name)
+    areas = range(len(graph.areas))
+    for origin in ids:
+        goals = ids if len(ids) < 100 else rng.sample(ids, 12)
+        for goal in goals:
+            costs = rng.choice(
+                [
+                    {},
+                    {a: float(rng.choice([0, 5, 15])) for a in rng.sample(areas, len(areas) // 3)},
+                    {a: rng.uniform(0.0, 40.0) for a in rng.sample(areas, 3)},
+                ]
+            )
+            expected = _plain_dijkstra(game_map, graph, origin, goal, costs)
+            assert expected == area_weighted_path(game_map, graph, origin, goal, costs)

@@ -174,6 +174,7 @@ _PATHS: weakref.WeakKeyDictionary[Map, dict[_PathKey, tuple[str, ...] | None]] =
     weakref.WeakKeyDictionary()
 )
 _UNKNOWN = object()
+_NO_LINKS: frozenset[tuple[str, str]] = frozenset()
 
 
 def waypoint_path(
@@ -203,7 +204,7 @@ def waypoint_path(
         start,
         goal,
         None if allowed is None else frozenset(allowed),
-        frozenset(link_key(a, b) for a, b in blocked_links),
+        frozenset(link_key(a, b) for a, b in blocked_links) if blocked_links else _NO_LINKS,
     )
     known = memory.get(key, _UNKNOWN)
     if known is not _UNKNOWN:
@@ -253,12 +254,7 @@ def _search_path(
     while heap:
         _, cost, _, node = pop(heap)
         if node == last:
-            path = [last]
-            while node != first:
-                node = parents[node]
-                path.append(node)
-            ids = links.ids
-            return tuple([ids[i] for i in reversed(path)])
+            return links.path(parents, first, last)
         if cost > best[node]:
             continue
         for nxt, length, centre in out[node]:
@@ -267,6 +263,50 @@ def _search_path(
                 best[nxt] = total
                 parents[nxt] = node
                 push(heap, (total + guess[nxt], total, centre, nxt))
+    return None
+
+
+def area_weighted_path(
+    game_map: Map,
+    graph: StrategicGraph,
+    origin: str,
+    goal: str,
+    area_costs: Mapping[int, float],
+) -> tuple[str, ...] | None:
+    """Cheapest waypoint path from ``origin`` to ``goal`` (Dijkstra), or ``None``: each link
+    costs its length plus ``area_costs`` of the area it enters, when it leaves one area of
+    ``graph`` (the map's strategic graph) for another; ties go to the smaller waypoint id.
+    Raises ``KeyError`` for an unknown ``origin``."""
+    links = _links_of(game_map)
+    first = links.index[origin]
+    last = links.index.get(goal)
+    areas = links.areas(graph)
+    cost_of = area_costs.get
+    out = links.out
+    best = [math.inf] * len(areas)
+    best[first] = 0.0
+    parents = [first] * len(areas)
+    done = [False] * len(areas)
+    push = heapq.heappush
+    pop = heapq.heappop
+    heap = [(0.0, first)]  # indices rank as the ids sort: ties go the same way
+    while heap:
+        cost, here = pop(heap)
+        if done[here]:
+            continue
+        done[here] = True
+        if here == last:
+            return links.path(parents, first, last)
+        area = areas[here]
+        for there, length, _ in out[here]:
+            entered = areas[there]
+            step = length
+            if entered != area:
+                step += cost_of(entered, 0.0)
+            if cost + step < best[there]:
+                best[there] = cost + step
+                parents[there] = here
+                push(heap, (cost + step, there))
     return None
 
 
@@ -292,6 +332,9 @@ class _Links:
         self.index: dict[str, int] = {wp: i for i, wp in enumerate(self.ids)}
         self._positions = [game_map.position(wp) for wp in self.ids]
         self._guesses: dict[int, list[float]] = {}
+        self._areas: weakref.WeakKeyDictionary[StrategicGraph, list[int]] = (
+            weakref.WeakKeyDictionary()
+        )
         self._costs: dict[frozenset[str], list[float]] = {}
         self._without: dict[frozenset[tuple[str, str]], tuple[tuple[_Out, ...], ...]] = {}
         self.out: tuple[tuple[_Out, ...], ...] = tuple(
@@ -301,6 +344,23 @@ class _Links:
             )
             for wp in self.ids
         )
+
+    def path(self, parents: list[int], first: int, last: int) -> tuple[str, ...]:
+        """The ids from ``first`` to ``last`` along ``parents`` (each waypoint's predecessor)."""
+        path = [last]
+        node = last
+        while node != first:
+            node = parents[node]
+            path.append(node)
+        ids = self.ids
+        return tuple([ids[i] for i in reversed(path)])
+
+    def areas(self, graph: StrategicGraph) -> list[int]:
+        """Per waypoint, its area in ``graph`` (a strategic graph of the map)."""
+        known = self._areas.get(graph)
+        if known is None:
+            known = self._areas[graph] = [graph.area_of(wp) for wp in self.ids]
+        return known
 
     def guesses(self, goal: int) -> list[float]:
         """Per waypoint, the search's estimate of its way to ``goal``: the straight distance,
