@@ -14,10 +14,10 @@ from __future__ import annotations
 import heapq
 import math
 import weakref
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
 
+from warband.world._links import links_of
 from warband.world.influence import InfluenceMap
 from warband.world.maps import Map, Marker, link_key
 from warband.world.strategic import StrategicGraph
@@ -225,14 +225,13 @@ def _search_path(
 ) -> tuple[str, ...] | None:
     """A* over the waypoints (see :func:`waypoint_path`); ``blocked`` holds link keys.
 
-    It walks the map's :class:`_Links` (waypoints by index, each link with what the search reads
-    of it worked out once), so its loop over links calls no method: the same floats (the same
-    functions computed them) in the same order, hence the same heap and the same path as a
-    search through the map's methods, which the tests check on every pair of ends. The
-    restrictions are laid into where the search starts, not tested per link: a waypoint not
-    ``allowed`` starts with a best cost of minus infinity (no way beats it, so none is taken),
-    and the blocked links are left out of a copy of the links."""
-    links = _links_of(game_map)
+    It walks the map's link table (:mod:`~warband.world._links`), so its loop over links calls
+    no method: the same floats (the same functions computed them) in the same order, hence the
+    same heap and the same path as a search through the map's methods, which the tests check
+    on every pair of ends. The restrictions are laid into where the search starts, not tested
+    per link: a waypoint not ``allowed`` starts with a best cost of minus infinity (no way
+    beats it, so none is taken), and the blocked links are left out of a copy of the links."""
+    links = links_of(game_map)
     first = links.index.get(start)
     last = links.index.get(goal)
     if first is None or last is None:
@@ -277,7 +276,7 @@ def area_weighted_path(
     costs its length plus ``area_costs`` of the area it enters, when it leaves one area of
     ``graph`` (the map's strategic graph) for another; ties go to the smaller waypoint id.
     Raises ``KeyError`` for an unknown ``origin``."""
-    links = _links_of(game_map)
+    links = links_of(game_map)
     first = links.index[origin]
     last = links.index.get(goal)
     areas = links.areas(graph)
@@ -308,120 +307,3 @@ def area_weighted_path(
                 parents[there] = here
                 push(heap, (cost + step, there))
     return None
-
-
-def _dist(a: tuple[float, float], b: tuple[float, float]) -> float:
-    return math.hypot(a[0] - b[0], a[1] - b[1])
-
-
-_K = TypeVar("_K")
-_V = TypeVar("_V")
-
-_Out = tuple[int, float, float]
-"""One link as the search reads it from a waypoint: the other end's index, the link's length
-(:meth:`Map.link_length`) and the other end's :meth:`Map.from_centre`."""
-
-
-class _Links:
-    """A map's waypoint graph laid out for :func:`_search_path`: waypoints numbered in the order
-    of their ids, and per waypoint its links in :meth:`Map.neighbours` order, each with what
-    the search reads of it, taken from the map's own methods once."""
-
-    def __init__(self, game_map: Map) -> None:
-        self.ids: tuple[str, ...] = tuple(sorted(game_map.waypoint_ids))
-        self.index: dict[str, int] = {wp: i for i, wp in enumerate(self.ids)}
-        self._positions = [game_map.position(wp) for wp in self.ids]
-        self._guesses: dict[int, list[float]] = {}
-        self._areas: weakref.WeakKeyDictionary[StrategicGraph, list[int]] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._costs: dict[frozenset[str], list[float]] = {}
-        self._without: dict[frozenset[tuple[str, str]], tuple[tuple[_Out, ...], ...]] = {}
-        self.out: tuple[tuple[_Out, ...], ...] = tuple(
-            tuple(
-                (self.index[nxt], game_map.link_length(wp, nxt), game_map.from_centre(nxt))
-                for nxt in game_map.neighbours(wp)
-            )
-            for wp in self.ids
-        )
-
-    def path(self, parents: list[int], first: int, last: int) -> tuple[str, ...]:
-        """The ids from ``first`` to ``last`` along ``parents`` (each waypoint's predecessor)."""
-        path = [last]
-        node = last
-        while node != first:
-            node = parents[node]
-            path.append(node)
-        ids = self.ids
-        return tuple([ids[i] for i in reversed(path)])
-
-    def areas(self, graph: StrategicGraph) -> list[int]:
-        """Per waypoint, its area in ``graph`` (a strategic graph of the map)."""
-        known = self._areas.get(graph)
-        if known is None:
-            known = self._areas[graph] = [graph.area_of(wp) for wp in self.ids]
-        return known
-
-    def guesses(self, goal: int) -> list[float]:
-        """Per waypoint, the search's estimate of its way to ``goal``: the straight distance,
-        :func:`_dist` (worked out once per goal: bots walk to few places)."""
-        known = self._guesses.get(goal)
-        if known is None:
-            goal_pos = self._positions[goal]
-            known = self._guesses[goal] = [_dist(pos, goal_pos) for pos in self._positions]
-        return known
-
-    def fresh_costs(self, allowed: Collection[str] | None) -> list[float]:
-        """Best costs before a search: infinity where it may go, minus infinity elsewhere."""
-        if allowed is None:
-            return [math.inf] * len(self.ids)
-        key = allowed if isinstance(allowed, frozenset) else frozenset(allowed)
-        known = self._costs.get(key)
-        if known is None:
-            known = [-math.inf] * len(self.ids)
-            index = self.index
-            for wp in key:
-                i = index.get(wp)
-                if i is not None:
-                    known[i] = math.inf
-            _remember(self._costs, key, known)
-        return known.copy()
-
-    def without(self, blocked: Collection[tuple[str, str]]) -> Sequence[tuple[_Out, ...]]:
-        """:attr:`out` without the links whose keys are in ``blocked`` (a pair that is no link's
-        key, such as one not sorted, blocks nothing: the search looked keys up)."""
-        key = blocked if isinstance(blocked, frozenset) else frozenset(blocked)
-        known = self._without.get(key)
-        if known is None:
-            out = list(self.out)
-            index = self.index
-            for a, b in key:
-                i, j = index.get(a), index.get(b)
-                if i is None or j is None or link_key(a, b) != (a, b):
-                    continue
-                out[i] = tuple(link for link in out[i] if link[0] != j)
-                out[j] = tuple(link for link in out[j] if link[0] != i)
-            known = tuple(out)
-            _remember(self._without, key, known)
-        return known
-
-
-_REMEMBER = 256
-"""Corridors and sets of closed links whose starting state :class:`_Links` keeps (per map): a
-match has few of each (the doors' states; the squads' routes)."""
-
-
-def _remember(memory: dict[_K, _V], key: _K, value: _V) -> None:
-    if len(memory) >= _REMEMBER:
-        memory.clear()
-    memory[key] = value
-
-
-_LINKS: weakref.WeakKeyDictionary[Map, _Links] = weakref.WeakKeyDictionary()
-
-
-def _links_of(game_map: Map) -> _Links:
-    links = _LINKS.get(game_map)
-    if links is None:
-        links = _LINKS[game_map] = _Links(game_map)
-    return links
