@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
 
@@ -11,9 +12,11 @@ from hypothesis import strategies as st
 
 from warband.world import Map, load_map, map_from_data, pathfinding
 from warband.world.influence import InfluenceMap, InfluenceSettings
+from warband.world.maps import link_key
 from warband.world.pathfinding import (
     RouteSettings,
     SquadClaims,
+    area_weighted_path,
     choose_regroup_marker,
     plan_routes,
     waypoint_path,
@@ -182,3 +185,127 @@ def test_of_two_equal_ways_the_path_takes_the_one_nearer_the_maps_centre() -> No
     assert square.from_centre("east") < square.from_centre("west")
     assert ("south", "east", "north") == waypoint_path(square, "south", "north")
     assert ("north", "east", "south") == waypoint_path(square, "north", "south")
+
+
+def _plain_search(
+    game_map: Map,
+    start: str,
+    goal: str,
+    allowed: set[str] | None = None,
+    blocked: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset(),
+) -> tuple[str, ...] | None:
+    """A* written the straightforward way, through the map's methods (what ``_search_path``
+    did before it walked a table): the reference its paths must equal, float for float."""
+    goal_pos = game_map.position(goal)
+    best = {start: 0.0}
+    parents: dict[str, str] = {}
+    start_guess = math.hypot(
+        game_map.position(start)[0] - goal_pos[0], game_map.position(start)[1] - goal_pos[1]
+    )
+    heap = [(start_guess, 0.0, 0.0, start)]
+    while heap:
+        _, cost, _, node = heapq.heappop(heap)
+        if node == goal:
+            path = [goal]
+            while path[-1] != start:
+                path.append(parents[path[-1]])
+            return tuple(reversed(path))
+        if cost > best[node]:
+            continue
+        for nxt in game_map.neighbours(node):
+            if allowed is not None and nxt not in allowed:
+                continue
+            if link_key(node, nxt) in blocked:
+                continue
+            total = cost + game_map.link_length(node, nxt)
+            if total < best.get(nxt, math.inf):
+                best[nxt] = total
+                parents[nxt] = node
+                pos = game_map.position(nxt)
+                guess = math.hypot(pos[0] - goal_pos[0], pos[1] - goal_pos[1])
+                heapq.heappush(heap, (total + guess, total, game_map.from_centre(nxt), nxt))
+    return None
+
+
+@pytest.mark.parametrize("name", ["warzone", "warzone-x2", "warzone-x4", "test", "prison"])
+def test_every_waypoint_path_is_the_plain_searchs(name: str) -> None:
+    # Every ordered pair of ends: free, in a random corridor (a random half of the waypoints,
+    # or the areas of a squad's route), and with random links and the map's doors closed.
+    game_map = load_map(name)
+    ids = list(game_map.waypoint_ids)
+    rng = random.Random(name)
+    graph = build_strategic_graph(game_map)
+    doors = {link_key(*o.link) for o in game_map.objects if o.link is not None}
+    for start in ids:
+        for goal in ids:
+            assert _plain_search(game_map, start, goal) == waypoint_path(game_map, start, goal)
+            corridor = _corridor(rng, game_map, graph, start, goal)
+            shut = set(rng.sample(sorted(game_map.links), 3)) | doors
+            asked = [link[::-1] if rng.random() < 0.5 else link for link in shut]
+            expected = _plain_search(game_map, start, goal, corridor, shut)
+            found = waypoint_path(game_map, start, goal, allowed=corridor, blocked_links=asked)
+            assert expected == found
+
+
+def _corridor(
+    rng: random.Random, game_map: Map, graph: StrategicGraph, start: str, goal: str
+) -> set[str]:
+    if rng.random() < 0.5:
+        return set(rng.sample(list(game_map.waypoint_ids), len(game_map.waypoints) // 2))
+    route = plan_routes(graph, graph.area_of(start)).corridor_to(graph.area_of(goal)) or ()
+    return set(graph.waypoints_in(route))
+
+
+def _plain_dijkstra(
+    game_map: Map, graph: StrategicGraph, origin: str, goal: str, area_costs: dict[int, float]
+) -> tuple[str, ...] | None:
+    """The squad's area-weighted Dijkstra written the straightforward way, through the map's
+    and the graph's methods: the reference of ``area_weighted_path``."""
+    best = {origin: 0.0}
+    parents: dict[str, str] = {}
+    heap = [(0.0, origin)]
+    done: set[str] = set()
+    while heap:
+        cost, here = heapq.heappop(heap)
+        if here in done:
+            continue
+        done.add(here)
+        if here == goal:
+            path = [goal]
+            while path[-1] != origin:
+                path.append(parents[path[-1]])
+            return tuple(reversed(path))
+        area = graph.area_of(here)
+        for there in sorted(game_map.neighbours(here)):
+            entered = graph.area_of(there)
+            step = game_map.link_length(here, there)
+            if entered != area:
+                step += area_costs.get(entered, 0.0)
+            if cost + step < best.get(there, math.inf):
+                best[there] = cost + step
+                parents[there] = here
+                heapq.heappush(heap, (cost + step, there))
+    return None
+
+
+@pytest.mark.parametrize("name", ["warzone", "warzone-x4", "prison"])
+def test_the_area_weighted_path_is_the_plain_dijkstras(name: str) -> None:
+    # Every origin, to every goal (warzone, prison) or to 12 random ones (warzone-x4), with no
+    # area costs, random ones (some zero, some equal: ties) and a few large ones.
+    game_map = load_map(name)
+    graph = build_strategic_graph(game_map)
+    ids = list(game_map.waypoint_ids)
+    rng = random.Random(name)
+    areas = range(len(graph.areas))
+    for origin in ids:
+        goals = ids if len(ids) < 100 else rng.sample(ids, 12)
+        for goal in goals:
+            costs = rng.choice(
+                [
+                    {},
+                    {a: float(rng.choice([0, 5, 15])) for a in rng.sample(areas, len(areas) // 3)},
+                    {a: rng.uniform(0.0, 40.0) for a in rng.sample(areas, 3)},
+                ]
+            )
+            expected = _plain_dijkstra(game_map, graph, origin, goal, costs)
+            assert expected == area_weighted_path(game_map, graph, origin, goal, costs)

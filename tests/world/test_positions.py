@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import heapq
+import math
+import random
+
 import pytest
 
 from warband.exceptions import ConfigurationError
-from warband.world import load_map
+from warband.world import Map, load_map, positions
+from warband.world.maps import link_key
 from warband.world.positions import PositionWeights, best_position, pick_positions
 
 
@@ -78,3 +83,51 @@ def test_ties_break_on_the_tie_break_given_then_on_the_id() -> None:
 def test_unknown_behaviour_lists_the_known_ones() -> None:
     with pytest.raises(ConfigurationError, match="known behaviours: attack, defend, flee, snipe"):
         pick_positions(load_map("test"), origin="r1", behaviour="dance")
+
+
+def _plain_within(
+    game_map: Map,
+    start: str,
+    radius: float,
+    allowed: set[str] | None,
+    blocked: set[tuple[str, str]],
+) -> dict[str, float]:
+    """The travel distances of ``positions._within`` worked out the straightforward way,
+    through the map's methods: the reference of the search on the map's link table."""
+    best = {start: 0.0}
+    heap = [(0.0, start)]
+    while heap:
+        cost, node = heapq.heappop(heap)
+        if cost > best[node]:
+            continue
+        for nxt in game_map.neighbours(node):
+            if allowed is not None and nxt not in allowed:
+                continue
+            if blocked and link_key(node, nxt) in blocked:
+                continue
+            total = cost + game_map.link_length(node, nxt)
+            if total <= radius and total < best.get(nxt, math.inf):
+                best[nxt] = total
+                heapq.heappush(heap, (total, nxt))
+    return best
+
+
+@pytest.mark.parametrize("name", ["warzone", "warzone-x4", "prison"])
+def test_travel_distances_are_the_plain_dijkstras(name: str) -> None:
+    # From every waypoint: within a random radius (or none), free or in a random corridor, with
+    # random links and the map's doors closed or not; the same distances, float for float, in
+    # the same order (the order the waypoints were first reached).
+    game_map = load_map(name)
+    ids = list(game_map.waypoint_ids)
+    rng = random.Random(name)
+    doors = {link_key(*o.link) for o in game_map.objects if o.link is not None}
+    for start in ids:
+        # A radius equal to a waypoint's distance too: that waypoint is within it.
+        distances = list(_plain_within(game_map, start, math.inf, None, set()).values())
+        for _ in range(3):
+            radius = rng.choice([math.inf, rng.uniform(0.0, 60.0), rng.choice(distances)])
+            allowed = rng.choice([None, set(rng.sample(ids, len(ids) // 2))])
+            blocked = rng.choice([set(), doors | set(rng.sample(sorted(game_map.links), 3))])
+            expected = _plain_within(game_map, start, radius, allowed, blocked)
+            found = positions._within(game_map, start, radius, allowed, blocked)
+            assert list(expected.items()) == list(found.items())

@@ -59,7 +59,6 @@ arrival (0 of 41 before).
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -79,6 +78,7 @@ from ..world import (
     waypoint_path,
 )
 from ..world.influence import InfluenceSettings
+from ..world.pathfinding import area_weighted_path
 from .bot import member_status
 from .execute import TaskStatus, check_acts
 from .facts import DEPARTED, STATUS, THREAT_REPORT, Status, declares
@@ -554,32 +554,8 @@ def _cheapest_path(
     game_map: Map, graph: StrategicGraph, origin: str, goal: str, area_costs: Mapping[int, float]
 ) -> tuple[str, ...] | None:
     """Dijkstra over waypoints: link lengths plus ``area_costs`` of each area entered (ties:
-    the smaller waypoint id)."""
-    best = {origin: 0.0}
-    parents: dict[str, str] = {}
-    heap = [(0.0, origin)]
-    done: set[str] = set()
-    while heap:
-        cost, here = heapq.heappop(heap)
-        if here in done:
-            continue
-        done.add(here)
-        if here == goal:
-            path = [goal]
-            while path[-1] != origin:
-                path.append(parents[path[-1]])
-            return tuple(reversed(path))
-        area = graph.area_of(here)
-        for there in sorted(game_map.neighbours(here)):
-            entered = graph.area_of(there)
-            step = game_map.link_length(here, there)
-            if entered != area:
-                step += area_costs.get(entered, 0.0)
-            if cost + step < best.get(there, math.inf):
-                best[there] = cost + step
-                parents[there] = here
-                heapq.heappush(heap, (cost + step, there))
-    return None
+    the smaller waypoint id); see :func:`~warband.world.pathfinding.area_weighted_path`."""
+    return area_weighted_path(game_map, graph, origin, goal, area_costs)
 
 
 def _members_waypoint(facts: FactDB) -> str | None:

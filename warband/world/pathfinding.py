@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
+from warband.world._links import links_of
 from warband.world.influence import InfluenceMap
 from warband.world.maps import Map, Marker, link_key
 from warband.world.strategic import StrategicGraph
@@ -173,6 +174,7 @@ _PATHS: weakref.WeakKeyDictionary[Map, dict[_PathKey, tuple[str, ...] | None]] =
     weakref.WeakKeyDictionary()
 )
 _UNKNOWN = object()
+_NO_LINKS: frozenset[tuple[str, str]] = frozenset()
 
 
 def waypoint_path(
@@ -202,7 +204,7 @@ def waypoint_path(
         start,
         goal,
         None if allowed is None else frozenset(allowed),
-        frozenset(link_key(a, b) for a, b in blocked_links),
+        frozenset(link_key(a, b) for a, b in blocked_links) if blocked_links else _NO_LINKS,
     )
     known = memory.get(key, _UNKNOWN)
     if known is not _UNKNOWN:
@@ -221,37 +223,87 @@ def _search_path(
     allowed: Collection[str] | None,
     blocked: Collection[tuple[str, str]],
 ) -> tuple[str, ...] | None:
-    """A* over the waypoints (see :func:`waypoint_path`); ``blocked`` holds link keys."""
-    game_map.position(start)
-    goal_pos = game_map.position(goal)
-    best = {start: 0.0}
-    parents: dict[str, str] = {}
-    # Equal ways are taken nearer the map's centre first, then by id: on a mirror-symmetric
-    # map both sides then walk mirror images (by id alone, the west team went round a house on
-    # its outer side and the east team on its inner side: 16 of Warzone's 2,352 paths).
-    heap = [(_dist(game_map.position(start), goal_pos), 0.0, 0.0, start)]
+    """A* over the waypoints (see :func:`waypoint_path`); ``blocked`` holds link keys.
+
+    It walks the map's link table (:mod:`~warband.world._links`), so its loop over links calls
+    no method: the same floats (the same functions computed them) in the same order, hence the
+    same heap and the same path as a search through the map's methods, which the tests check
+    on every pair of ends. The restrictions are laid into where the search starts, not tested
+    per link: a waypoint not ``allowed`` starts with a best cost of minus infinity (no way
+    beats it, so none is taken), and the blocked links are left out of a copy of the links."""
+    links = links_of(game_map)
+    first = links.index.get(start)
+    last = links.index.get(goal)
+    if first is None or last is None:
+        game_map.position(start)  # the map's error for the unknown end
+        game_map.position(goal)
+    assert first is not None and last is not None
+    guess = links.guesses(last)
+    best = links.fresh_costs(allowed)
+    best[first] = 0.0
+    parents = [first] * len(best)
+    out = links.without(blocked) if blocked else links.out
+    push = heapq.heappush
+    pop = heapq.heappop
+    # Equal ways are taken nearer the map's centre first, then by id (indices rank as the ids
+    # sort): on a mirror-symmetric map both sides then walk mirror images (by id alone, the west
+    # team went round a house on its outer side and the east team on its inner side: 16 of
+    # Warzone's 2,352 paths).
+    heap = [(guess[first], 0.0, 0.0, first)]
     while heap:
-        _, cost, _, node = heapq.heappop(heap)
-        if node == goal:
-            path = [goal]
-            while path[-1] != start:
-                path.append(parents[path[-1]])
-            return tuple(reversed(path))
+        _, cost, _, node = pop(heap)
+        if node == last:
+            return links.path(parents, first, last)
         if cost > best[node]:
             continue
-        for nxt in game_map.neighbours(node):
-            if allowed is not None and nxt not in allowed:
-                continue
-            if link_key(node, nxt) in blocked:
-                continue
-            total = cost + game_map.link_length(node, nxt)
-            if total < best.get(nxt, math.inf):
+        for nxt, length, centre in out[node]:
+            total = cost + length
+            if total < best[nxt]:
                 best[nxt] = total
                 parents[nxt] = node
-                estimate = total + _dist(game_map.position(nxt), goal_pos)
-                heapq.heappush(heap, (estimate, total, game_map.from_centre(nxt), nxt))
+                push(heap, (total + guess[nxt], total, centre, nxt))
     return None
 
 
-def _dist(a: tuple[float, float], b: tuple[float, float]) -> float:
-    return math.hypot(a[0] - b[0], a[1] - b[1])
+def area_weighted_path(
+    game_map: Map,
+    graph: StrategicGraph,
+    origin: str,
+    goal: str,
+    area_costs: Mapping[int, float],
+) -> tuple[str, ...] | None:
+    """Cheapest waypoint path from ``origin`` to ``goal`` (Dijkstra), or ``None``: each link
+    costs its length plus ``area_costs`` of the area it enters, when it leaves one area of
+    ``graph`` (the map's strategic graph) for another; ties go to the smaller waypoint id.
+    Raises ``KeyError`` for an unknown ``origin``."""
+    links = links_of(game_map)
+    first = links.index[origin]
+    last = links.index.get(goal)
+    areas = links.areas(graph)
+    cost_of = area_costs.get
+    out = links.out
+    best = [math.inf] * len(areas)
+    best[first] = 0.0
+    parents = [first] * len(areas)
+    done = [False] * len(areas)
+    push = heapq.heappush
+    pop = heapq.heappop
+    heap = [(0.0, first)]  # indices rank as the ids sort: ties go the same way
+    while heap:
+        cost, here = pop(heap)
+        if done[here]:
+            continue
+        done[here] = True
+        if here == last:
+            return links.path(parents, first, last)
+        area = areas[here]
+        for there, length, _ in out[here]:
+            entered = areas[there]
+            step = length
+            if entered != area:
+                step += cost_of(entered, 0.0)
+            if cost + step < best[there]:
+                best[there] = cost + step
+                parents[there] = here
+                push(heap, (cost + step, there))
+    return None

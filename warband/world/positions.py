@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from warband.exceptions import ConfigurationError
+from warband.world._links import links_of
 from warband.world.geometry import Point, distance
 from warband.world.maps import Link, Map, link_key
 
@@ -188,20 +189,31 @@ def _within(
     blocked: Collection[Link],
 ) -> dict[str, float]:
     """Travel distance from ``start`` to every waypoint within ``radius`` (Dijkstra), not
-    crossing the ``blocked`` links (in :func:`~warband.world.maps.link_key` form)."""
-    best = {start: 0.0}
-    heap = [(0.0, start)]
+    crossing the ``blocked`` links (in :func:`~warband.world.maps.link_key` form). On the map's
+    link table (:mod:`~warband.world._links`): the same steps as through the map's methods, so
+    the same distances, keyed in the order the waypoints were first reached."""
+    links = links_of(game_map)
+    first = links.index.get(start)
+    if first is None:
+        game_map.neighbours(start)  # the map's error for an unknown waypoint
+    assert first is not None
+    best = links.fresh_costs(allowed)
+    best[first] = 0.0
+    out = links.without(blocked) if blocked else links.out
+    reached = [first]
+    push = heapq.heappush
+    pop = heapq.heappop
+    heap = [(0.0, first)]  # indices rank as the ids sort: ties go the same way
     while heap:
-        cost, node = heapq.heappop(heap)
+        cost, node = pop(heap)
         if cost > best[node]:
             continue
-        for nxt in game_map.neighbours(node):
-            if allowed is not None and nxt not in allowed:
-                continue
-            if blocked and link_key(node, nxt) in blocked:
-                continue
-            total = cost + game_map.link_length(node, nxt)
-            if total <= radius and total < best.get(nxt, math.inf):
+        for nxt, length, _ in out[node]:
+            total = cost + length
+            if total <= radius and total < best[nxt]:
+                if best[nxt] == math.inf:
+                    reached.append(nxt)
                 best[nxt] = total
-                heapq.heappush(heap, (total, nxt))
-    return best
+                push(heap, (total, nxt))
+    ids = links.ids
+    return {ids[i]: best[i] for i in reached}
