@@ -18,8 +18,9 @@ its id so that not every recipient gets its full one in the same tick: a delta l
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 
 import msgspec
 
@@ -54,13 +55,17 @@ class _Sent:
         self.keys = list(map(_encode, self.facts))
         self.key_set = set(self.keys)
 
-    def pairs(self) -> Iterable[tuple[bytes, WireFact]]:
-        """Each fact's bytes and the fact, once per bytes, in the order of ``facts``: a fact
-        said twice is where it was first said, as the last of its forms (a tuple and a list
-        are the same bytes)."""
-        if len(self.key_set) == len(self.keys):  # no fact said twice, as nearly always
-            return zip(self.keys, self.facts, strict=True)
-        return dict(zip(self.keys, self.facts, strict=True)).items()
+    def outside(self, others: set[bytes]) -> list[WireFact]:
+        """The facts whose bytes are not in ``others``, in the order of ``facts``; a fact said
+        twice is where it was first said, as the last of its forms (a tuple and a list are the
+        same bytes), as a dict of bytes to fact keeps them."""
+        if len(self.key_set) != len(self.keys):  # a fact said twice: rare
+            by_key = dict(zip(self.keys, self.facts, strict=True))
+            return [fact for key, fact in by_key.items() if key not in others]
+        fresh = self.key_set - others
+        if not fresh:
+            return []
+        return list(compress(self.facts, map(fresh.__contains__, self.keys)))
 
 
 class PerceptDeltas:
@@ -140,8 +145,8 @@ def _delta(last: _Sent, now: _Sent) -> PerceptChange | None:
     kept = len(keys & before)
     if len(keys) + len(before) - 2 * kept >= count:
         return None
-    added = [fact for key, fact in now.pairs() if key not in before]
-    removed = [fact for key, fact in last.pairs() if key not in keys]
+    added = now.outside(before)
+    removed = last.outside(keys)
     if removed:  # kept facts a receiver would lose with a removed one (see _alike)
         added.extend(fact for fact in _alike(removed, now.facts) if _encode(fact) in before)
     if len(added) + len(removed) >= count:
@@ -157,10 +162,11 @@ def _alike(removed: list[WireFact], facts: Sequence[WireFact]) -> list[WireFact]
     removes one form while the other still holds must be told the other again. Rare (two forms
     of one fact in one percept), and cheap to rule out."""
     try:
-        present = set(facts)  # tuples, as a World gives them: hashed as they are
-        alike = {fact for fact in removed if fact in present}
+        gone = set(removed)
+        # In C, every fact hashed once: nearly always none is alike. A fact that is a list or
+        # holds one raises here or below, as it would in a set of the facts.
+        if gone.isdisjoint(facts):
+            return []
+        return [fact for fact in facts if fact in gone]
     except TypeError:  # facts as lists, or a list inside a fact: compare every pair
         return [fact for fact in facts if any(list(fact) == list(r) for r in removed)]
-    if not alike:
-        return []
-    return [fact for fact in facts if fact in alike]
