@@ -20,6 +20,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 
 import msgspec
 
@@ -42,8 +43,39 @@ class PerceptChange:
     removed: Sequence[WireFact] = ()
 
 
+class _Sent:
+    """The facts of one percept as sent, the base of the next delta: each fact's MessagePack
+    bytes (``keys``, in the order of ``facts``) and their set."""
+
+    __slots__ = ("facts", "key_set", "keys", "tick")
+
+    def __init__(self, tick: int, facts: Sequence[WireFact]) -> None:
+        self.tick = tick
+        self.facts = tuple(facts)  # a copy: the caller's list may be a buffer it reuses
+        self.keys = list(map(_encode, self.facts))
+        self.key_set = set(self.keys)
+
+    def outside(self, others: set[bytes]) -> list[WireFact]:
+        """The facts whose bytes are not in ``others``, in the order of ``facts``; a fact said
+        twice is where it was first said, as the last of its forms (a tuple and a list are the
+        same bytes), as a dict of bytes to fact keeps them."""
+        if len(self.key_set) != len(self.keys):  # a fact said twice: rare
+            by_key = dict(zip(self.keys, self.facts, strict=True))
+            return [fact for key, fact in by_key.items() if key not in others]
+        fresh = self.key_set - others
+        if not fresh:
+            return []
+        return list(compress(self.facts, map(fresh.__contains__, self.keys)))
+
+
 class PerceptDeltas:
-    """The last facts sent to each recipient, and the delta to the next ones."""
+    """The last facts sent to each recipient, and the delta to the next ones.
+
+    Facts given as a tuple are taken as the same facts whenever the same tuple is given again
+    in one tick (a tuple cannot change; its facts are not to be changed either, as none
+    given may be): a team's facts, sent to each of its commanders and squads, are encoded
+    once, and their delta worked out once for those whose last percept was the same too.
+    """
 
     def __init__(self, full_every: int = 50) -> None:
         if full_every < 1:
@@ -51,8 +83,14 @@ class PerceptDeltas:
                 f"full percepts every {full_every} ticks: say 1 or more (1: every percept full)"
             )
         self.full_every = full_every
-        self._last: dict[str, tuple[int, dict[bytes, WireFact]]] = {}
+        self._last: dict[str, _Sent] = {}
         self._phase: dict[str, int] = {}
+        self._shared_tick: int | None = None
+        self._shared: dict[int, _Sent] = {}
+        """This tick's facts given as a tuple, by the tuple's id (its _Sent holds it: no other
+        object can take that id while it is here)."""
+        self._changes: dict[tuple[int, int], tuple[_Sent, _Sent, PerceptChange | None]] = {}
+        """This tick's deltas from one _Sent to another (ids), None when full is smaller."""
 
     def forget(self, recipient: str) -> None:
         """``recipient``'s next percept is a full one (it joined again, or asked for it)."""
@@ -63,26 +101,32 @@ class PerceptDeltas:
         a full one (``facts`` as given, in their order) or the delta from its last one (added
         facts in the order of ``facts``, removed ones in the order they were sent). ``tick``
         must be the tick the percept is stamped with: the next delta names it in ``since``."""
-        now = dict(zip(map(_encode, facts), facts, strict=True))
+        now = self._sent(facts, tick)
         last = self._last.get(recipient)
-        self._last[recipient] = (tick, now)
+        self._last[recipient] = now
         if last is None or self._due(recipient, tick):
             return PerceptChange(None, facts)
-        since, before = last
-        # Counted first, in C: most facts of a crowd on the move change every tick (every
-        # distance in sight), and then the lists below need not be built at all.
-        kept = len(now.keys() & before.keys())
-        if len(now) + len(before) - 2 * kept >= len(facts):
-            return PerceptChange(None, facts)
-        added = [fact for key, fact in now.items() if key not in before]
-        removed = [fact for key, fact in before.items() if key not in now]
-        if removed:  # kept facts a receiver would lose with a removed one (see _alike)
-            added.extend(fact for fact in _alike(removed, facts) if _encode(fact) in before)
-        if len(added) + len(removed) >= len(facts):
-            # Most facts changed (a crowd on the move: every distance in sight): a full
-            # percept says it in fewer facts, and is as good a base for the next delta.
-            return PerceptChange(None, facts)
-        return PerceptChange(since, added, removed)
+        if type(facts) is not tuple:
+            change = _delta(last, now)
+        else:  # the same for every recipient whose last facts were the same too
+            pair = (id(last), id(now))
+            known = self._changes.get(pair)
+            if known is None:
+                known = self._changes[pair] = (last, now, _delta(last, now))
+            change = known[2]
+        return PerceptChange(None, facts) if change is None else change
+
+    def _sent(self, facts: Sequence[WireFact], tick: int) -> _Sent:
+        if type(facts) is not tuple:
+            return _Sent(tick, facts)
+        if self._shared_tick != tick:
+            self._shared_tick = tick
+            self._shared.clear()
+            self._changes.clear()
+        found = self._shared.get(id(facts))
+        if found is None or found.facts is not facts:
+            found = self._shared[id(facts)] = _Sent(tick, facts)
+        return found
 
     def _due(self, recipient: str, tick: int) -> bool:
         phase = self._phase.get(recipient)
@@ -91,16 +135,38 @@ class PerceptDeltas:
         return (tick + phase) % self.full_every == 0
 
 
+def _delta(last: _Sent, now: _Sent) -> PerceptChange | None:
+    """The delta from ``last`` to ``now``, or None when a full percept says it in as few
+    facts."""
+    before, keys = last.key_set, now.key_set
+    count = len(now.keys)
+    # Counted first, in C: most facts of a crowd on the move change every tick (every
+    # distance in sight), and then the lists below need not be built at all.
+    kept = len(keys & before)
+    if len(keys) + len(before) - 2 * kept >= count:
+        return None
+    added = now.outside(before)
+    removed = last.outside(keys)
+    if removed:  # kept facts a receiver would lose with a removed one (see _alike)
+        added.extend(fact for fact in _alike(removed, now.facts) if _encode(fact) in before)
+    if len(added) + len(removed) >= count:
+        # Most facts changed (a crowd on the move: every distance in sight): a full
+        # percept says it in fewer facts, and is as good a base for the next delta.
+        return None
+    return PerceptChange(last.tick, added, removed)
+
+
 def _alike(removed: list[WireFact], facts: Sequence[WireFact]) -> list[WireFact]:
     """The facts of ``facts`` equal to a removed one by Python's equality (``1 == 1.0 ==
     True``). A planner holds ``("h", 1)`` and ``("h", 1.0)`` as one fact, so a receiver that
     removes one form while the other still holds must be told the other again. Rare (two forms
     of one fact in one percept), and cheap to rule out."""
     try:
-        present = set(facts)  # tuples, as a World gives them: hashed as they are
-        alike = {fact for fact in removed if fact in present}
+        gone = set(removed)
+        # In C, every fact hashed once: nearly always none is alike. A fact that is a list or
+        # holds one raises here or below, as it would in a set of the facts.
+        if gone.isdisjoint(facts):
+            return []
+        return [fact for fact in facts if fact in gone]
     except TypeError:  # facts as lists, or a list inside a fact: compare every pair
         return [fact for fact in facts if any(list(fact) == list(r) for r in removed)]
-    if not alike:
-        return []
-    return [fact for fact in facts if fact in alike]

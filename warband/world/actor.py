@@ -27,9 +27,10 @@ that also owns a world model (:class:`WorldModel`, normally a
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ..messaging import Act, ActResult, Clock, Message, Percept, PerceptRequest, handles
+from ..messaging.catalog import Fact as WireFact
 from ..messaging.catalog import _Left, _Ready, _Undeliverable
 from ..messaging.tracing import log_every_tick, logging_to_files
 from ..values import Value
@@ -189,11 +190,17 @@ class WorldActor(Clock):
             self.end_run(f"game over: {outcome.get('reason', 'decided')}")
 
     def _send_percepts(self, report: Any) -> None:
+        # Every observer of a team is told the same facts: asked for once per team, and given
+        # to the deltas as one tuple, which they encode and diff once (PerceptDeltas).
+        team_facts: dict[str, tuple[Sequence[Value], ...]] = {}
         for agent in sorted(self.everyone):
             if not self.model.has_agent(agent):
                 team = self.observers.get(agent)
                 if team is not None:
-                    self._send_percept(agent, self.model.team_facts(team), ())
+                    facts = team_facts.get(team)
+                    if facts is None:
+                        facts = team_facts[team] = tuple(self.model.team_facts(team))
+                    self._send_percept(agent, facts, ())
                 continue
             events = self.model.events_for(agent, report) if report is not None else ()
             self._send_percept(agent, self.model.percepts_for(agent), events)
@@ -204,19 +211,18 @@ class WorldActor(Clock):
         facts: Sequence[Sequence[Value]],
         events: Sequence[Sequence[Value]],
     ) -> None:
-        wire_events = [list(event) for event in events]
+        wire_events = _wire(events)
         if agent not in self._delta_takers:
-            facts_now = [list(fact) for fact in facts]
-            self.send(Percept(recipient=agent, facts=facts_now, events=wire_events))
+            self.send(Percept(recipient=agent, facts=_wire(facts), events=wire_events))
             return
         change = self._deltas.next(agent, facts, self.tick)
         self.send(
             Percept(
                 recipient=agent,
-                facts=[list(fact) for fact in change.facts],
+                facts=_wire(change.facts),
                 events=wire_events,
                 since=change.since,
-                removed=[list(fact) for fact in change.removed],
+                removed=_wire(change.removed),
             )
         )
 
@@ -244,3 +250,10 @@ class WorldActor(Clock):
             "kills": dict(sorted(self.kills.items())),
             "captures": dict(sorted(self.captures.items())),
         }
+
+
+def _wire(facts: Sequence[Sequence[Value]]) -> list[WireFact]:
+    """``facts`` for a Percept, each as it is: MessagePack writes a tuple and a list alike (an
+    array, PROTOCOL.md), so the Percept's bytes are those of lists without copying every fact
+    into one (only a listener to this process's sends sees the tuples)."""
+    return cast("list[WireFact]", list(facts))
