@@ -195,7 +195,7 @@ def waypoint_path(
     A map never changes, so the answer depends on the arguments alone: it is remembered per
     map (up to :data:`PATH_MEMORY_LIMIT` paths), keyed by the ends, the set of waypoints
     allowed and the set of links blocked. Bots ask the same ways again and again (a 48 v 48
-    Warzone match of 40 ticks: 7,114 searches for 1,160 different ways).
+    match on warzone-x4: 1.3 ways asked per agent and tick, 0.5 to 0.8 of them searched).
     """
     memory = _PATHS.get(game_map)
     if memory is None:
