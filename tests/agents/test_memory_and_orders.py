@@ -302,21 +302,26 @@ def test_memory_kept_up_to_date_equals_memory_recomputed_fact_for_fact_and_in_or
 ) -> None:
     memory, recomputed = Memory(), _RecomputedMemory()
     for step in steps:
-        if step[0] == "set":
-            memory.set_source(step[1], step[2])
-            recomputed.set_source(step[1], step[2])
-        elif step[0] == "change":
-            memory.change_source(step[1], step[2], step[3])
-            recomputed.change_source(step[1], step[2], step[3])
-        elif step[0] == "remember":
-            memory.remember(*step[1])
-            recomputed.remember(step[1])
-        elif step[0] == "forget":
-            assert recomputed.forget(step[1]) == memory.forget(*step[1])
-        else:
-            memory.clear_source(step[1])
-            recomputed.clear_source(step[1])
+        _play(step, memory, recomputed)
         _assert_alike(memory, recomputed)
+
+
+def _play(step: Any, memory: Memory, recomputed: _RecomputedMemory) -> None:
+    """One step of the property tests, on the memory and on the plain definition alike."""
+    if step[0] == "set":
+        memory.set_source(step[1], step[2])
+        recomputed.set_source(step[1], step[2])
+    elif step[0] == "change":
+        memory.change_source(step[1], step[2], step[3])
+        recomputed.change_source(step[1], step[2], step[3])
+    elif step[0] == "remember":
+        memory.remember(*step[1])
+        recomputed.remember(step[1])
+    elif step[0] == "forget":
+        assert recomputed.forget(step[1]) == memory.forget(*step[1])
+    else:
+        memory.clear_source(step[1])
+        recomputed.clear_source(step[1])
 
 
 def _assert_alike(memory: Memory, recomputed: _RecomputedMemory) -> None:
@@ -391,19 +396,11 @@ def test_a_source_given_again_ends_as_memory_recomputed_whatever_form_it_comes_i
     # same to == and are not: True and 1, 1 and 1.0, 0.0 and -0.0, a list and a tuple.
     memory, recomputed = Memory(), _RecomputedMemory()
     for step in steps:
-        if step[0] == "set":
-            memory.set_source(step[1], step[2])
-            recomputed.set_source(step[1], step[2])
-        elif step[0] == "again":
+        if step[0] == "again":
             given = _given_again(memory, step[1], step[2], step[3])
-            memory.set_source(step[1], given)
-            recomputed.set_source(step[1], given)
-        elif step[0] == "change":
-            memory.change_source(step[1], step[2], step[3])
-            recomputed.change_source(step[1], step[2], step[3])
+            _play(("set", step[1], given), memory, recomputed)
         else:
-            memory.clear_source(step[1])
-            recomputed.clear_source(step[1])
+            _play(step, memory, recomputed)
         _assert_alike(memory, recomputed)
 
 
