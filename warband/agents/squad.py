@@ -542,20 +542,12 @@ def squad_route(
     for step in range(lane + 1):
         if step or danger:
             costs = {a: danger.get(a, 0.0) + claimed.get(a, 0.0) for a in danger.keys() | claimed}
-            path = _cheapest_path(game_map, graph, origin, goal, costs)
+            path = area_weighted_path(game_map, graph, origin, goal, costs)
         if path is None:
             return None
         for area in {graph.area_of(w) for w in path} - ends:
             claimed[area] = claimed.get(area, 0.0) + LANE_PENALTY
     return path
-
-
-def _cheapest_path(
-    game_map: Map, graph: StrategicGraph, origin: str, goal: str, area_costs: Mapping[int, float]
-) -> tuple[str, ...] | None:
-    """Dijkstra over waypoints: link lengths plus ``area_costs`` of each area entered (ties:
-    the smaller waypoint id); see :func:`~warband.world.pathfinding.area_weighted_path`."""
-    return area_weighted_path(game_map, graph, origin, goal, area_costs)
 
 
 def _members_waypoint(facts: FactDB) -> str | None:

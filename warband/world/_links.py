@@ -51,6 +51,15 @@ class WaypointLinks:
             for wp in self.ids
         )
 
+    def number(self, game_map: Map, waypoint: str) -> int:
+        """The index of ``waypoint``; for an unknown one, the map's own error (the table holds
+        no reference to its map, which keys it weakly)."""
+        found = self.index.get(waypoint)
+        if found is None:
+            game_map.waypoint(waypoint)  # raises UnknownIdError, naming the map's way to check
+            raise AssertionError(f"{waypoint!r} is on the map but not in its link table")
+        return found
+
     def path(self, parents: list[int], first: int, last: int) -> tuple[str, ...]:
         """The ids from ``first`` to ``last`` along ``parents`` (each waypoint's predecessor)."""
         path = [last]

@@ -232,12 +232,8 @@ def _search_path(
     per link: a waypoint not ``allowed`` starts with a best cost of minus infinity (no way
     beats it, so none is taken), and the blocked links are left out of a copy of the links."""
     links = links_of(game_map)
-    first = links.index.get(start)
-    last = links.index.get(goal)
-    if first is None or last is None:
-        game_map.position(start)  # the map's error for the unknown end
-        game_map.position(goal)
-    assert first is not None and last is not None
+    first = links.number(game_map, start)
+    last = links.number(game_map, goal)
     guess = links.guesses(last)
     best = links.fresh_costs(allowed)
     best[first] = 0.0

@@ -193,10 +193,7 @@ def _within(
     link table (:mod:`~warband.world._links`): the same steps as through the map's methods, so
     the same distances, keyed in the order the waypoints were first reached."""
     links = links_of(game_map)
-    first = links.index.get(start)
-    if first is None:
-        game_map.neighbours(start)  # the map's error for an unknown waypoint
-    assert first is not None
+    first = links.number(game_map, start)
     best = links.fresh_costs(allowed)
     best[first] = 0.0
     out = links.without(blocked) if blocked else links.out
