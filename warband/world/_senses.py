@@ -166,14 +166,13 @@ def team_knowledge(state: WorldState, team: str, part: str) -> list[Fact]:
     cache = _team_cache(state)
     found = cache.get((team, part))
     if found is None:
-        found = cache[team, part] = _worked_out(state, team, part)
+        found = cache[team, part] = list(_TEAM_PARTS[part](state, team))
     return found
 
 
-def _worked_out(state: WorldState, team: str, part: str) -> list[Fact]:
-    if part != "influence":
-        return list(_TEAM_PARTS[part](state, team))
-    # Told every `influence_every` ticks (World.track_influence); the last telling holds between.
+def _told_influence(state: WorldState, team: str) -> list[Fact]:
+    """The influence facts ``team`` is told: worked out every ``influence_every`` ticks
+    (:meth:`World.track_influence`) and on the first ask; the last telling holds between."""
     told = state.influence_told.get(team)
     if told is None or state.tick % state.influence_every == 0:
         told = state.influence_told[team] = list(influence_facts(state, team))
@@ -262,6 +261,6 @@ def common_facts(state: WorldState, team: str) -> Iterable[Fact]:
 
 _TEAM_PARTS: dict[str, Callable[[WorldState, str], Iterable[Fact]]] = {
     "common": common_facts,
-    "influence": influence_facts,
+    "influence": _told_influence,
     "spawns": _spawn_facts,
 }
