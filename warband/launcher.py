@@ -31,7 +31,7 @@ from .interrupts import Interrupted, SignalFlag, run_until_signalled, signal_nam
 from .messaging import event_loop
 from .messaging.actor import Actor, Mode
 from .messaging.addresses import DEFAULT_CLOCK_ID, SUPERVISOR_ID
-from .messaging.broker import Broker, remove_ipc_socket_file
+from .messaging.broker import CLOSE_LINGER_MS, Broker, remove_ipc_socket_file
 from .messaging.clock import Clock, DeparturePolicy, RunResult
 from .messaging.faults import FrameDrops
 from .messaging.keeper import STUCK_AFTER, ProcessKeeper
@@ -641,7 +641,8 @@ def _run_supervised(
                 raise
         finally:
             escalation.close()
-            supervisor.stop_all(last=("broker",))
+            # The broker may spend its socket's linger closing: not a hung one to kill.
+            supervisor.stop_all(last=("broker",), last_grace=1.5 + CLOSE_LINGER_MS / 1000)
             remove_ipc_socket_file(endpoint)  # left behind if the broker was killed
             known = _progress_known(pulses[scenario.clock_id].file)
     pids = {name: managed.pids for name, managed in supervisor.processes.items()}

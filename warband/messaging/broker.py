@@ -97,6 +97,11 @@ _NO_ROUTE = Route(type="")
 _send = _BackendSocket.send
 
 
+CLOSE_LINGER_MS = 1000
+"""How long the broker's socket may go on sending the frames it still holds when it closes:
+a broker told to stop may take that long before it exits."""
+
+
 @dataclass
 class BrokerStats:
     """Counters a broker keeps while it runs."""
@@ -364,7 +369,7 @@ class Broker:
     def _open(self) -> tuple[zmq.Socket[bytes], RouterWatch]:
         """The bound router and its watch; raises ConfigurationError when it cannot bind."""
         router = self._context.socket(zmq.ROUTER)
-        router.setsockopt(zmq.LINGER, 1000)
+        router.setsockopt(zmq.LINGER, CLOSE_LINGER_MS)
         # Without MANDATORY a ROUTER silently drops frames for unknown ids; we want the error.
         router.setsockopt(zmq.ROUTER_MANDATORY, 1)
         # No ROUTER_HANDOVER: a second connection claiming a connected agent's id must not take
@@ -413,7 +418,7 @@ class Broker:
         try:
             watch.close()
         finally:
-            router.close(linger=1000)
+            router.close(linger=CLOSE_LINGER_MS)
             self._stop_authenticators()
             remove_ipc_socket_file(self.bound_endpoint)
             self._log.info(

@@ -275,22 +275,28 @@ class Supervisor:
         self.check()
         return running
 
-    def stop_all(self, grace: float = 1.5, *, last: tuple[str, ...] = ()) -> None:
+    def stop_all(
+        self, grace: float = 1.5, *, last: tuple[str, ...] = (), last_grace: float | None = None
+    ) -> None:
         """Terminate every process still running, kill it after ``grace`` s, and reap it.
 
         SIGTERM goes to each child; whatever is alive after ``grace`` s gets SIGKILL. The
         processes named in ``last`` (the broker) are stopped only once the others are gone, so
-        what those send as they stop (an agent's leave notice) still reaches its recipient. The
-        last step signals the run's process group too, which catches anything a child started.
-        At most two steps: everything is reaped within about ``2 * grace`` s.
+        what those send as they stop (an agent's leave notice) still reaches its recipient;
+        they get ``last_grace`` s (default ``grace``: a broker may spend its socket's linger
+        closing). The last step signals the run's process group too, which catches anything a
+        child started. At most two steps: everything is reaped within about ``grace +
+        last_grace`` s.
         """
         self.stop_restarting()
         running = [m for m in self.processes.values() if m.process.poll() is None]
         then = [m for m in running if m.name in last]
+        final_grace = grace
         if then:
             self._terminate([m for m in running if m.name not in last], grace, groups=False)
             running = [m for m in then if m.process.poll() is None]
-        self._terminate(running, grace, groups=True)
+            final_grace = grace if last_grace is None else last_grace
+        self._terminate(running, final_grace, groups=True)
 
     def _terminate(self, running: list[ManagedProcess], grace: float, *, groups: bool) -> None:
         if not running:
